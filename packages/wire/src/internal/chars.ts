@@ -1,0 +1,74 @@
+// Character classes of §3.3 and C3/C4, on bytes (strings are one character per byte).
+
+function isHexDigit(c: number): boolean {
+  return (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x46) || (c >= 0x61 && c <= 0x66);
+}
+
+function isUnreservedCode(c: number): boolean {
+  return (
+    (c >= 0x41 && c <= 0x5a) ||
+    (c >= 0x61 && c <= 0x7a) ||
+    (c >= 0x30 && c <= 0x39) ||
+    c === 0x2d ||
+    c === 0x2e ||
+    c === 0x5f ||
+    c === 0x7e
+  );
+}
+
+// RFC 3986 gen-delims but `#`, and sub-delims (§3.3, C9).
+const RESERVED_BUT_HASH = new Set(Array.from(':/?[]@!$&\'()*+,;=', (c) => c.charCodeAt(0)));
+
+/** Whether every `%` of `s` begins a percent-encoding and every other character is allowed. */
+function percentEncoded(s: string, allowed: (c: number) => boolean): boolean {
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c === 0x25) {
+      if (i + 2 >= s.length) return false;
+      if (!isHexDigit(s.charCodeAt(i + 1)) || !isHexDigit(s.charCodeAt(i + 2))) return false;
+      i += 2;
+    } else if (!allowed(c)) {
+      return false;
+    }
+  }
+  return true;
+}
+
+/** §3.3: 1 to 2048 bytes of RFC 3986's characters, never `#`, each `%` a percent-encoding. */
+export function isPolicyUri(s: string): boolean {
+  return (
+    s.length >= 1 &&
+    s.length <= 2048 &&
+    percentEncoded(s, (c) => isUnreservedCode(c) || RESERVED_BUT_HASH.has(c))
+  );
+}
+
+/** §3.3: a clone param name or value: unreserved characters and percent-encodings. */
+export function isParamText(s: string): boolean {
+  return percentEncoded(s, isUnreservedCode);
+}
+
+/** §3.3: a pathway ID: 1 to 64 bytes of `A`–`Z`, `a`–`z`, `0`–`9`, `.`, `-`, `_`. */
+export function isPathwayId(s: string): boolean {
+  return /^[A-Za-z0-9._-]{1,64}$/.test(s);
+}
+
+/** §3.3: a clone's host: at most 255 bytes of `A`–`Z`, `a`–`z`, `0`–`9`, `-`, `.`. */
+export function isCloneHost(s: string): boolean {
+  return /^[A-Za-z0-9.-]{0,255}$/.test(s);
+}
+
+/** C3: 1 to 64 bytes of printable ASCII. */
+export function isRoomName(s: string): boolean {
+  return /^[\x20-\x7e]{1,64}$/.test(s);
+}
+
+/** C4: an authority of `may_sign`: 1 to 64 bytes of `a`–`z`, `A`–`Z`, `0`–`9`, `/`, `_`, `-`, `.`. */
+export function isAuthority(s: string): boolean {
+  return /^[A-Za-z0-9/_.-]{1,64}$/.test(s);
+}
+
+/** Bytewise comparison of two strings of one byte per character. */
+export function compareText(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}

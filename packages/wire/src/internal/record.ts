@@ -1,0 +1,112 @@
+import type { CryptoBackend } from '../crypto/backend.js';
+import { signingMessage } from '../domain.js';
+import { type Magic, Refusal, type Result } from '../refusal.js';
+import { ByteReader } from './bytes.js';
+
+/** A record as read: its fields, its `sig`, and the bytes its digest covers. */
+export type Signed<T> = T & {
+  /** The 64 bytes of `sig`. */
+  readonly sig: Uint8Array;
+  /** The record's bytes before `sig` (C1): what its digest and signature cover. */
+  readonly body: Uint8Array;
+};
+
+/**
+ * C1: reads `bytes` with `readFields`, then `sig`, then refuses bytes left over; then checks
+ * the record's own rules. Only a {@link Refusal} is caught; anything else is a bug.
+ */
+export function readRecord<T>(
+  input: Uint8Array,
+  magic: Magic,
+  readFields: (r: ByteReader) => T,
+  rules: (value: T, r: ByteReader) => void,
+): Result<Signed<T>> {
+  if (!(input instanceof Uint8Array)) throw new TypeError(`read ${magic}: expected a Uint8Array`);
+  // Copy the input before checking it, so that a caller cannot change it under us.
+  const bytes = input.slice();
+  const r = new ByteReader(bytes, magic);
+  let fields: T;
+  let sig: Uint8Array;
+  let bodyEnd: number;
+  try {
+    r.header();
+    fields = readFields(r);
+    bodyEnd = r.pos;
+    sig = r.signature();
+  } catch (e) {
+    if (e instanceof Refusal) return { ok: false, refusal: e };
+    throw e;
+  }
+  // C1: the record's rules only after a complete read.
+  try {
+    rules(fields, r);
+  } catch (e) {
+    if (!(e instanceof Refusal)) throw e;
+    // Place the refusal: read again, noting where each field begins.
+    const traced = new ByteReader(bytes, magic);
+    traced.trace = new Map();
+    traced.header();
+    try {
+      rules(readFields(traced), traced);
+    } catch (again) {
+      if (again instanceof Refusal) return { ok: false, refusal: again };
+      throw again;
+    }
+    return { ok: false, refusal: e };
+  }
+  return { ok: true, value: { ...fields, sig, body: bytes.subarray(0, bodyEnd) } };
+}
+
+/** Unwraps a result: the value, or the refusal thrown. */
+export function unwrap<T>(result: Result<T>): T {
+  if (result.ok) return result.value;
+  throw result.refusal;
+}
+
+/** C2: signs `body` of a record under its domain; the full record's bytes. */
+export function sealRecord(
+  magic: Magic,
+  body: Uint8Array,
+  secretKey: Uint8Array,
+  signer: Uint8Array,
+  backend: CryptoBackend,
+): Uint8Array {
+  if (!(secretKey instanceof Uint8Array) || secretKey.length !== 32) {
+    throw new TypeError(`sign ${magic}: the secret key must be 32 bytes`);
+  }
+  const pub = backend.publicKey(secretKey);
+  if (!equal(pub, signer)) {
+    throw new TypeError(`sign ${magic}: the secret key is not the record's signing key`);
+  }
+  const sig = backend.sign(secretKey, signingMessage(magic, body));
+  const out = new Uint8Array(body.length + 64);
+  out.set(body);
+  out.set(sig, body.length);
+  return out;
+}
+
+/** C2: strict verification of a record's signature by `key`; a refusal, or `undefined`. */
+export function checkSignature(
+  magic: Magic,
+  body: Uint8Array,
+  sig: Uint8Array,
+  key: Uint8Array,
+  backend: CryptoBackend,
+): Refusal | undefined {
+  const outcome = backend.verify(key, signingMessage(magic, body), sig);
+  if (outcome === 'ok') return undefined;
+  return new Refusal(outcome, { magic, field: outcome === 'bad_key' ? 'key' : 'sig' });
+}
+
+function equal(a: Uint8Array, b: Uint8Array): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+/** The body followed by 64 zero bytes: a record that reads, to check its rules before signing. */
+export function withPlaceholderSig(body: Uint8Array): Uint8Array {
+  const out = new Uint8Array(body.length + 64);
+  out.set(body);
+  return out;
+}

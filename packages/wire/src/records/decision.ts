@@ -1,0 +1,223 @@
+import type { CryptoBackend } from '../crypto/backend.js';
+import { getBackend } from '../crypto/index.js';
+import { type ByteReader, ByteWriter } from '../internal/bytes.js';
+import {
+  checkSignature,
+  readRecord,
+  type Signed,
+  sealRecord,
+  unwrap,
+  withPlaceholderSig,
+} from '../internal/record.js';
+import type { Refusal, Result } from '../refusal.js';
+import type { SignOptions } from './policy.js';
+
+/** §7.1 `protocol`. */
+export const PROTOCOL = { hls: 1, dash: 2 } as const;
+
+/** §7.1 `reason` (§6.4). */
+export const DECISION_REASON = {
+  buffer: 1,
+  floor: 2,
+  share: 3,
+  hold: 4,
+  rank: 5,
+  none: 6,
+} as const;
+
+/** §5.3 status. */
+export const STATUS = { figure: 0, unmetered: 1, mixed: 2, stale: 3, empty: 4 } as const;
+
+/** §7.1 `limits` bits (§6.1). */
+export const LIMIT = { latency: 1, quality: 2, capacity: 4 } as const;
+
+/** §7.1 `present` bits of the report. */
+export const PRESENT = { pathway: 1, throughput: 2, buffer: 4 } as const;
+
+/** §7.1 `report`: the client's report as the server read it; an absent value is 0. */
+export interface DecisionReport {
+  readonly present: number;
+  readonly pathway: number;
+  readonly throughput: bigint;
+  readonly buffer: bigint;
+}
+
+/** §7.1: one pathway of a decision, in the policy's order. */
+export interface DecisionPathway {
+  readonly load: number;
+  readonly limits: number;
+  readonly status: number;
+  readonly class: number;
+  readonly joules: bigint;
+  readonly delivery: bigint;
+  /** The digests (32 bytes each) of the records named, in §5.2's order. */
+  readonly evidence: readonly Uint8Array[];
+}
+
+/** §7.1: the steering decision `WSD1`, every field but `magic`, `version` and `sig`. */
+export interface DecisionFields {
+  readonly room: Uint8Array;
+  readonly signer: Uint8Array;
+  readonly policy: Uint8Array;
+  readonly t: bigint;
+  readonly session: Uint8Array;
+  readonly draw: number;
+  readonly protocol: number;
+  readonly report: DecisionReport;
+  readonly pathways: readonly DecisionPathway[];
+  readonly ttl: number;
+  readonly reason: number;
+  readonly priority: readonly number[];
+}
+
+/** A decision as read: its fields, `sig` and the bytes before `sig`. */
+export type Decision = Signed<DecisionFields>;
+
+function readFields(r: ByteReader): DecisionFields {
+  const room = r.take(32, 'room');
+  const signer = r.take(32, 'signer');
+  const policy = r.take(32, 'policy');
+  const t = r.u64('t');
+  const session = r.take(16, 'session');
+  const draw = r.u32('draw');
+  const protocol = r.u8('protocol');
+  const present = r.u8('report.present');
+  const pathway = r.u8('report.pathway');
+  const throughput = r.u64('report.throughput');
+  const buffer = r.u64('report.buffer');
+  const count = r.u8('pathways');
+  const pathways: DecisionPathway[] = [];
+  for (let i = 0; i < count; i++) {
+    const at = `pathways[${i}]`;
+    const load = r.u32(`${at}.load`);
+    const limits = r.u8(`${at}.limits`);
+    const status = r.u8(`${at}.status`);
+    const cls = r.u8(`${at}.class`);
+    const joules = r.u128(`${at}.joules`);
+    const delivery = r.u128(`${at}.delivery`);
+    const k = r.u8(`${at}.evidence`);
+    const evidence: Uint8Array[] = [];
+    for (let j = 0; j < k; j++) evidence.push(r.take(32, `${at}.evidence[${j}]`));
+    pathways.push({ load, limits, status, class: cls, joules, delivery, evidence });
+  }
+  const ttl = r.u32('ttl');
+  const reason = r.u8('reason');
+  const m = r.u8('priority');
+  const priority: number[] = [];
+  for (let i = 0; i < m; i++) priority.push(r.u8(`priority[${i}]`));
+  return {
+    room,
+    signer,
+    policy,
+    t,
+    session,
+    draw,
+    protocol,
+    report: { present, pathway, throughput, buffer },
+    pathways,
+    ttl,
+    reason,
+    priority,
+  };
+}
+
+/** §7.2: every rule of `decision_invalid`. */
+function checkRules(d: DecisionFields, r: ByteReader): void {
+  const invalid = (field: string, detail: string): Refusal =>
+    r.rule('decision_invalid', field, detail);
+  if (d.protocol !== 1 && d.protocol !== 2) throw invalid('protocol', 'not 1 or 2');
+  if (d.draw >= 1_000_000) throw invalid('draw', 'not below 1 000 000');
+  if (d.ttl < 1) throw invalid('ttl', 'ttl is 0');
+  if (d.reason < 1 || d.reason > 6) throw invalid('reason', 'not 1 to 6');
+  const { present, pathway, throughput, buffer } = d.report;
+  if (present > 7) throw invalid('report.present', 'a bit above bit 2 is set');
+  if ((present & PRESENT.pathway) === 0 && pathway !== 0) {
+    throw invalid('report.pathway', 'an absent value is not 0');
+  }
+  if ((present & PRESENT.throughput) === 0 && throughput !== 0n) {
+    throw invalid('report.throughput', 'an absent value is not 0');
+  }
+  if ((present & PRESENT.buffer) === 0 && buffer !== 0n) {
+    throw invalid('report.buffer', 'an absent value is not 0');
+  }
+  const m = d.pathways.length;
+  if ((present & PRESENT.pathway) !== 0 && pathway >= m) {
+    throw invalid('report.pathway', 'not a pathway of the decision');
+  }
+  const seen = new Set<string>();
+  d.pathways.forEach((pw, i) => {
+    const at = `pathways[${i}]`;
+    if (pw.limits > 7) throw invalid(`${at}.limits`, 'a bit above bit 2 is set');
+    if (pw.status > 4) throw invalid(`${at}.status`, 'not 0 to 4');
+    if (pw.status === STATUS.figure) {
+      if (pw.class < 2 || pw.class > 5) throw invalid(`${at}.class`, 'a figure with no class');
+      if (pw.joules === 0n) throw invalid(`${at}.joules`, 'a figure of 0 joules');
+      if (pw.delivery === 0n) throw invalid(`${at}.delivery`, 'a figure of 0 delivery');
+    } else {
+      if (pw.class !== 0) throw invalid(`${at}.class`, 'no figure, but a class');
+      if (pw.joules !== 0n) throw invalid(`${at}.joules`, 'no figure, but joules');
+      if (pw.delivery !== 0n) throw invalid(`${at}.delivery`, 'no figure, but a delivery');
+    }
+    pw.evidence.forEach((digest, j) => {
+      let key = '';
+      for (let b = 0; b < 32; b++) key += String.fromCharCode(digest[b]!);
+      if (seen.has(key)) throw invalid(`${at}.evidence[${j}]`, 'a digest named twice');
+      seen.add(key);
+    });
+  });
+  if (d.priority.length !== m) throw invalid('priority', 'not one entry per pathway');
+  const named = new Uint8Array(m);
+  d.priority.forEach((index, i) => {
+    if (index >= m || named[index] !== 0) {
+      throw invalid(`priority[${i}]`, 'not a permutation of the pathways');
+    }
+    named[index] = 1;
+  });
+}
+
+/** §7.2: reads a decision and checks its rules (not its policy, room or signature). */
+export function readDecision(bytes: Uint8Array): Result<Decision> {
+  return readRecord(bytes, 'WSD1', readFields, checkRules);
+}
+
+/** §7.1: the bytes of a decision before `sig`. Writes exactly what it is given. */
+export function encodeDecision(d: DecisionFields): Uint8Array {
+  let size = 4 + 1 + 32 * 3 + 8 + 16 + 4 + 1 + 18 + 1 + 4 + 1 + 1 + d.priority.length;
+  for (const pw of d.pathways) size += 4 + 1 + 1 + 1 + 32 + 1 + 32 * pw.evidence.length;
+  const w = new ByteWriter(size);
+  w.text('WSD1', 'magic').u8(1, 'version');
+  w.raw(d.room, 'room', 32).raw(d.signer, 'signer', 32).raw(d.policy, 'policy', 32);
+  w.u64(d.t, 't').raw(d.session, 'session', 16).u32(d.draw, 'draw').u8(d.protocol, 'protocol');
+  w.u8(d.report.present, 'present').u8(d.report.pathway, 'pathway');
+  w.u64(d.report.throughput, 'throughput').u64(d.report.buffer, 'buffer');
+  w.u8(d.pathways.length, 'pathways');
+  for (const pw of d.pathways) {
+    w.u32(pw.load, 'load').u8(pw.limits, 'limits').u8(pw.status, 'status').u8(pw.class, 'class');
+    w.u128(pw.joules, 'joules').u128(pw.delivery, 'delivery');
+    w.u8(pw.evidence.length, 'evidence');
+    for (const digest of pw.evidence) w.raw(digest, 'evidence digest', 32);
+  }
+  w.u32(d.ttl, 'ttl').u8(d.reason, 'reason');
+  w.u8(d.priority.length, 'priority');
+  for (const index of d.priority) w.u8(index, 'priority');
+  return w.finish();
+}
+
+/**
+ * §7.3: the signed decision's bytes, signed by `secretKey`, whose public key must be `signer`.
+ * Its rules are checked first (the refusal is thrown) unless `check` is false.
+ */
+export function signDecision(
+  d: DecisionFields,
+  secretKey: Uint8Array,
+  options: SignOptions = {},
+): Uint8Array {
+  const body = encodeDecision(d);
+  if (options.check !== false) unwrap(readDecision(withPlaceholderSig(body)));
+  return sealRecord('WSD1', body, secretKey, d.signer, options.backend ?? getBackend());
+}
+
+/** §7.3: strict verification of a decision's signature by its `signer`. */
+export function verifyDecisionSignature(d: Decision, backend?: CryptoBackend): Refusal | undefined {
+  return checkSignature('WSD1', d.body, d.sig, d.signer, backend ?? getBackend());
+}
