@@ -124,7 +124,7 @@ export class ByteWriter {
     const at = this.length;
     const need = at + n;
     if (need > this.buf.length) {
-      let cap = this.buf.length * 2;
+      let cap = Math.max(this.buf.length * 2, 16);
       while (cap < need) cap *= 2;
       const next = new Uint8Array(cap);
       next.set(this.buf.subarray(0, at));
@@ -137,25 +137,29 @@ export class ByteWriter {
 
   u8(v: number, field: string): this {
     checkUint(v, 0xff, field);
-    this.buf[this.grow(1)] = v;
+    const at = this.grow(1); // before `this.buf` is read: `grow` may replace it
+    this.buf[at] = v;
     return this;
   }
 
   u16(v: number, field: string): this {
     checkUint(v, 0xffff, field);
-    this.view.setUint16(this.grow(2), v, true);
+    const at = this.grow(2);
+    this.view.setUint16(at, v, true);
     return this;
   }
 
   u32(v: number, field: string): this {
     checkUint(v, 0xffff_ffff, field);
-    this.view.setUint32(this.grow(4), v, true);
+    const at = this.grow(4);
+    this.view.setUint32(at, v, true);
     return this;
   }
 
   u64(v: bigint, field: string): this {
     checkBig(v, 64, field);
-    this.view.setBigUint64(this.grow(8), v, true);
+    const at = this.grow(8);
+    this.view.setBigUint64(at, v, true);
     return this;
   }
 
@@ -172,7 +176,8 @@ export class ByteWriter {
     if (size !== undefined && bytes.length !== size) {
       throw new TypeError(`${field}: expected ${size} bytes, got ${bytes.length}`);
     }
-    this.buf.set(bytes, this.grow(bytes.length));
+    const at = this.grow(bytes.length);
+    this.buf.set(bytes, at);
     return this;
   }
 
