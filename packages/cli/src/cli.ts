@@ -1,0 +1,136 @@
+/**
+ * `wai-steer`: the operator's command line. `main` runs one command line and returns its exit
+ * status; it never throws. A user error is one line on stderr (`wai-steer: <what is wrong>`);
+ * an internal error is one line too, with a request to report it.
+ */
+import { useBackend } from '@wai-steering/wire';
+import { nodeBackend } from '@wai-steering/wire/node';
+import { COMMANDS } from './commands/index.js';
+import { type Command, commandName, helpOf, parseCommand } from './internal/command.js';
+import { EXIT, oneLine, UserError } from './internal/errors.js';
+import { type Io, processIo } from './internal/io.js';
+
+export const VERSION = '0.1.0';
+
+const ISSUES = 'https://github.com/wai-steering/wai-steering/issues';
+
+function topHelp(): string {
+  const width = Math.max(...COMMANDS.map((c) => commandName(c).length));
+  const lines = [
+    'Usage: wai-steer <command> [arguments] [options]',
+    '',
+    'Energy-aware content steering: keys, rooms, key logs, policies, per-hop records, and the',
+    'decisions a steering server signs, decided and verified from files.',
+    '',
+    'Commands:',
+    ...COMMANDS.map((c) => `  ${commandName(c).padEnd(width)}  ${c.summary}`),
+    '',
+    "Run `wai-steer <command> --help` for a command's arguments and options.",
+    '',
+    'Keys are RFC 8037 JWK files ({"kty":"OKP","crv":"Ed25519","x":…,"d":…}). Exit status: 0',
+    'done (verify: accepted); 1 refused (verify) or a failing case (conformance); 2 a usage,',
+    'input or I/O error; 3 an internal error of wai-steer.',
+    '',
+  ];
+  return lines.join('\n');
+}
+
+/** The command named by the first words of `argv`, and the words after them. */
+function findCommand(
+  argv: readonly string[],
+): { command: Command; rest: readonly string[] } | undefined {
+  for (const command of COMMANDS) {
+    const n = command.name.length;
+    if (argv.length >= n && command.name.every((w, i) => argv[i] === w)) {
+      return { command, rest: argv.slice(n) };
+    }
+  }
+  return undefined;
+}
+
+/** The group help (`wai-steer room`): its subcommands. */
+function groupHelp(group: string): string | undefined {
+  const members = COMMANDS.filter((c) => c.name.length > 1 && c.name[0] === group);
+  if (members.length === 0) return undefined;
+  const width = Math.max(...members.map((c) => commandName(c).length));
+  return [
+    `Usage: wai-steer ${group} <${members.map((c) => c.name[1]).join('|')}> …`,
+    '',
+    ...members.map((c) => `  ${commandName(c).padEnd(width)}  ${c.summary}`),
+    '',
+    `Run \`wai-steer ${group} <subcommand> --help\` for its arguments and options.`,
+    '',
+  ].join('\n');
+}
+
+/** Runs one command line; returns the exit status. Never throws. */
+export async function main(argv: readonly string[], io: Io = processIo()): Promise<number> {
+  try {
+    return await run(argv, io);
+  } catch (e) {
+    if (e instanceof UserError) {
+      io.stderr.write(`wai-steer: ${oneLine(e.message)}\n`);
+      return e.exitCode;
+    }
+    const detail = e instanceof Error ? `${e.name}: ${e.message}` : String(e);
+    io.stderr.write(
+      `wai-steer: internal error: ${oneLine(detail)} (this is a bug of wai-steer ${VERSION}; please report it with the command line at ${ISSUES})\n`,
+    );
+    return EXIT.internal;
+  }
+}
+
+async function run(argv: readonly string[], io: Io): Promise<number> {
+  useBackend(nodeBackend);
+  const first = argv[0];
+  if (first === undefined) {
+    io.stderr.write(topHelp());
+    return EXIT.usage;
+  }
+  if (first === '--help' || first === '-h' || first === 'help') {
+    const rest = argv.slice(1);
+    if (first === 'help' && rest.length > 0) {
+      const found = findCommand(rest);
+      if (found !== undefined && found.rest.length === 0) {
+        io.stdout.write(helpOf(found.command));
+        return EXIT.ok;
+      }
+      const group = rest.length === 1 ? groupHelp(rest[0]!) : undefined;
+      if (group !== undefined) {
+        io.stdout.write(group);
+        return EXIT.ok;
+      }
+      throw new UserError(`help: unknown command "${rest.join(' ')}" (see wai-steer --help)`);
+    }
+    io.stdout.write(topHelp());
+    return EXIT.ok;
+  }
+  if (first === '--version' || first === '-V') {
+    io.stdout.write(`wai-steer ${VERSION}\n`);
+    return EXIT.ok;
+  }
+  const found = findCommand(argv);
+  if (found === undefined) {
+    const group = groupHelp(first);
+    if (group !== undefined) {
+      const sub = argv[1];
+      if (sub === '--help' || sub === '-h') {
+        io.stdout.write(group);
+        return EXIT.ok;
+      }
+      const names = COMMANDS.filter((c) => c.name[0] === first).map((c) => c.name[1]);
+      throw new UserError(
+        sub === undefined
+          ? `${first}: missing subcommand (${names.join(', ')}; see wai-steer ${first} --help)`
+          : `${first}: unknown subcommand "${sub}" (${names.join(', ')}; see wai-steer ${first} --help)`,
+      );
+    }
+    throw new UserError(`unknown command "${first}" (see wai-steer --help)`);
+  }
+  const ctx = parseCommand(io, found.command, found.rest);
+  if (ctx === 'help') {
+    io.stdout.write(helpOf(found.command));
+    return EXIT.ok;
+  }
+  return await found.command.run(ctx);
+}

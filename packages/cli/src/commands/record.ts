@@ -1,0 +1,193 @@
+import { dirname } from 'node:path';
+import {
+  bytesEqual,
+  CLASS,
+  digestOf,
+  parseHex,
+  readHopRecord,
+  signHopRecord,
+  type TrackEntry,
+  toHex,
+  unwrap,
+  verifyHopRecord,
+} from '@wai-steering/wire';
+import * as z from 'zod';
+import type { Command } from '../internal/command.js';
+import { UserError } from '../internal/errors.js';
+import { readJson, writeOutput } from '../internal/files.js';
+import { readSecretKeyFile } from '../internal/keys.js';
+import { describeRefusal, readHopRecordFile, roomIdFrom } from '../internal/records.js';
+import {
+  fail,
+  Failure,
+  integer,
+  type Leaf,
+  leaf,
+  optionalLeaf,
+  show,
+  validate,
+} from '../internal/schema.js';
+import { hopRecordJson, hopRecordText } from '../internal/show.js';
+import { signing } from '../internal/sign.js';
+import { parseU64 } from '../internal/units.js';
+
+const unsigned =
+  (bits: number): Leaf<bigint> =>
+  (value) => {
+    if (typeof value !== 'string' && typeof value !== 'number') {
+      return fail(`expected a whole number as a decimal string, got ${show(value)}`);
+    }
+    const out = parseU64(value, bits);
+    return typeof out === 'string' ? fail(out) : out;
+  };
+
+const hex32: Leaf<Uint8Array> = (value) =>
+  typeof value === 'string' && /^[0-9a-fA-F]{64}$/.test(value)
+    ? parseHex(value)!
+    : fail('expected 64 hex digits');
+
+const CLASS_BY_NAME: Readonly<Record<string, number>> = {
+  unmetered: CLASS.unmetered,
+  ModelBased: CLASS.ModelBased,
+  Estimator: CLASS.Estimator,
+  OnChipCounter: CLASS.OnChipCounter,
+  CalibratedInstrument: CLASS.CalibratedInstrument,
+};
+
+const recordClass: Leaf<number> = (value) => {
+  if (typeof value === 'string' && value in CLASS_BY_NAME) return CLASS_BY_NAME[value]!;
+  const n = integer(0, 255)(value);
+  if (n instanceof Failure) {
+    return fail(
+      `expected a class tag (0 unmetered, 2 ModelBased, 3 Estimator, 4 OnChipCounter, 5 CalibratedInstrument) or its label, got ${show(value)}`,
+    );
+  }
+  return n;
+};
+
+const named =
+  (names: Readonly<Record<string, number>>): Leaf<number> =>
+  (value) => {
+    if (typeof value === 'string' && value in names) return names[value]!;
+    const n = integer(0, 255)(value);
+    if (n instanceof Failure) {
+      const list = Object.entries(names)
+        .map(([k, v]) => `${v} or "${k}"`)
+        .join(', ');
+      return fail(`expected ${list}, got ${show(value)}`);
+    }
+    return n;
+  };
+
+const track = z.strictObject({
+  track: leaf(integer(0, 0xffff_ffff)),
+  kind: leaf(named({ media: 1, other: 2 })),
+  direction: leaf(named({ in: 1, out: 2 })),
+  bytes: leaf(unsigned(64)),
+});
+
+const recordSchema = z.strictObject({
+  kind: z.literal('WMH1').optional(),
+  digest: z.string().optional(),
+  sig: z.string().optional(),
+  room: leaf((v) => (typeof v === 'string' ? v : fail('expected a room id or a room file'))),
+  hop: optionalLeaf(hex32),
+  start: leaf(unsigned(64)),
+  end: leaf(unsigned(64)),
+  sessions: optionalLeaf(integer(0, 0xffff_ffff)),
+  class: leaf(recordClass),
+  joules: optionalLeaf(unsigned(128)),
+  subscriber_us: z
+    .array(leaf(unsigned(64)))
+    .length(8, 'expected 8 values, for layer classes 0 to 7')
+    .optional(),
+  tracks: z.array(track).max(255, 'at most 255 tracks').optional(),
+});
+
+export const recordSign: Command = {
+  name: ['record', 'sign'],
+  summary: 'Sign a per-hop record (WMH1) from its fields in JSON; print its digest.',
+  args: ['JSON'],
+  options: {
+    key: {
+      type: 'string',
+      arg: 'KEY',
+      description: "the hop's key file (it signs the record)",
+      required: true,
+    },
+    out: { type: 'string', arg: 'FILE', description: 'the record file to write', required: true },
+    json: { type: 'boolean', description: 'print the signed record as JSON' },
+  },
+  description: `
+Reads a JSON object of a WMH1's fields (companion C5.1), u64 and u128 values as decimal strings:
+
+  { "room": "<room id, 64 hex digits, or a room file relative to the JSON>",
+    "start": "4000000", "end": "6000000", "sessions": 120,
+    "class": "OnChipCounter",            (or its tag: 0 unmetered, 2, 3, 4, 5)
+    "joules": "1500000",                 (microjoules; 0 for an unmetered record)
+    "subscriber_us": ["0","0","0","0","0","0","0","0"],   (optional, layer classes 0 to 7)
+    "tracks": [ { "track": 1, "kind": "media", "direction": "out", "bytes": "25000000" } ] }
+
+"hop" is the key's public key (optional; when given it must be KEY's). The output of
+\`record inspect --json\` reads back here. The record's rules (C5.3) are checked before signing.`,
+  run(ctx) {
+    const path = ctx.path(ctx.args[0]!);
+    const key = readSecretKeyFile(ctx.path(ctx.string('key')), '--key key file');
+    const data = validate(recordSchema, readJson(path, 'record JSON'), 'the record');
+    if (data.hop !== undefined && !bytesEqual(data.hop, key.publicKey)) {
+      throw new UserError(
+        `hop: ${toHex(data.hop)} is not the public key of --key (${toHex(key.publicKey)})`,
+      );
+    }
+    const tracks: TrackEntry[] = (data.tracks ?? []).map((t) => ({
+      track: t.track!,
+      kind: t.kind!,
+      direction: t.direction!,
+      bytes: t.bytes!,
+    }));
+    const fields = {
+      room: roomIdFrom(data.room!, dirname(path), 'room'),
+      hop: key.publicKey,
+      start: data.start!,
+      end: data.end!,
+      sessions: data.sessions ?? 0,
+      class: data.class!,
+      joules: data.joules ?? 0n,
+      subscriber_us: data.subscriber_us?.map((x) => x!) ?? [0n, 0n, 0n, 0n, 0n, 0n, 0n, 0n],
+      tracks,
+    };
+    const bytes = signing(() => signHopRecord(fields, key.secretKey));
+    writeOutput(ctx.path(ctx.string('out')), bytes, 'record file');
+    const record = unwrap(readHopRecord(bytes));
+    ctx.out(
+      ctx.flag('json')
+        ? `${JSON.stringify(hopRecordJson(record))}\n`
+        : `${toHex(digestOf(record))}\n`,
+    );
+    return 0;
+  },
+};
+
+export const recordInspect: Command = {
+  name: ['record', 'inspect'],
+  summary: 'Print a per-hop record: span, class, joules, delivery, tracks.',
+  args: ['FILE'],
+  options: {
+    json: {
+      type: 'boolean',
+      description: 'print the record as JSON (it reads back in record sign)',
+    },
+  },
+  description: `
+Reads a per-hop record (WMH1), checks its rules (C5.3) and its signature by its hop, and prints it.`,
+  run(ctx) {
+    const path = ctx.path(ctx.args[0]!);
+    const { value: record } = readHopRecordFile(path);
+    const bad = verifyHopRecord(record, record.room);
+    if (bad !== undefined) throw new UserError(`record ${path}: ${describeRefusal(bad)}`);
+    ctx.out(
+      ctx.flag('json') ? `${JSON.stringify(hopRecordJson(record))}\n` : hopRecordText(record),
+    );
+    return 0;
+  },
+};

@@ -1,0 +1,295 @@
+/**
+ * `policy compile`: a steering policy written by hand, in YAML or JSON, with readable units,
+ * validated field by field (each message names the field and the rule it breaks), then
+ * compiled to the fields of a `WSP1` (§3.1, §3.2).
+ *
+ * YAML is read with its failsafe schema (every scalar a string), so that a key of 64 decimal
+ * digits, a `1e5` or an `0x10` reaches the validator as written, never as a number.
+ */
+import { dirname, extname } from 'node:path';
+import {
+  NO_CAPACITY_LIMIT,
+  NOT_A_CLONE,
+  type PolicyFields,
+  type PolicyHop,
+  type PolicyPathway,
+  parseHex,
+} from '@wai-steering/wire';
+import { parseDocument } from 'yaml';
+import * as z from 'zod';
+import { UserError } from './errors.js';
+import { readText } from './files.js';
+import { roomIdFrom } from './records.js';
+import {
+  Failure,
+  fail,
+  integer,
+  type Leaf,
+  leaf,
+  optionalLeaf,
+  show,
+  text,
+  validate,
+} from './schema.js';
+import { type DurationUnit, parseBitrate, parseDuration, parsePpm } from './units.js';
+
+const duration =
+  (unit: DurationUnit, max: bigint): Leaf<bigint> =>
+  (value) => {
+    const s = text(value, 'a duration such as "2s" or "500ms"');
+    if (s instanceof Failure) return s;
+    const out = parseDuration(s, unit);
+    if (typeof out === 'string') return fail(out);
+    if (out > max) return fail(`${s} is too long (at most ${max} ${unit})`);
+    return out;
+  };
+
+const U32 = 0xffff_ffffn;
+const U64 = (1n << 64n) - 1n;
+
+const boolean: Leaf<boolean> = (value) => {
+  if (value === true || value === 'true') return true;
+  if (value === false || value === 'false') return false;
+  return fail(`expected true or false, got ${show(value)}`);
+};
+
+const ppm: Leaf<number> = (value) => {
+  const s = text(value, 'a share such as "5%" or "50000ppm"');
+  if (s instanceof Failure) return s;
+  const out = parsePpm(s);
+  if (typeof out === 'string') return fail(out);
+  if (out > 1_000_000n) return fail(`${s} is above 100% (1 000 000 ppm)`);
+  return Number(out);
+};
+
+const bitrate: Leaf<bigint> = (value) => {
+  const s = typeof value === 'number' ? value : text(value, 'a bitrate such as "2.5M"');
+  if (s instanceof Failure) return s;
+  const out = parseBitrate(s);
+  if (typeof out === 'string') return fail(out);
+  if (out === 0n) return fail('a bitrate is above 0');
+  if (out > U64) return fail('a bitrate is at most 2^64 − 1 bits per second');
+  return out;
+};
+
+const capacity: Leaf<number> = (value) => {
+  if (value === 'unlimited') return NO_CAPACITY_LIMIT;
+  const n = integer(0, 0xffff_fffe)(value);
+  return n instanceof Failure
+    ? fail(
+        `expected "unlimited" or a whole number of sessions from 0 to 4294967294, got ${show(value)}`,
+      )
+    : n;
+};
+
+const hexKey: Leaf<Uint8Array> = (value) => {
+  if (typeof value !== 'string' || !/^[0-9a-fA-F]{64}$/.test(value)) {
+    return fail('expected 64 hex digits (a public key; `wai-steer pubkey KEYFILE` prints it)');
+  }
+  return parseHex(value)!;
+};
+
+const place: Leaf<number> = (value) => {
+  if (value === 'edge') return 1;
+  if (value === 'interior') return 2;
+  return fail(`expected "edge" or "interior", got ${show(value)}`);
+};
+
+const basis: Leaf<number> = (value) => {
+  if (value === 'bytes' || value === 'byte') return 1;
+  if (value === 'seconds' || value === 'second') return 2;
+  return fail(
+    `expected "bytes" (joules per delivered byte) or "seconds" (joules per delivered second at or above the floor tier), got ${show(value)}`,
+  );
+};
+
+const string: Leaf<string> = (value) => text(value, 'a string');
+
+const id: Leaf<string> = (value) => {
+  const s = text(value, 'a pathway ID');
+  if (s instanceof Failure) return s;
+  if (!/^[A-Za-z0-9._-]{1,64}$/.test(s)) {
+    return fail(`expected a pathway ID: 1 to 64 of A-Z a-z 0-9 . - _, got ${show(value)}`);
+  }
+  return s;
+};
+
+const hop = z.strictObject({
+  key: leaf(hexKey),
+  place: leaf(place),
+});
+
+const clone = z.strictObject({
+  base: leaf(id),
+  host: optionalLeaf(string),
+  params: z.record(z.string(), leaf(string)).optional(),
+});
+
+const pathway = z.strictObject({
+  id: leaf(id),
+  clone: clone.optional(),
+  top_tier: optionalLeaf(integer(0, 255)),
+  latency: leaf(duration('ms', U32)),
+  capacity: optionalLeaf(capacity),
+  min_share: optionalLeaf(ppm),
+  hops: z.array(hop),
+});
+
+const config = z.strictObject({
+  room: leaf(string),
+  period: leaf(duration('us', U64)),
+  window: leaf(duration('us', U64)),
+  lag: leaf(duration('us', U64)),
+  basis: optionalLeaf(basis),
+  floor: optionalLeaf(integer(0, 255)),
+  latency_ceiling: leaf(duration('ms', U32)),
+  min_buffer: leaf(duration('ms', U32)),
+  hysteresis: leaf(ppm),
+  ttl: leaf(duration('s', U32)),
+  min_ttl: leaf(duration('s', U32)),
+  query_before_start: optionalLeaf(boolean),
+  initial: optionalLeaf(id),
+  tiers: z.array(leaf(bitrate)),
+  server_uri: leaf(string),
+  reload_uri: leaf(string),
+  decision_uri: leaf(string),
+  pathways: z.array(pathway),
+});
+
+type Config = z.output<typeof config>;
+
+/** Reads a config file: JSON when its name ends in `.json`, YAML otherwise. */
+export function readConfigFile(path: string): unknown {
+  const source = readText(path, 'policy config');
+  if (extname(path).toLowerCase() === '.json') {
+    try {
+      return JSON.parse(source);
+    } catch (e) {
+      throw new UserError(
+        `policy config ${path} is not JSON: ${(e as Error).message.split('\n')[0]}`,
+      );
+    }
+  }
+  const doc = parseDocument(source, { schema: 'failsafe', uniqueKeys: true, prettyErrors: false });
+  const error = doc.errors[0];
+  if (error !== undefined) {
+    const line = source.slice(0, error.pos[0]).split('\n').length;
+    throw new UserError(`policy config ${path}, line ${line}: ${error.message.split('\n')[0]}`);
+  }
+  return doc.toJS();
+}
+
+/** The config fields of each `WSP1` field, to name a wire refusal in the config's words. */
+function configField(field: string): string {
+  return field
+    .replace(/^period_us$/, 'period')
+    .replace(/^window_us$/, 'window')
+    .replace(/^lag_us$/, 'lag')
+    .replace(/^latency_ceiling_ms$/, 'latency_ceiling')
+    .replace(/^min_buffer_ms$/, 'min_buffer')
+    .replace(/^hysteresis_ppm$/, 'hysteresis')
+    .replace(/^ttl_s$/, 'ttl')
+    .replace(/^min_ttl_s$/, 'min_ttl')
+    .replace(/^flags$/, 'query_before_start')
+    .replace(/^(pathways\[\d+\])\.latency_ms$/, '$1.latency')
+    .replace(/^(pathways\[\d+\])\.min_share_ppm$/, '$1.min_share')
+    .replace(/^(pathways\[\d+\])\.base$/, '$1.clone.base')
+    .replace(/^(pathways\[\d+\])\.host$/, '$1.clone.host')
+    .replace(/^(pathways\[\d+\])\.params(\[\d+\].*)?$/, '$1.clone.params');
+}
+
+export { configField };
+
+/**
+ * Validates a config and compiles it to policy fields, signed by `signer`. `baseDir` resolves a
+ * room file named by a relative path.
+ */
+export function compilePolicyConfig(
+  data: unknown,
+  signer: Uint8Array,
+  baseDir: string,
+): PolicyFields {
+  return compile(validate(config, data, 'the policy'), signer, baseDir);
+}
+
+function compile(c: Config, signer: Uint8Array, baseDir: string): PolicyFields {
+  const n = c.tiers.length;
+  const index = new Map<string, number>();
+  const pathways: PolicyPathway[] = c.pathways.map((p, i) => {
+    const at = `pathways[${i}]`;
+    let base = NOT_A_CLONE;
+    let host = '';
+    let params: { name: string; value: string }[] = [];
+    if (p.clone !== undefined) {
+      const b = index.get(p.clone.base);
+      if (b === undefined) {
+        throw new UserError(
+          `${at}.clone.base: "${p.clone.base}" is not the id of a pathway before this one (a clone names an earlier pathway)`,
+        );
+      }
+      base = b;
+      host = p.clone.host ?? '';
+      // §3.3: param names in strictly ascending bytewise order; a mapping has each name once.
+      params = Object.entries(p.clone.params ?? {})
+        .map(([name, value]) => ({ name, value: value! }))
+        .sort((x, y) => (x.name < y.name ? -1 : x.name > y.name ? 1 : 0));
+    }
+    if (index.has(p.id)) throw new UserError(`${at}.id: "${p.id}" names two pathways`);
+    index.set(p.id, i);
+    const top = p.top_tier ?? n - 1;
+    if (n > 0 && top >= n) {
+      throw new UserError(`${at}.top_tier: ${top} is not a tier (the tiers are 0 to ${n - 1})`);
+    }
+    const hops: PolicyHop[] = p.hops.map((h) => ({ key: h.key!, place: h.place! }));
+    return {
+      id: p.id!,
+      base,
+      host,
+      params,
+      top_tier: Math.max(top, 0),
+      latency_ms: Number(p.latency!),
+      capacity: p.capacity ?? NO_CAPACITY_LIMIT,
+      min_share_ppm: p.min_share ?? 0,
+      hops,
+    };
+  });
+  let initial: number;
+  if (c.initial !== undefined) {
+    const i = index.get(c.initial);
+    if (i === undefined) throw new UserError(`initial: "${c.initial}" is not the id of a pathway`);
+    initial = i;
+  } else {
+    initial = pathways.findIndex((p) => p.base === NOT_A_CLONE);
+    if (initial === -1) initial = 0;
+  }
+  const floor = c.floor ?? 0;
+  if (n > 0 && floor >= n) {
+    throw new UserError(`floor: ${floor} is not a tier (the tiers are 0 to ${n - 1})`);
+  }
+  return {
+    room: roomIdFrom(c.room!, baseDir, 'room'),
+    signer,
+    period_us: c.period!,
+    window_us: c.window!,
+    lag_us: c.lag!,
+    basis: c.basis ?? 1,
+    floor,
+    latency_ceiling_ms: Number(c.latency_ceiling!),
+    min_buffer_ms: Number(c.min_buffer!),
+    hysteresis_ppm: c.hysteresis!,
+    ttl_s: Number(c.ttl!),
+    min_ttl_s: Number(c.min_ttl!),
+    flags: c.query_before_start === true ? 1 : 0,
+    initial,
+    tiers: c.tiers.map((t) => t!),
+    server_uri: c.server_uri!,
+    reload_uri: c.reload_uri!,
+    decision_uri: c.decision_uri!,
+    pathways,
+  };
+}
+
+/** The directory a config's relative paths are resolved from. */
+export function configDir(path: string): string {
+  return dirname(path);
+}

@@ -1,0 +1,113 @@
+import { resolve } from 'node:path';
+import {
+  type Decision,
+  type HopRecord,
+  type KeyLog,
+  type Policy,
+  type Refusal,
+  type Result,
+  type Room,
+  digestOf,
+  parseHex,
+  readDecision,
+  readHopRecord,
+  readKeyLog,
+  readPolicy,
+  readRoom,
+  verifyRoomSignature,
+} from '@wai-steering/wire';
+import { UserError } from './errors.js';
+import { readBytes } from './files.js';
+
+/** A refusal of a reader in one phrase: `truncated at tiers[2] (offset 61)`. */
+export function describeRefusal(refusal: Refusal): string {
+  const { where } = refusal;
+  let text: string = refusal.reason;
+  if (where.field !== undefined) text += ` at ${where.field}`;
+  if (where.offset !== undefined) text += ` (offset ${where.offset})`;
+  const detail = detailOf(refusal);
+  if (detail !== undefined) text += `: ${detail}`;
+  return text;
+}
+
+/** The detail a reader gave with its refusal (after the `: ` of its message), if any. */
+export function detailOf(refusal: Refusal): string | undefined {
+  const i = refusal.message.indexOf(': ');
+  return i === -1 ? undefined : refusal.message.slice(i + 2);
+}
+
+const NAMES = {
+  WSP1: 'a steering policy (WSP1)',
+  WSD1: 'a steering decision (WSD1)',
+  WRD1: 'a room descriptor (WRD1)',
+  WKL1: 'a key log head (WKL1)',
+  WMH1: 'a per-hop record (WMH1)',
+} as const;
+
+function readFile<T>(
+  path: string,
+  what: string,
+  magic: keyof typeof NAMES,
+  read: (b: Uint8Array) => Result<T>,
+): { bytes: Uint8Array; value: T } {
+  const bytes = readBytes(path, what);
+  const result = read(bytes);
+  if (!result.ok) {
+    throw new UserError(
+      `${what} ${path} is not ${NAMES[magic]}: ${describeRefusal(result.refusal)}`,
+    );
+  }
+  return { bytes, value: result.value };
+}
+
+export function readPolicyFile(
+  path: string,
+  what = 'policy',
+): { bytes: Uint8Array; value: Policy } {
+  return readFile(path, what, 'WSP1', readPolicy);
+}
+
+export function readRoomFile(path: string, what = 'room'): { bytes: Uint8Array; value: Room } {
+  return readFile(path, what, 'WRD1', readRoom);
+}
+
+export function readKeyLogFile(
+  path: string,
+  what = 'key log',
+): { bytes: Uint8Array; value: KeyLog } {
+  return readFile(path, what, 'WKL1', readKeyLog);
+}
+
+export function readDecisionFile(
+  path: string,
+  what = 'decision',
+): { bytes: Uint8Array; value: Decision } {
+  return readFile(path, what, 'WSD1', readDecision);
+}
+
+export function readHopRecordFile(
+  path: string,
+  what = 'record',
+): { bytes: Uint8Array; value: HopRecord } {
+  return readFile(path, what, 'WMH1', readHopRecord);
+}
+
+/**
+ * A room id given as 64 hex digits, or as the path of a room file (resolved from `baseDir`),
+ * whose signature must verify; `field` names it in messages.
+ */
+export function roomIdFrom(value: string, baseDir: string, field: string): Uint8Array {
+  if (/^[0-9a-fA-F]{64}$/.test(value)) return parseHex(value)!;
+  const path = resolve(baseDir, value);
+  const bytes = readBytes(path, `${field}: room file`);
+  const read = readRoom(bytes);
+  if (!read.ok) {
+    throw new UserError(
+      `${field}: ${path} is not a room descriptor: ${describeRefusal(read.refusal)}`,
+    );
+  }
+  const bad = verifyRoomSignature(read.value);
+  if (bad !== undefined)
+    throw new UserError(`${field}: room file ${path}: ${describeRefusal(bad)}`);
+  return digestOf(read.value);
+}

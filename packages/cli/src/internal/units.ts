@@ -1,0 +1,130 @@
+/**
+ * Readable units of a hand-written policy: durations (`2s`, `500ms`), bitrates (`2.5M`),
+ * shares (`5%`, `50000ppm`). Every conversion is exact, on bigints: a value that is not a whole
+ * number of the unit the record stores is refused, never rounded.
+ */
+
+/** A decimal number as a fraction: `2.5` → 25 / 10. */
+function decimal(text: string): { num: bigint; den: bigint } {
+  const [whole, frac = ''] = text.split('.');
+  return { num: BigInt(`${whole}${frac}`), den: 10n ** BigInt(frac.length) };
+}
+
+const DURATION_US: Readonly<Record<string, bigint>> = {
+  us: 1n,
+  µs: 1n,
+  ms: 1_000n,
+  s: 1_000_000n,
+  m: 60_000_000n,
+  min: 60_000_000n,
+  h: 3_600_000_000n,
+};
+
+/** The unit a field stores: microseconds, milliseconds or seconds. */
+export type DurationUnit = 'us' | 'ms' | 's';
+
+const UNIT_NAME: Readonly<Record<DurationUnit, string>> = {
+  us: 'microseconds',
+  ms: 'milliseconds',
+  s: 'seconds',
+};
+
+/**
+ * A duration such as `2s`, `500ms`, `1.5s`, `250us`, `5m`, `1h`, in `unit`; an error message
+ * when it does not read or is not a whole number of `unit`.
+ */
+export function parseDuration(value: string, unit: DurationUnit): bigint | string {
+  const m = /^\s*(\d+(?:\.\d+)?)\s*(us|µs|ms|s|min|m|h)\s*$/.exec(value);
+  if (m === null) {
+    return `expected a duration with its unit (us, ms, s, m or h), such as "2s" or "500ms"`;
+  }
+  const { num, den } = decimal(m[1]!);
+  const us = num * DURATION_US[m[2]!]!;
+  const per = DURATION_US[unit]!;
+  if (us % (den * per) !== 0n) return `${value.trim()} is not a whole number of ${UNIT_NAME[unit]}`;
+  return us / (den * per);
+}
+
+const RATE_MULTIPLIER: Readonly<Record<string, bigint>> = {
+  '': 1n,
+  k: 1_000n,
+  K: 1_000n,
+  M: 1_000_000n,
+  G: 1_000_000_000n,
+};
+
+/** A bitrate in bits per second: `800k`, `2.5M`, `6M`, `1G`, `6000000` (or a number). */
+export function parseBitrate(value: string | number): bigint | string {
+  if (typeof value === 'number') {
+    return Number.isSafeInteger(value) && value >= 0
+      ? BigInt(value)
+      : 'expected whole bits per second';
+  }
+  const m = /^\s*(\d+(?:\.\d+)?)\s*([kKMG]?)\s*(?:bps|bit\/s|b\/s)?\s*$/.exec(value);
+  if (m === null)
+    return 'expected a bitrate in bits per second, such as "800k", "2.5M" or "6000000"';
+  const { num, den } = decimal(m[1]!);
+  const bits = num * RATE_MULTIPLIER[m[2]!]!;
+  if (bits % den !== 0n) return `${value.trim()} is not a whole number of bits per second`;
+  return bits / den;
+}
+
+/** A share in parts per million: `5%`, `0.25%`, `50000ppm`. */
+export function parsePpm(value: string): bigint | string {
+  const m = /^\s*(\d+(?:\.\d+)?)\s*(%|ppm)\s*$/.exec(value);
+  if (m === null) return 'expected a share with its unit, such as "5%" or "50000ppm"';
+  const { num, den } = decimal(m[1]!);
+  const ppm = m[2] === '%' ? num * 10_000n : num;
+  if (ppm % den !== 0n) return `${value.trim()} is not a whole number of ppm`;
+  return ppm / den;
+}
+
+/** A u64 given as a decimal string (or a safe integer); an error message otherwise. */
+export function parseU64(value: string | number, bits = 64): bigint | string {
+  let n: bigint;
+  if (typeof value === 'number') {
+    if (!Number.isSafeInteger(value) || value < 0) return 'expected a whole number of 0 or above';
+    n = BigInt(value);
+  } else {
+    if (!/^\d+$/.test(value)) return 'expected a whole number in decimal digits';
+    n = BigInt(value);
+  }
+  if (n >= 1n << BigInt(bits)) return `above 2^${bits} − 1`;
+  return n;
+}
+
+/** Formats microseconds readably: `2s`, `500ms`, `1500us`. */
+export function formatUs(us: bigint): string {
+  if (us !== 0n && us % 1_000_000n === 0n) return `${us / 1_000_000n}s`;
+  if (us !== 0n && us % 1_000n === 0n) return `${us / 1_000n}ms`;
+  return `${us}us`;
+}
+
+/** Formats a bitrate readably: `800k`, `2.5M`. */
+export function formatBitrate(bps: bigint): string {
+  for (const [suffix, m] of [
+    ['G', 1_000_000_000n],
+    ['M', 1_000_000n],
+    ['k', 1_000n],
+  ] as const) {
+    if (bps >= m) {
+      const whole = bps / m;
+      const rest = bps % m;
+      if (rest === 0n) return `${whole}${suffix}`;
+      const frac = rest
+        .toString()
+        .padStart(m.toString().length - 1, '0')
+        .replace(/0+$/, '');
+      return `${whole}.${frac}${suffix}`;
+    }
+  }
+  return `${bps}`;
+}
+
+/** Formats ppm as a percentage: 50000 → `5%`. */
+export function formatPpm(ppm: number): string {
+  const whole = Math.floor(ppm / 10_000);
+  const rest = ppm % 10_000;
+  if (rest === 0) return `${whole}%`;
+  return `${whole}.${rest.toString().padStart(4, '0').replace(/0+$/, '')}%`;
+}
