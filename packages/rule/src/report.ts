@@ -1,0 +1,328 @@
+/**
+ * §4: what a steering server reads from a client's steering request — the current pathway c,
+ * the throughput T (bits per second) and the buffer B (milliseconds) — with C9's readings.
+ * Every value is exact: a `bigint`, never a float. A value that does not read is absent
+ * (`null`), never zero (§4).
+ */
+import { parseDictionary, type SfMember } from './structured-field.js';
+
+/** §7.1 `protocol`: which family of parameters the report is read from (C9). */
+export type Protocol = 'hls' | 'dash';
+
+/** A steering request as C8 gives it. */
+export interface SteeringRequest {
+  readonly protocol: Protocol;
+  /** The HTTP request-target; a string is taken as its UTF-8 bytes (C9). */
+  readonly target: string | Uint8Array;
+  /** Header fields by name; names are matched case-insensitively (C9). */
+  readonly headers?: Readonly<Record<string, string>>;
+}
+
+/** §4: c (an index into the policy's pathways), T and B; `null` when absent. */
+export interface Report {
+  readonly pathway: number | null;
+  readonly throughput: bigint | null;
+  readonly buffer: bigint | null;
+}
+
+/** C8: a report as JSON, u64 quantities as decimal strings. */
+export interface ReportJson {
+  readonly pathway: number | null;
+  readonly throughput: string | null;
+  readonly buffer: string | null;
+}
+
+/** §4.1: one part of the query, its name and value percent-decoded to bytes. */
+export interface QueryPart {
+  readonly name: Uint8Array;
+  readonly value: Uint8Array;
+}
+
+const encoder = new TextEncoder();
+const ascii = (s: string): Uint8Array => encoder.encode(s);
+
+const HLS_PATHWAY = ascii('_HLS_pathway');
+const HLS_THROUGHPUT = ascii('_HLS_throughput');
+const DASH_PATHWAY = ascii('_DASH_pathway');
+const DASH_THROUGHPUT = ascii('_DASH_throughput');
+const CMCD = ascii('CMCD');
+const CMCD_HEADER = 'cmcd-request';
+
+const HASH = 0x23;
+const PERCENT = 0x25;
+const AMPERSAND = 0x26;
+const COMMA = 0x2c;
+const EQUALS = 0x3d;
+const QUESTION = 0x3f;
+const DQUOTE = 0x22;
+const SP = 0x20;
+const HTAB = 0x09;
+
+const U64_MAX = (1n << 64n) - 1n;
+
+function hexValue(c: number | undefined): number {
+  if (c === undefined) return -1;
+  if (c >= 0x30 && c <= 0x39) return c - 0x30;
+  if (c >= 0x41 && c <= 0x46) return c - 0x41 + 10;
+  if (c >= 0x61 && c <= 0x66) return c - 0x61 + 10;
+  return -1;
+}
+
+/**
+ * §4.1: percent-decoding of RFC 3986 §2.1, to bytes; `+` is not a space. `undefined` when a
+ * `%` is not followed by two hexadecimal digits (either case).
+ */
+function percentDecode(bytes: Uint8Array): Uint8Array | undefined {
+  if (!bytes.includes(PERCENT)) return bytes;
+  const out = new Uint8Array(bytes.length);
+  let o = 0;
+  for (let k = 0; k < bytes.length; k++) {
+    const c = bytes[k]!;
+    if (c !== PERCENT) {
+      out[o++] = c;
+      continue;
+    }
+    const hi = hexValue(bytes[k + 1]);
+    const lo = hexValue(bytes[k + 2]);
+    if (hi < 0 || lo < 0) return undefined;
+    out[o++] = (hi << 4) | lo;
+    k += 2;
+  }
+  return out.subarray(0, o);
+}
+
+function bytesOf(target: string | Uint8Array): Uint8Array {
+  if (typeof target === 'string') return encoder.encode(target); // C9: UTF-8 bytes
+  if (target instanceof Uint8Array) return target;
+  throw new TypeError('a request target is a string or a Uint8Array');
+}
+
+/** The pieces of `bytes` between each `separator` (an empty input is one empty piece). */
+function cut(bytes: Uint8Array, separator: number): Uint8Array[] {
+  const pieces: Uint8Array[] = [];
+  let start = 0;
+  for (let at = bytes.indexOf(separator); at !== -1; at = bytes.indexOf(separator, start)) {
+    pieces.push(bytes.subarray(start, at));
+    start = at + 1;
+  }
+  pieces.push(bytes.subarray(start));
+  return pieces;
+}
+
+/**
+ * §4.1 with C9: the target is cut at its first `#`; the query is what follows the first `?` of
+ * what remains. It is cut at each `&`; each part at its first `=` (no `=`: an empty value); name
+ * and value are percent-decoded; a part with a `%` not followed by two hexadecimal digits is
+ * dropped here, before "the first is read" applies. The parts are returned in order.
+ */
+export function readQuery(target: string | Uint8Array): QueryPart[] {
+  let bytes = bytesOf(target);
+  const hash = bytes.indexOf(HASH);
+  if (hash !== -1) bytes = bytes.subarray(0, hash);
+  const question = bytes.indexOf(QUESTION);
+  if (question === -1) return [];
+  const parts: QueryPart[] = [];
+  for (const part of cut(bytes.subarray(question + 1), AMPERSAND)) {
+    const eq = part.indexOf(EQUALS);
+    const name = percentDecode(eq === -1 ? part : part.subarray(0, eq));
+    const value = percentDecode(eq === -1 ? part.subarray(part.length) : part.subarray(eq + 1));
+    if (name === undefined || value === undefined) continue; // §4.1: skipped
+    parts.push({ name, value });
+  }
+  return parts;
+}
+
+function equalBytes(a: Uint8Array, b: Uint8Array): boolean {
+  if (a.length !== b.length) return false;
+  for (let k = 0; k < a.length; k++) if (a[k] !== b[k]) return false;
+  return true;
+}
+
+/** §4.1: of the parts with this name, the first is read. */
+function firstValue(parts: readonly QueryPart[], name: Uint8Array): Uint8Array | undefined {
+  for (const part of parts) if (equalBytes(part.name, name)) return part.value;
+  return undefined;
+}
+
+/**
+ * §4.1: unquoting removes one `"` at each end when the value both begins and ends with one; C9:
+ * it needs at least 2 bytes (a lone `"` stays as it is).
+ */
+function unquote(value: Uint8Array): Uint8Array {
+  return value.length >= 2 && value[0] === DQUOTE && value[value.length - 1] === DQUOTE
+    ? value.subarray(1, value.length - 1)
+    : value;
+}
+
+/**
+ * §4.1: an integer is 1 to 20 ASCII digits whose value is at most 2^64 − 1. C9: leading zeros
+ * are allowed within the 20 digits; `+5`, `5.0` and 21 digits are not integers.
+ */
+function readInteger(value: Uint8Array): bigint | null {
+  if (value.length < 1 || value.length > 20) return null;
+  let n = 0n;
+  for (const c of value) {
+    if (c < 0x30 || c > 0x39) return null;
+    n = n * 10n + BigInt(c - 0x30);
+  }
+  return n <= U64_MAX ? n : null;
+}
+
+/** The index of the pathway whose id's bytes equal `value`, or `null`. */
+function matchPathway(value: Uint8Array, ids: readonly Uint8Array[]): number | null {
+  for (let k = 0; k < ids.length; k++) if (equalBytes(value, ids[k]!)) return k;
+  return null;
+}
+
+/** A Latin-1 view of bytes: each byte one character, so a non-ASCII byte stays non-ASCII. */
+function latin1(bytes: Uint8Array): string {
+  let s = '';
+  for (let k = 0; k < bytes.length; k += 0x2000) {
+    s += String.fromCharCode(...bytes.subarray(k, k + 0x2000));
+  }
+  return s;
+}
+
+/**
+ * §4.4 with C9: the CMCD value — the `CMCD` part of the query when there is one (even empty),
+ * else the `CMCD-Request` header, its name matched case-insensitively. `undefined` when neither.
+ */
+function cmcdValue(
+  parts: readonly QueryPart[],
+  headers: Readonly<Record<string, string>> | undefined,
+): string | undefined {
+  const query = firstValue(parts, CMCD);
+  if (query !== undefined) return latin1(query);
+  if (headers === undefined) return undefined;
+  // Names that differ only in case are one field: its lines are combined with ", " as
+  // RFC 9651 §4.2 combines field lines (C8 gives lowercase names, so one at most in practice).
+  const lines: string[] = [];
+  for (const name of Object.keys(headers)) {
+    if (asciiLower(name) !== CMCD_HEADER) continue;
+    const value = headers[name];
+    if (typeof value !== 'string') throw new TypeError('a header value is a string');
+    lines.push(value);
+  }
+  return lines.length === 0 ? undefined : lines.join(', ');
+}
+
+function asciiLower(s: string): string {
+  return s.replace(/[A-Z]/g, (c) => String.fromCharCode(c.charCodeAt(0) + 0x20));
+}
+
+/**
+ * §4.4: a key read is an Integer ≥ 0 (with any parameters), or a non-empty Inner List whose
+ * every member is an Integer ≥ 0 (each with any parameters; the list's own are ignored, C9):
+ * the least of them. Anything else is absent. `-0` is 0 (C9).
+ */
+function readCmcdKey(member: SfMember | undefined): bigint | null {
+  if (member === undefined) return null;
+  if (member.type === 'item') {
+    const v = member.value;
+    return v.type === 'integer' && v.value >= 0n ? v.value : null;
+  }
+  if (member.items.length === 0) return null;
+  let least: bigint | null = null;
+  for (const item of member.items) {
+    const v = item.value;
+    if (v.type !== 'integer' || v.value < 0n) return null;
+    if (least === null || v.value < least) least = v.value;
+  }
+  return least;
+}
+
+/**
+ * §4.4 with C9: `bl` and `mtp` of the CMCD value, parsed as RFC 9651 §4.2 parses a whole
+ * Dictionary field value. A non-ASCII byte makes it fail; leading and trailing SP are
+ * discarded, and a tab there is not and makes it fail (C9 — stricter than RFC 9651's
+ * Dictionary loop, which would take a trailing tab as OWS). A value that does not parse gives
+ * neither key.
+ */
+function readCmcd(value: string | undefined): { bl: bigint | null; mtp: bigint | null } {
+  const none = { bl: null, mtp: null };
+  if (value === undefined) return none;
+  let start = 0;
+  let end = value.length;
+  while (start < end && value.charCodeAt(start) === SP) start++;
+  while (end > start && value.charCodeAt(end - 1) === SP) end--;
+  if (start < end && (value.charCodeAt(start) === HTAB || value.charCodeAt(end - 1) === HTAB)) {
+    return none;
+  }
+  const parsed = parseDictionary(value.slice(start, end));
+  if (!parsed.ok) return none;
+  return { bl: readCmcdKey(parsed.value.get('bl')), mtp: readCmcdKey(parsed.value.get('mtp')) };
+}
+
+/**
+ * §4: reads c, T and B from a steering request, for a policy whose pathway ids are
+ * `pathwayIds` in the policy's order. Never throws for any target or header value; a request
+ * of the wrong shape (caller misuse) throws a `TypeError`.
+ */
+export function readReport(request: SteeringRequest, pathwayIds: readonly string[]): Report {
+  if (typeof request !== 'object' || request === null) {
+    throw new TypeError('a steering request is an object');
+  }
+  const { protocol } = request;
+  if (protocol !== 'hls' && protocol !== 'dash') {
+    throw new TypeError('a steering request protocol is "hls" or "dash"');
+  }
+  if (!Array.isArray(pathwayIds) || pathwayIds.some((id) => typeof id !== 'string')) {
+    throw new TypeError('pathway ids are strings');
+  }
+  const { headers } = request;
+  if (headers !== undefined && (typeof headers !== 'object' || headers === null)) {
+    throw new TypeError('headers are a record of strings');
+  }
+  const parts = readQuery(request.target);
+  const ids = pathwayIds.map((id) => encoder.encode(id));
+
+  let pathway: number | null = null;
+  let throughput: bigint | null = null;
+  if (protocol === 'hls') {
+    // §4.2: c is `_HLS_pathway`, unquoted, when it is a pathway's id; T is
+    // `_HLS_throughput` when it is an integer (never unquoted, C9).
+    const p = firstValue(parts, HLS_PATHWAY);
+    if (p !== undefined) pathway = matchPathway(unquote(p), ids);
+    const t = firstValue(parts, HLS_THROUGHPUT);
+    if (t !== undefined) throughput = readInteger(t);
+  } else {
+    // §4.3: c is the first item of `_DASH_pathway` (unquoted, then cut at ",", items not
+    // trimmed, C9) that is a pathway's id, at position j. When none is (C9: including a list
+    // that names no pathway of the policy), j is 0.
+    let j = 0;
+    const p = firstValue(parts, DASH_PATHWAY);
+    if (p !== undefined) {
+      const items = cut(unquote(p), COMMA);
+      for (let k = 0; k < items.length; k++) {
+        const index = matchPathway(items[k]!, ids);
+        if (index !== null) {
+          pathway = index;
+          j = k;
+          break;
+        }
+      }
+    }
+    // §4.3: T is the item of `_DASH_throughput` at position j when it is an integer. C9: no
+    // item at j, or one that does not read, gives no T here (CMCD `mtp` may give it).
+    const t = firstValue(parts, DASH_THROUGHPUT);
+    if (t !== undefined) {
+      const item = cut(t, COMMA)[j];
+      if (item !== undefined) throughput = readInteger(item);
+    }
+  }
+
+  // §4.4: CMCD is read for both protocols (C9). B is `bl`; T is `mtp` × 1000 only when §4.2
+  // or §4.3 gave none.
+  const cmcd = readCmcd(cmcdValue(parts, headers));
+  if (throughput === null && cmcd.mtp !== null) throughput = cmcd.mtp * 1000n;
+  return { pathway, throughput, buffer: cmcd.bl };
+}
+
+/** C8: the report as JSON, u64 quantities as decimal strings. */
+export function reportJson(report: Report): ReportJson {
+  return {
+    pathway: report.pathway,
+    throughput: report.throughput === null ? null : report.throughput.toString(),
+    buffer: report.buffer === null ? null : report.buffer.toString(),
+  };
+}

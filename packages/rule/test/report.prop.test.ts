@@ -1,0 +1,113 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { readReport, reportJson } from '../src/report.js';
+
+const RUNS = Number(process.env.FUZZ_RUNS ?? 2000);
+const U64_MAX = (1n << 64n) - 1n;
+
+const ids = fc.uniqueArray(fc.string({ maxLength: 6 }), { maxLength: 5 });
+const piece = fc.constantFrom(
+  '?',
+  '#',
+  '&',
+  '=',
+  ',',
+  '"',
+  '%',
+  '%2',
+  '%22',
+  '%2C',
+  '%3D',
+  '%zz',
+  '+',
+  '_HLS_pathway=',
+  '_HLS_throughput=',
+  '_DASH_pathway=',
+  '_DASH_throughput=',
+  'CMCD=',
+  'bl%3D',
+  'mtp%3D',
+  '(',
+  ')',
+  '-',
+  '0',
+  '18446744073709551616',
+  '999999999999999',
+  'a',
+  'b',
+  'é',
+);
+const target = fc.oneof(
+  fc.string({ unit: 'binary', maxLength: 80 }),
+  fc.array(fc.oneof(piece, fc.string({ maxLength: 3 })), { maxLength: 30 }).map((a) => a.join('')),
+  fc.uint8Array({ maxLength: 80 }),
+);
+const headerValue = fc.oneof(
+  fc.string({ unit: 'binary', maxLength: 40 }),
+  fc
+    .array(
+      fc.constantFrom('bl=', 'mtp=', '(', ')', ' ', '\t', ',', ';v', '1', '-0', '@1', ':aGk:', '"'),
+      {
+        maxLength: 16,
+      },
+    )
+    .map((a) => a.join('')),
+);
+const headers = fc.option(
+  fc.dictionary(fc.constantFrom('cmcd-request', 'CMCD-Request', 'cmcd-object', 'x'), headerValue),
+  { nil: undefined },
+);
+
+describe('readReport never throws on what a client may send', () => {
+  it('arbitrary targets and headers give a report with values in range', () => {
+    fc.assert(
+      fc.property(fc.constantFrom('hls', 'dash' as const), target, headers, ids, (p, t, h, i) => {
+        const r = readReport(
+          h === undefined ? { protocol: p, target: t } : { protocol: p, target: t, headers: h },
+          i,
+        );
+        if (r.pathway !== null) {
+          expect(Number.isInteger(r.pathway)).toBe(true);
+          expect(r.pathway).toBeGreaterThanOrEqual(0);
+          expect(r.pathway).toBeLessThan(i.length);
+        }
+        for (const v of [r.throughput, r.buffer]) {
+          if (v !== null) {
+            expect(typeof v).toBe('bigint');
+            expect(v >= 0n && v <= U64_MAX).toBe(true);
+          }
+        }
+        const json = reportJson(r);
+        expect(JSON.parse(JSON.stringify(json))).toEqual(json);
+      }),
+      { numRuns: RUNS * 5 },
+    );
+  });
+
+  it('a target string reads as its UTF-8 bytes', () => {
+    fc.assert(
+      fc.property(fc.constantFrom('hls', 'dash' as const), target, ids, (p, t, i) => {
+        if (typeof t !== 'string') return;
+        const bytes = new TextEncoder().encode(t);
+        expect(readReport({ protocol: p, target: t }, i)).toEqual(
+          readReport({ protocol: p, target: bytes }, i),
+        );
+      }),
+      { numRuns: RUNS },
+    );
+  });
+});
+
+describe('linear time', () => {
+  it('a 1 MB target with 100 000 parts reads fast', () => {
+    const parts = Array.from({ length: 100_000 }, (_, k) => `p${k}=%41${k}`);
+    const t = `/s?${parts.join('&')}&_DASH_pathway=${'x,'.repeat(100_000)}a&_DASH_throughput=${'1,'.repeat(100_000)}9`;
+    const t0 = performance.now();
+    expect(readReport({ protocol: 'dash', target: t }, ['a'])).toEqual({
+      pathway: 0,
+      throughput: 9n,
+      buffer: null,
+    });
+    expect(performance.now() - t0).toBeLessThan(3000); // quadratic work would take minutes
+  });
+});
