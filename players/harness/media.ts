@@ -1,0 +1,106 @@
+// The test stream: an H.264 + AAC test pattern made by ffmpeg, packaged once as HLS (MPEG-TS
+// segments and a media playlist) and as DASH (fMP4 segments and an MPD template), cached under
+// players/.media/<key>/ so that later runs reuse it. The multivariant playlist and the MPD that
+// name the pathways and the steering server are written per run (./documents.ts), since they
+// hold the run's addresses.
+
+import { execFile } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+
+const run = promisify(execFile);
+
+/** The stream's parameters; every one of them is in the cache key. */
+export const MEDIA = {
+  seconds: 40,
+  segmentSeconds: 2,
+  fps: 25,
+  width: 320,
+  height: 180,
+  videoKbps: 200,
+  audioKbps: 64,
+  /** Main profile, level 3.0: what the CODECS attribute below names. */
+  videoCodec: 'avc1.4d401e',
+  audioCodec: 'mp4a.40.2',
+} as const;
+
+/** The bandwidth the multivariant playlist states for the variant (bits per second, peak-ish). */
+export const VARIANT_BANDWIDTH = (MEDIA.videoKbps + MEDIA.audioKbps) * 1000 * 2;
+
+export interface Media {
+  /** The folder holding `hls/` and `dash/`. */
+  readonly dir: string;
+  /** The MPD as ffmpeg wrote it, without BaseURL or ContentSteering. */
+  readonly mpdTemplate: string;
+  /** The media playlist's segment count. */
+  readonly segments: number;
+}
+
+const here = dirname(fileURLToPath(import.meta.url));
+export const MEDIA_ROOT = join(here, '..', '.media');
+
+function cacheKey(): string {
+  return createHash('sha256')
+    .update(JSON.stringify({ MEDIA, v: 1 }))
+    .digest('hex')
+    .slice(0, 16);
+}
+
+/** The cached stream, made by ffmpeg when it is not there yet. */
+export async function ensureMedia(): Promise<Media> {
+  const dir = join(MEDIA_ROOT, cacheKey());
+  if (!existsSync(join(dir, 'complete'))) await makeMedia(dir);
+  return readMedia(dir);
+}
+
+function readMedia(dir: string): Media {
+  const mpdTemplate = readFileSync(join(dir, 'dash', 'manifest.mpd'), 'utf8');
+  const playlist = readFileSync(join(dir, 'hls', 'media.m3u8'), 'utf8');
+  const segments = playlist.split('\n').filter((l) => l.endsWith('.ts')).length;
+  return { dir, mpdTemplate, segments };
+}
+
+async function makeMedia(dir: string): Promise<void> {
+  const tmp = `${dir}.tmp-${process.pid}`;
+  rmSync(tmp, { recursive: true, force: true });
+  mkdirSync(join(tmp, 'hls'), { recursive: true });
+  mkdirSync(join(tmp, 'dash'), { recursive: true });
+  const gop = MEDIA.fps * MEDIA.segmentSeconds;
+  const source = join(tmp, 'source.mp4');
+  const ffmpeg = (args: string[]) =>
+    run('ffmpeg', ['-hide_banner', '-loglevel', 'error', '-y', ...args], {
+      maxBuffer: 16 << 20,
+    });
+  // One encode; both packagings copy it, so HLS and DASH carry the same frames.
+  await ffmpeg([
+    ...['-f', 'lavfi', '-i', `testsrc2=size=${MEDIA.width}x${MEDIA.height}:rate=${MEDIA.fps}`],
+    ...['-f', 'lavfi', '-i', 'sine=frequency=440:sample_rate=48000'],
+    ...['-t', String(MEDIA.seconds), '-map', '0:v', '-map', '1:a'],
+    ...['-c:v', 'libx264', '-preset', 'veryfast', '-profile:v', 'main', '-level', '3.0'],
+    ...['-pix_fmt', 'yuv420p', '-b:v', `${MEDIA.videoKbps}k`, '-maxrate', `${MEDIA.videoKbps}k`],
+    ...['-bufsize', `${MEDIA.videoKbps * 2}k`, '-g', String(gop), '-keyint_min', String(gop)],
+    ...['-sc_threshold', '0', '-c:a', 'aac', '-b:a', `${MEDIA.audioKbps}k`, '-ac', '2'],
+    source,
+  ]);
+  await ffmpeg([
+    ...['-i', source, '-c', 'copy', '-f', 'hls', '-hls_time', String(MEDIA.segmentSeconds)],
+    ...['-hls_playlist_type', 'vod', '-hls_segment_type', 'mpegts'],
+    ...['-hls_segment_filename', join(tmp, 'hls', 'seg_%03d.ts')],
+    join(tmp, 'hls', 'media.m3u8'),
+  ]);
+  await ffmpeg([
+    ...['-i', source, '-map', '0:v', '-map', '0:a', '-c', 'copy', '-f', 'dash'],
+    ...['-seg_duration', String(MEDIA.segmentSeconds), '-use_template', '1', '-use_timeline', '0'],
+    ...['-adaptation_sets', 'id=0,streams=v id=1,streams=a'],
+    ...['-init_seg_name', 'init-$RepresentationID$.m4s'],
+    ...['-media_seg_name', 'chunk-$RepresentationID$-$Number%05d$.m4s'],
+    join(tmp, 'dash', 'manifest.mpd'),
+  ]);
+  rmSync(source);
+  writeFileSync(join(tmp, 'complete'), `${new Date().toISOString()}\n`);
+  rmSync(dir, { recursive: true, force: true });
+  renameSync(tmp, dir);
+}
