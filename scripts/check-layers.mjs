@@ -53,7 +53,8 @@ for (const [i, pkg] of ORDER.entries()) {
         else if (!allowed.has(dep)) problems.push(`${rel}: ${pkg} may not import ${spec}`);
       }
       if (PORTABLE.has(pkg) && !NODE_ENTRIES.has(rel)) {
-        if (spec.startsWith('node:')) problems.push(`${rel}: imports ${spec} in a portable package`);
+        if (spec.startsWith('node:'))
+          problems.push(`${rel}: imports ${spec} in a portable package`);
         if (['fs', 'path', 'crypto', 'os', 'http', 'url', 'buffer', 'process'].includes(spec)) {
           problems.push(`${rel}: imports Node's ${spec} in a portable package`);
         }

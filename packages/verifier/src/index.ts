@@ -1,0 +1,34 @@
+// @wai-steering/verifier: §9 verification of energy-aware content steering decisions, with the
+// outcomes of companion C8, and the runner of a conformance corpus.
+
+export { VerifierCache } from './cache.js';
+export {
+  type Corpus,
+  type CorpusFailure,
+  type CorpusRequest,
+  type CorpusResult,
+  type CorpusVector,
+  jsonEqual,
+  runCorpus,
+} from './corpus.js';
+export { type OpenedHopRecord, openHopRecord } from './ingest.js';
+export {
+  type Accepted,
+  type AcceptedPathway,
+  type Outcome,
+  outcomeJson,
+  REASON_NAMES,
+  type ReasonName,
+  type Refused,
+  type RefusedWhere,
+  STATUS_NAMES,
+  type StatusName,
+} from './outcome.js';
+export {
+  type CheckOptions,
+  checkHopAuthorised,
+  checkSigner,
+  openRoom,
+  type RoomContext,
+} from './room.js';
+export { type VerifyInput, type VerifyOptions, verifyDecision } from './verify.js';

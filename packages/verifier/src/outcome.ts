@@ -1,0 +1,74 @@
+import type { Place, Reason, Refusal } from '@wai-steering/wire';
+
+/** §5.3 status names, by status code. */
+export const STATUS_NAMES = ['figure', 'unmetered', 'mixed', 'stale', 'empty'] as const;
+export type StatusName = (typeof STATUS_NAMES)[number];
+
+/** §6.4 reason names, by reason code (1 to 6). */
+export const REASON_NAMES = ['buffer', 'floor', 'share', 'hold', 'rank', 'none'] as const;
+export type ReasonName = (typeof REASON_NAMES)[number];
+
+/** C8: a pathway of an accepted outcome. */
+export interface AcceptedPathway {
+  readonly id: string;
+  readonly status: StatusName;
+  readonly class: number;
+  /** u128, decimal. */
+  readonly joules: string;
+  /** u128, decimal. */
+  readonly delivery: string;
+  readonly limits: {
+    readonly latency: boolean;
+    readonly quality: boolean;
+    readonly capacity: boolean;
+  };
+}
+
+/** C8, §9.3: an accepted decision. */
+export interface Accepted {
+  readonly outcome: 'accept';
+  readonly digest: string;
+  readonly priority: readonly string[];
+  readonly ttl: number;
+  readonly reason: ReasonName;
+  readonly pathways: readonly AcceptedPathway[];
+  readonly manifest: string;
+  readonly uri: string;
+}
+
+/** C8: where a verification stopped. `pathway` and `record` only where the place has them. */
+export interface RefusedWhere {
+  readonly at: Place;
+  readonly pathway?: number;
+  readonly record?: number;
+}
+
+/** C8, §9.3: a refused decision: the reason and where. */
+export interface Refused {
+  readonly outcome: 'refuse';
+  readonly reason: Reason;
+  readonly where: RefusedWhere;
+}
+
+/** C8: the outcome of a verification. */
+export type Outcome = Accepted | Refused;
+
+/** A refusal at a place of C7, in C8's shape (keys in C8's order). */
+export function refused(reason: Reason, at: Place, pathway?: number, record?: number): Refused {
+  // C9: `where` holds `pathway` and `record` only for `evidence`, and `pathway` only for `pathway`.
+  if (at === 'evidence') {
+    return { outcome: 'refuse', reason, where: { at, pathway: pathway ?? 0, record: record ?? 0 } };
+  }
+  if (at === 'pathway') return { outcome: 'refuse', reason, where: { at, pathway: pathway ?? 0 } };
+  return { outcome: 'refuse', reason, where: { at } };
+}
+
+/** A wire refusal placed at a place of C7. */
+export function refusedBy(refusal: Refusal, at: Place, pathway?: number, record?: number): Refused {
+  return refused(refusal.reason, at, pathway, record);
+}
+
+/** C8: the outcome as one line of JSON, its members in C8's order. */
+export function outcomeJson(outcome: Outcome): string {
+  return JSON.stringify(outcome);
+}

@@ -1,0 +1,28 @@
+#!/usr/bin/env node
+// Adds up the `test-results.json` each package's test run writes, and prints one closing line:
+// "Tests: N passed, M failed". Exits non-zero when a test failed or no test ran.
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+const root = new URL('..', import.meta.url).pathname;
+const dirs = [
+  ...readdirSync(join(root, 'packages')).map((p) => join(root, 'packages', p)),
+  join(root, 'conformance'),
+  join(root, 'players'),
+];
+let passed = 0;
+let failed = 0;
+let skipped = 0;
+for (const dir of dirs) {
+  const file = join(dir, 'test-results.json');
+  if (!existsSync(file)) continue;
+  const r = JSON.parse(readFileSync(file, 'utf8'));
+  passed += r.numPassedTests ?? 0;
+  failed += r.numFailedTests ?? 0;
+  skipped += (r.numPendingTests ?? 0) + (r.numTodoTests ?? 0);
+  console.log(
+    `  ${dir.slice(root.length)}: ${r.numPassedTests} passed, ${r.numFailedTests} failed`,
+  );
+}
+console.log(`Tests: ${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}`);
+process.exit(failed > 0 || passed === 0 ? 1 : 0);
