@@ -1,0 +1,113 @@
+/**
+ * Group commit: the decisions (and accepted records) of one event-loop turn are written in one
+ * transaction, then every one of them is answered. A manifest is sent only once its decision is
+ * durable (§8.4: a party holding the manifest must find the decision), and one transaction per
+ * turn rather than per request is what makes that affordable.
+ *
+ * The queue is bounded: past `maxPending` items awaiting their commit, `full` is true and the
+ * server answers 503 with `Retry-After` instead of queueing more.
+ */
+import type { SteeringStore, StoredRecord } from './store/store.js';
+
+/** Options of {@link CommitQueue}. */
+export interface CommitQueueOptions {
+  /** The most items awaiting a commit. */
+  readonly maxPending: number;
+  /** Called after each commit with its size and whether it was written. */
+  readonly onCommit?: (size: number, ok: boolean, error?: unknown) => void;
+}
+
+interface Waiter<T> {
+  resolve(value: T): void;
+  reject(error: unknown): void;
+}
+
+export class CommitQueue {
+  private decisions: { bytes: Uint8Array; digest: Uint8Array }[] = [];
+  private decisionWaiters: Waiter<void>[] = [];
+  private records: StoredRecord[] = [];
+  private recordWaiters: Waiter<boolean>[] = [];
+  private scheduled = false;
+  private closed = false;
+
+  constructor(
+    private readonly store: SteeringStore,
+    private readonly options: CommitQueueOptions,
+  ) {}
+
+  /** Items awaiting their commit. */
+  get pending(): number {
+    return this.decisions.length + this.records.length;
+  }
+
+  /** Whether the queue holds `maxPending` items: the server answers 503 rather than add more. */
+  get full(): boolean {
+    return this.pending >= this.options.maxPending;
+  }
+
+  /** Queues a signed decision; resolves once it is durable. */
+  addDecision(bytes: Uint8Array, digest: Uint8Array): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      if (this.closed) {
+        reject(new Error('the store is closed'));
+        return;
+      }
+      this.decisions.push({ bytes, digest });
+      this.decisionWaiters.push({ resolve, reject });
+      this.schedule();
+    });
+  }
+
+  /** Queues an accepted record; resolves once it is durable, with whether it was new. */
+  addRecord(record: StoredRecord): Promise<boolean> {
+    return new Promise<boolean>((resolve, reject) => {
+      if (this.closed) {
+        reject(new Error('the store is closed'));
+        return;
+      }
+      this.records.push(record);
+      this.recordWaiters.push({ resolve, reject });
+      this.schedule();
+    });
+  }
+
+  private schedule(): void {
+    if (this.scheduled) return;
+    this.scheduled = true;
+    // After the I/O callbacks of this turn: every request parsed in it joins the batch.
+    setImmediate(() => this.flush());
+  }
+
+  /** Writes what is queued now, in one transaction, and settles its promises. */
+  flush(): void {
+    this.scheduled = false;
+    const decisions = this.decisions;
+    const decisionWaiters = this.decisionWaiters;
+    const records = this.records;
+    const recordWaiters = this.recordWaiters;
+    if (decisions.length === 0 && records.length === 0) return;
+    this.decisions = [];
+    this.decisionWaiters = [];
+    this.records = [];
+    this.recordWaiters = [];
+    const size = decisions.length + records.length;
+    let inserted: readonly boolean[];
+    try {
+      inserted = this.store.commit({ records, decisions }).inserted;
+    } catch (error) {
+      this.options.onCommit?.(size, false, error);
+      for (const w of decisionWaiters) w.reject(error);
+      for (const w of recordWaiters) w.reject(error);
+      return;
+    }
+    this.options.onCommit?.(size, true);
+    for (const w of decisionWaiters) w.resolve();
+    for (let i = 0; i < recordWaiters.length; i++) recordWaiters[i]!.resolve(inserted[i] ?? false);
+  }
+
+  /** Flushes what is queued and refuses anything more. */
+  close(): void {
+    this.flush();
+    this.closed = true;
+  }
+}

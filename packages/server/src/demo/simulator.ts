@@ -1,0 +1,164 @@
+/**
+ * The demo's hops: each cuts a signed per-hop record (`WMH1`, companion C5) of every period of the
+ * room clock, [kP, (k+1)P), and POSTs it to the server's `/records` shortly after the period ends
+ * (well within the policy's lag L, §5.1). Its figures are simulated: bytes from the audience the
+ * pathway serves (a base audience plus the sessions the server steers to it), energy from a
+ * per-byte cost and an idle draw, with some noise; the unmetered hop signs the unmetered marker.
+ */
+import {
+  type HopRecordFields,
+  type PolicyFields,
+  signHopRecord,
+  TRACK_DIRECTION,
+  TRACK_KIND,
+} from '@wai-steering/wire';
+import { nodeBackend } from '@wai-steering/wire/node';
+import type { DemoHop } from './setup.js';
+
+/** Options of {@link HopSimulator}. */
+export interface SimulatorOptions {
+  readonly policy: PolicyFields;
+  readonly roomId: Uint8Array;
+  readonly hops: readonly DemoHop[];
+  /** Where to POST (`http://host:port`). */
+  readonly base: string;
+  /** The room clock, µs. */
+  readonly clock: () => bigint;
+  /** Sessions steered to each pathway now (the server's loads); none by default. */
+  readonly loads?: () => ArrayLike<number>;
+  /** Periods of history to cut at start, so that the first window is covered (default W / P). */
+  readonly history?: number;
+  /** Called after each period is posted, with its refusals (none expected). */
+  readonly onPeriod?: (end: bigint, refused: readonly string[]) => void;
+}
+
+/** Sessions each pathway serves whatever the server steers to it (other clients, other rooms). */
+const BASE_AUDIENCE = [120, 90, 45];
+/** Mean bitrate of a session, bits per second. */
+const SESSION_BPS = 4_200_000;
+
+function noise(spread: number): number {
+  return 1 + (Math.random() * 2 - 1) * spread;
+}
+
+export class HopSimulator {
+  private timer: NodeJS.Timeout | undefined;
+  private stopped = false;
+  private readonly P: bigint;
+  private nextEnd = 0n;
+  private inflight: Promise<void> = Promise.resolve();
+  /** Records posted, and refused (expected none). */
+  posted = 0;
+  refused = 0;
+
+  constructor(private readonly o: SimulatorOptions) {
+    this.P = o.policy.period_us;
+  }
+
+  /** One record of `hop` for [start, end). */
+  record(hop: DemoHop, start: bigint, end: bigint, sessions: number): Uint8Array {
+    const seconds = Number(end - start) / 1e6;
+    const bytes = BigInt(Math.round(((sessions * SESSION_BPS) / 8) * seconds * noise(0.05)));
+    const subscriber = new Array<bigint>(8).fill(0n);
+    if (hop.place === 1) {
+      // Delivery time per layer class: most sessions at the top tier, some lower.
+      const us = BigInt(Math.round(sessions * seconds * 1e6));
+      subscriber[2] = (us * 7n) / 10n;
+      subscriber[1] = (us * 2n) / 10n;
+      subscriber[0] = us - subscriber[2]! - subscriber[1]!;
+    }
+    const joules =
+      hop.class === 0
+        ? 0n
+        : BigInt(
+            Math.round(
+              (Number(bytes) * hop.nanojoulesPerByte * 1e-3 + hop.idleWatts * seconds * 1e6) *
+                noise(0.03),
+            ),
+          );
+    const fields: HopRecordFields = {
+      room: this.o.roomId,
+      hop: hop.key.publicKey,
+      start,
+      end,
+      sessions,
+      class: hop.class,
+      joules: hop.class === 0 ? 0n : joules > 0n ? joules : 1n,
+      subscriber_us: subscriber,
+      tracks: [
+        // What the hop received from upstream and what it sent on, media and other.
+        { track: 1, kind: TRACK_KIND.media, direction: TRACK_DIRECTION.in, bytes: bytes / 20n },
+        { track: 1, kind: TRACK_KIND.media, direction: TRACK_DIRECTION.out, bytes },
+        { track: 2, kind: TRACK_KIND.other, direction: TRACK_DIRECTION.out, bytes: bytes / 200n },
+      ],
+    };
+    return signHopRecord(fields, hop.key.secretKey, { backend: nodeBackend });
+  }
+
+  private audience(pathway: number): number {
+    const loads = this.o.loads?.();
+    const steered = loads === undefined ? 0 : (loads[pathway] ?? 0);
+    return Math.max(1, Math.round((BASE_AUDIENCE[pathway] ?? 30) * noise(0.1)) + steered);
+  }
+
+  /** Cuts and posts every hop's record of [end − P, end). */
+  async period(end: bigint): Promise<void> {
+    const start = end - this.P;
+    const audience = this.o.policy.pathways.map((_, i) => this.audience(i));
+    const refused: string[] = [];
+    await Promise.all(
+      this.o.hops.map(async (hop) => {
+        const bytes = this.record(hop, start, end, audience[hop.pathway] ?? 1);
+        try {
+          const res = await fetch(`${this.o.base}/records`, {
+            method: 'POST',
+            headers: { 'content-type': 'application/octet-stream' },
+            body: bytes,
+          });
+          const text = await res.text();
+          if (res.status === 200 || res.status === 201) this.posted++;
+          else {
+            this.refused++;
+            refused.push(`${hop.name}: ${res.status} ${text.trim()}`);
+          }
+        } catch (e) {
+          this.refused++;
+          refused.push(`${hop.name}: ${(e as Error).message}`);
+        }
+      }),
+    );
+    this.o.onPeriod?.(end, refused);
+  }
+
+  /** Posts the history, then one period at each period's end (plus 50 ms). */
+  async start(): Promise<void> {
+    const P = this.P;
+    const now = this.o.clock();
+    const lastEnd = (now / P) * P;
+    const history = this.o.history ?? Number(this.o.policy.window_us / P) + 1;
+    for (let k = history - 1; k >= 0; k--) await this.period(lastEnd - BigInt(k) * P);
+    this.nextEnd = lastEnd + P;
+    this.schedule();
+  }
+
+  private schedule(): void {
+    if (this.stopped) return;
+    const delayMs = Number(this.nextEnd - this.o.clock()) / 1000 + 50;
+    this.timer = setTimeout(
+      () => {
+        const end = this.nextEnd;
+        this.nextEnd += this.P;
+        this.inflight = this.period(end);
+        this.schedule();
+      },
+      Math.max(0, delayMs),
+    );
+  }
+
+  /** Stops cutting records; resolves when the last period's posts are done. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer !== undefined) clearTimeout(this.timer);
+    await this.inflight;
+  }
+}

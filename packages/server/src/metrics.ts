@@ -1,0 +1,173 @@
+/**
+ * Prometheus metrics in the text exposition format (version 0.0.4), written here: counters with
+ * labels, gauges read at scrape time, and one latency histogram.
+ */
+
+/** The media type of the exposition. */
+export const METRICS_MEDIA_TYPE = 'text/plain; version=0.0.4; charset=utf-8';
+
+type Labels = Readonly<Record<string, string>>;
+
+function escapeLabel(v: string): string {
+  return v.replace(/\\/g, '\\\\').replace(/\n/g, '\\n').replace(/"/g, '\\"');
+}
+
+function labelText(labels: Labels): string {
+  const keys = Object.keys(labels);
+  if (keys.length === 0) return '';
+  return `{${keys.map((k) => `${k}="${escapeLabel(labels[k]!)}"`).join(',')}}`;
+}
+
+function num(v: number): string {
+  if (v === Number.POSITIVE_INFINITY) return '+Inf';
+  if (Number.isNaN(v)) return 'NaN';
+  return String(v);
+}
+
+interface Metric {
+  write(out: string[]): void;
+}
+
+/** A counter per label set. */
+export class Counter implements Metric {
+  private readonly values = new Map<string, { labels: Labels; value: number }>();
+  constructor(
+    readonly name: string,
+    readonly help: string,
+  ) {}
+
+  inc(labels: Labels = {}, by = 1): void {
+    const key = labelText(labels);
+    const entry = this.values.get(key);
+    if (entry === undefined) this.values.set(key, { labels, value: by });
+    else entry.value += by;
+  }
+
+  get(labels: Labels = {}): number {
+    return this.values.get(labelText(labels))?.value ?? 0;
+  }
+
+  write(out: string[]): void {
+    out.push(`# HELP ${this.name} ${this.help}`, `# TYPE ${this.name} counter`);
+    for (const [key, { value }] of this.values) out.push(`${this.name}${key} ${num(value)}`);
+  }
+}
+
+/** A gauge whose values are read at scrape time. */
+export class Gauge implements Metric {
+  constructor(
+    readonly name: string,
+    readonly help: string,
+    private readonly read: () => Iterable<readonly [Labels, number]>,
+  ) {}
+
+  write(out: string[]): void {
+    out.push(`# HELP ${this.name} ${this.help}`, `# TYPE ${this.name} gauge`);
+    for (const [labels, value] of this.read())
+      out.push(`${this.name}${labelText(labels)} ${num(value)}`);
+  }
+}
+
+/** A histogram with fixed upper bounds (seconds for latencies). */
+export class Histogram implements Metric {
+  private readonly counts: Float64Array;
+  private sum = 0;
+  private total = 0;
+  constructor(
+    readonly name: string,
+    readonly help: string,
+    readonly bounds: readonly number[],
+  ) {
+    this.counts = new Float64Array(bounds.length);
+  }
+
+  observe(v: number): void {
+    const b = this.bounds;
+    for (let i = 0; i < b.length; i++) {
+      if (v <= b[i]!) {
+        this.counts[i]!++;
+        break;
+      }
+    }
+    this.sum += v;
+    this.total++;
+  }
+
+  get count(): number {
+    return this.total;
+  }
+
+  write(out: string[]): void {
+    out.push(`# HELP ${this.name} ${this.help}`, `# TYPE ${this.name} histogram`);
+    let cumulative = 0;
+    this.bounds.forEach((bound, i) => {
+      cumulative += this.counts[i]!;
+      out.push(`${this.name}_bucket{le="${num(bound)}"} ${cumulative}`);
+    });
+    out.push(`${this.name}_bucket{le="+Inf"} ${this.total}`);
+    out.push(`${this.name}_sum ${this.sum}`, `${this.name}_count ${this.total}`);
+  }
+}
+
+/** The server's metrics. */
+export class Metrics {
+  readonly requests = new Counter(
+    'wai_steering_http_requests_total',
+    'HTTP requests by route and status code.',
+  );
+  readonly decisions = new Counter(
+    'wai_steering_decisions_total',
+    'Decisions signed, archived and served, by reason (§6.4).',
+  );
+  readonly ingested = new Counter(
+    'wai_steering_records_ingested_total',
+    'Per-hop records accepted on POST /records, by whether they were new.',
+  );
+  readonly refused = new Counter(
+    'wai_steering_records_refused_total',
+    'Per-hop records refused on POST /records, by reason code (companion C7).',
+  );
+  readonly overload = new Counter(
+    'wai_steering_overload_total',
+    'Steering requests answered 503 because the commit queue or the session table was full.',
+  );
+  readonly commits = new Counter(
+    'wai_steering_store_commits_total',
+    'Group commits to the store, by outcome.',
+  );
+  readonly latency = new Histogram(
+    'wai_steering_request_duration_seconds',
+    'Time from a steering request to its manifest, durable archive included.',
+    [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
+  );
+  readonly batch = new Histogram(
+    'wai_steering_commit_batch_size',
+    'Decisions and records written per group commit.',
+    [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024],
+  );
+  private readonly extra: Metric[] = [];
+
+  /** Adds a gauge read at scrape time. */
+  gauge(name: string, help: string, read: () => Iterable<readonly [Labels, number]>): void {
+    this.extra.push(new Gauge(name, help, read));
+  }
+
+  /** The exposition text. */
+  render(): string {
+    const out: string[] = [];
+    for (const m of [
+      this.requests,
+      this.decisions,
+      this.ingested,
+      this.refused,
+      this.overload,
+      this.commits,
+      this.latency,
+      this.batch,
+      ...this.extra,
+    ]) {
+      m.write(out);
+    }
+    return `${out.join('\n')}\n`;
+  }
+}

@@ -1,0 +1,250 @@
+/**
+ * Starting the steering server from its configuration (`wai-steer serve --config FILE`): read and
+ * check the room, key log, policy and steering key, open the store, listen.
+ */
+import { readFileSync } from 'node:fs';
+import type { Server } from 'node:http';
+import { checkSigner, openRoom, type RoomContext } from '@wai-steering/verifier';
+import {
+  bytesEqual,
+  CLASS_LABEL,
+  type CryptoBackend,
+  digestOf,
+  jwkToKeyPair,
+  type Policy,
+  readPolicy,
+  toHex,
+  verifyPolicySignature,
+} from '@wai-steering/wire';
+import { nodeBackend } from '@wai-steering/wire/node';
+import { SteeringApp } from './app.js';
+import { ConfigError, type ServerConfig } from './config.js';
+import { createHttpServer, listen } from './http.js';
+import { SqliteStore } from './store/sqlite.js';
+
+/** A running server. */
+export interface RunningServer {
+  /** Where it listens, `http://host:port`. */
+  readonly url: string;
+  readonly app: SteeringApp;
+  readonly http: Server;
+  readonly store: SqliteStore;
+  /** Warnings found at start (a steering key that may not state some class, say). */
+  readonly warnings: readonly string[];
+  /** Reads the key log file again and serves (and verifies ingest against) its head. */
+  reloadKeyLog(): void;
+  /** Stops listening, writes what is queued, closes the store. */
+  close(): Promise<void>;
+}
+
+/** Extra options of {@link startServer}, for tests and embedding. */
+export interface StartOptions {
+  /** The room clock (µs since the epoch); the process's monotonic clock by default. */
+  readonly clock?: () => bigint;
+  readonly backend?: CryptoBackend;
+}
+
+function readBytes(path: string, field: string): Uint8Array {
+  try {
+    return new Uint8Array(readFileSync(path));
+  } catch (e) {
+    throw new ConfigError([
+      `${field}: cannot read ${path} (${(e as NodeJS.ErrnoException).code ?? e})`,
+    ]);
+  }
+}
+
+/** What the server serves under, read and checked. */
+export interface Materials {
+  readonly room: RoomContext;
+  readonly roomBytes: Uint8Array;
+  readonly keyLogBytes: Uint8Array | null;
+  readonly policy: Policy;
+  readonly policyBytes: Uint8Array;
+  readonly policyDigest: Uint8Array;
+  readonly publicKey: Uint8Array;
+  readonly secretKey: Uint8Array;
+  readonly warnings: string[];
+}
+
+function openRoomFrom(
+  roomBytes: Uint8Array,
+  keyLogBytes: Uint8Array | null,
+  backend: CryptoBackend,
+): RoomContext {
+  const opened = openRoom(roomBytes, keyLogBytes, { backend });
+  if (!opened.ok) {
+    const r = opened.refusal;
+    const field = r.where.magic === 'WKL1' || r.reason.startsWith('key_log') ? 'keyLog' : 'room';
+    throw new ConfigError([`${field}: the room does not verify (${r.reason}: ${r.message})`]);
+  }
+  return opened.value;
+}
+
+/**
+ * Reads and checks the room (§9.1 step 1), the policy (§3: reads, is the room's, its signature
+ * verifies and its signer may sign it, §3.5) and the steering key (§3.5: the room authority or a
+ * `live/steer` key, not revoked). A key without some `energy/<label>` starts with a warning: a
+ * decision stating a figure of that class would be refused `signer_not_authorised`.
+ */
+export function readMaterials(
+  config: ServerConfig,
+  backend: CryptoBackend = nodeBackend,
+): Materials {
+  const roomBytes = readBytes(config.room, 'room');
+  const keyLogBytes = config.keyLog === null ? null : readBytes(config.keyLog, 'keyLog');
+  const policyBytes = readBytes(config.policy, 'policy');
+  const room = openRoomFrom(roomBytes, keyLogBytes, backend);
+  const read = readPolicy(policyBytes);
+  if (!read.ok) {
+    throw new ConfigError([`policy: ${config.policy} does not read (${read.refusal.message})`]);
+  }
+  const policy = read.value;
+  if (!bytesEqual(policy.room, room.roomId)) {
+    throw new ConfigError([
+      `policy: the policy is of room ${toHex(policy.room)}, not ${toHex(room.roomId)}`,
+    ]);
+  }
+  const badSig = verifyPolicySignature(policy, backend);
+  if (badSig !== undefined) throw new ConfigError([`policy: ${badSig.reason}`]);
+  const badSigner = checkSigner(room, policy.signer);
+  if (badSigner !== undefined) {
+    throw new ConfigError([`policy: its signer may not sign it (${badSigner.reason}, §3.5)`]);
+  }
+  let jwk: unknown;
+  try {
+    jwk = JSON.parse(new TextDecoder().decode(readBytes(config.signingKey, 'signingKey')));
+  } catch (e) {
+    if (e instanceof ConfigError) throw e;
+    throw new ConfigError([`signingKey: ${config.signingKey} is not JSON`]);
+  }
+  let pair: ReturnType<typeof jwkToKeyPair>;
+  try {
+    pair = jwkToKeyPair(jwk, backend);
+  } catch (e) {
+    throw new ConfigError([`signingKey: ${(e as Error).message}`]);
+  }
+  if (pair.secretKey === undefined) {
+    throw new ConfigError(['signingKey: the JWK has no "d": a steering key must be a secret key']);
+  }
+  const badKey = checkSigner(room, pair.publicKey);
+  if (badKey !== undefined) {
+    throw new ConfigError([
+      `signingKey: ${toHex(pair.publicKey)} may not sign decisions of this room (${badKey.reason}, §3.5)`,
+    ]);
+  }
+  const warnings: string[] = [];
+  if (room.keyLog !== undefined) {
+    for (const cls of [2, 3, 4, 5]) {
+      if (checkSigner(room, pair.publicKey, [cls]) !== undefined) {
+        warnings.push(
+          `the steering key lacks energy/${CLASS_LABEL[cls]}: a decision stating a ${CLASS_LABEL[cls]} figure would be refused`,
+        );
+      }
+    }
+  }
+  return {
+    room,
+    roomBytes,
+    keyLogBytes,
+    policy,
+    policyBytes,
+    policyDigest: digestOf(policy, backend),
+    publicKey: pair.publicKey,
+    secretKey: pair.secretKey,
+    warnings,
+  };
+}
+
+/** Starts the steering server of a configuration (see `loadConfig`). */
+export async function startServer(
+  config: ServerConfig,
+  options: StartOptions = {},
+): Promise<RunningServer> {
+  const backend = options.backend ?? nodeBackend;
+  const m = readMaterials(config, backend);
+  const store = new SqliteStore(config.store.path, { synchronous: config.store.synchronous });
+  let app: SteeringApp;
+  try {
+    app = new SteeringApp({
+      room: m.room,
+      roomBytes: m.roomBytes,
+      keyLogBytes: m.keyLogBytes,
+      policy: m.policy,
+      policyBytes: m.policyBytes,
+      policyDigest: m.policyDigest,
+      publicKey: m.publicKey,
+      secretKey: m.secretKey,
+      store,
+      backend,
+      graceMs: config.sessions.grace,
+      maxSessions: config.sessions.max,
+      maxQueue: config.limits.maxQueue,
+      maxRecordBytes: config.limits.maxRecordBytes,
+      maxTargetBytes: config.limits.maxTargetBytes,
+      ...(options.clock === undefined ? {} : { clock: options.clock }),
+    });
+    if (m.keyLogBytes !== null && m.room.keyLog !== undefined) {
+      store.putBlob('key-log', digestOf(m.room.keyLog, backend), m.keyLogBytes);
+    }
+  } catch (e) {
+    store.close();
+    throw e;
+  }
+  const http = createHttpServer(app);
+  let url: string;
+  try {
+    url = await listen(http, config.listen.host, config.listen.port);
+  } catch (e) {
+    app.close();
+    store.close();
+    const code = (e as NodeJS.ErrnoException).code;
+    throw new ConfigError([
+      `listen: cannot listen on ${config.listen.host}:${config.listen.port} (${code ?? (e as Error).message})`,
+    ]);
+  }
+  // Sessions: a pass over the table every 2 s at most (§6 loads); evidence index pruned.
+  const sweeper = setInterval(() => app.sweep(Math.ceil(app.sessions.slots / 8)), 250);
+  sweeper.unref();
+  const pruner = setInterval(() => {
+    try {
+      app.prune(config.retention.records, config.retention.decisions);
+    } catch (e) {
+      console.error('wai-steering: pruning failed:', e);
+    }
+  }, config.retention.sweep);
+  pruner.unref();
+  let closing: Promise<void> | undefined;
+  return {
+    url,
+    app,
+    http,
+    store,
+    warnings: m.warnings,
+    reloadKeyLog(): void {
+      if (config.keyLog === null) return;
+      const bytes = readBytes(config.keyLog, 'keyLog');
+      const room = openRoomFrom(m.roomBytes, bytes, backend);
+      if (room.keyLog !== undefined)
+        store.putBlob('key-log', digestOf(room.keyLog, backend), bytes);
+      app.setRoom(room, bytes);
+    },
+    close(): Promise<void> {
+      closing ??= new Promise<void>((resolve) => {
+        clearInterval(sweeper);
+        clearInterval(pruner);
+        http.close(() => {
+          store.close();
+          resolve();
+        });
+        // Answer what is queued, then drop idle keep-alive connections.
+        app.close();
+        setImmediate(() => {
+          http.closeIdleConnections();
+          setTimeout(() => http.closeAllConnections(), 2000).unref();
+        });
+      });
+      return closing;
+    },
+  };
+}
