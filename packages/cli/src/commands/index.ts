@@ -1,9 +1,15 @@
 import type { Command } from '../internal/command.js';
+import { conformance } from './conformance.js';
+import { decide } from './decide.js';
 import { keygen, pubkey } from './keys.js';
 import { keylogAdd, keylogCreate, keylogInspect, keylogRevoke } from './keylog.js';
+import { dashElementCommand, hlsTagCommand } from './mappings.js';
 import { policyCompile, policyInspect } from './policy.js';
-import { recordInspect, recordSign } from './record.js';
+import { decisionInspect, recordInspect, recordSign } from './record.js';
+import { report } from './report.js';
 import { roomCreate, roomInspect } from './room.js';
+import { serve } from './serve.js';
+import { verify } from './verify.js';
 
 /** Every command, in the order of the help. */
 export const COMMANDS: readonly Command[] = [
@@ -17,6 +23,14 @@ export const COMMANDS: readonly Command[] = [
   keylogInspect,
   policyCompile,
   policyInspect,
+  hlsTagCommand,
+  dashElementCommand,
   recordSign,
   recordInspect,
+  report,
+  decide,
+  decisionInspect,
+  verify,
+  conformance,
+  serve,
 ];

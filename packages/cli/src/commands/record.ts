@@ -9,6 +9,7 @@ import {
   type TrackEntry,
   toHex,
   unwrap,
+  verifyDecisionSignature,
   verifyHopRecord,
 } from '@wai-steering/wire';
 import * as z from 'zod';
@@ -16,7 +17,12 @@ import type { Command } from '../internal/command.js';
 import { UserError } from '../internal/errors.js';
 import { readJson, writeOutput } from '../internal/files.js';
 import { readSecretKeyFile } from '../internal/keys.js';
-import { describeRefusal, readHopRecordFile, roomIdFrom } from '../internal/records.js';
+import {
+  describeRefusal,
+  readDecisionFile,
+  readHopRecordFile,
+  roomIdFrom,
+} from '../internal/records.js';
 import {
   fail,
   Failure,
@@ -27,7 +33,7 @@ import {
   show,
   validate,
 } from '../internal/schema.js';
-import { hopRecordJson, hopRecordText } from '../internal/show.js';
+import { decisionJson, decisionText, hopRecordJson, hopRecordText } from '../internal/show.js';
 import { signing } from '../internal/sign.js';
 import { parseU64 } from '../internal/units.js';
 
@@ -187,6 +193,26 @@ Reads a per-hop record (WMH1), checks its rules (C5.3) and its signature by its 
     if (bad !== undefined) throw new UserError(`record ${path}: ${describeRefusal(bad)}`);
     ctx.out(
       ctx.flag('json') ? `${JSON.stringify(hopRecordJson(record))}\n` : hopRecordText(record),
+    );
+    return 0;
+  },
+};
+
+export const decisionInspect: Command = {
+  name: ['decision', 'inspect'],
+  summary: 'Print a decision (WSD1): report, pathways, evidence, priority, reason, TTL.',
+  args: ['FILE'],
+  options: { json: { type: 'boolean', description: 'print the decision as JSON' } },
+  description: `
+Reads a steering decision (WSD1), checks its rules (§7.2) and its signature by its signer, and
+prints its fields. It does not verify the decision: \`wai-steer verify\` does (§9).`,
+  run(ctx) {
+    const path = ctx.path(ctx.args[0]!);
+    const { value: decision } = readDecisionFile(path);
+    const bad = verifyDecisionSignature(decision);
+    if (bad !== undefined) throw new UserError(`decision ${path}: ${describeRefusal(bad)}`);
+    ctx.out(
+      ctx.flag('json') ? `${JSON.stringify(decisionJson(decision))}\n` : decisionText(decision),
     );
     return 0;
   },

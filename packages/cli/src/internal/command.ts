@@ -18,6 +18,8 @@ export interface Command {
   readonly name: readonly string[];
   /** One line for the command list. */
   readonly summary: string;
+  /** Usage lines, when the generated one does not say it (a command of two forms). */
+  readonly usage?: readonly string[];
   /** The positional arguments in the usage line, e.g. `CONFIG`. */
   readonly args?: readonly string[];
   /** How many positional arguments it takes (default: exactly `args.length`). */
@@ -104,8 +106,17 @@ export function helpOf(command: Command): string {
     const repeat = spec.multiple === true ? ' …' : '';
     return spec.required === true ? `${word}${repeat}` : `[${word}]${repeat}`;
   });
-  const usage = ['wai-steer', name, ...(command.args ?? []), ...usageOptions].join(' ');
-  const lines = [`Usage: ${usage}`, '', command.summary, '', command.description.trim(), ''];
+  const usage = command.usage ?? [
+    ['wai-steer', name, ...(command.args ?? []), ...usageOptions].join(' '),
+  ];
+  const lines = [
+    ...usage.map((u, i) => `${i === 0 ? 'Usage:' : '      '} ${u}`),
+    '',
+    command.summary,
+    '',
+    command.description.trim(),
+    '',
+  ];
   const entries = Object.entries({ ...command.options, ...COMMON });
   const width = Math.max(
     ...entries.map(([key, spec]) =>

@@ -99,7 +99,15 @@ export function readHopRecordFile(
 export function roomIdFrom(value: string, baseDir: string, field: string): Uint8Array {
   if (/^[0-9a-fA-F]{64}$/.test(value)) return parseHex(value)!;
   const path = resolve(baseDir, value);
-  const bytes = readBytes(path, `${field}: room file`);
+  let bytes: Uint8Array;
+  try {
+    bytes = readBytes(path, 'room file');
+  } catch (e) {
+    const relative = value.startsWith('/')
+      ? ''
+      : " (a relative path is resolved from the file's own directory)";
+    throw new UserError(`${field}: ${(e as Error).message}${relative}`);
+  }
   const read = readRoom(bytes);
   if (!read.ok) {
     throw new UserError(

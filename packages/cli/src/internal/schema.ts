@@ -19,10 +19,9 @@ export class Failure {
 export const fail = (message: string): Failure => new Failure(message);
 
 /** A zod schema of one leaf, with a message of our own for every way it can fail. */
-function leafSchema<T>(read: Leaf<T>, optional: boolean) {
-  return z.unknown().transform((value, ctx): T | undefined => {
+function leafSchema<T>(read: Leaf<T>) {
+  return z.unknown().transform((value, ctx): T => {
     if (value === undefined) {
-      if (optional) return undefined;
       ctx.addIssue({ code: 'custom', message: 'required' });
       return z.NEVER;
     }
@@ -37,12 +36,12 @@ function leafSchema<T>(read: Leaf<T>, optional: boolean) {
 
 /** A required leaf: missing is "required". */
 export function leaf<T>(read: Leaf<T>): z.ZodType<T> {
-  return leafSchema(read, false) as unknown as z.ZodType<T>;
+  return leafSchema(read) as unknown as z.ZodType<T>;
 }
 
 /** An optional leaf: missing is `undefined`. */
 export function optionalLeaf<T>(read: Leaf<T>): z.ZodType<T | undefined> {
-  return leafSchema(read, true) as unknown as z.ZodType<T | undefined>;
+  return leafSchema(read).optional() as unknown as z.ZodType<T | undefined>;
 }
 
 export function show(value: unknown): string {

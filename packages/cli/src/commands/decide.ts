@@ -1,0 +1,205 @@
+import { MemoryEvidenceStore, selectEvidence, windowAt } from '@wai-steering/evidence';
+import { decisionUri, writeManifest } from '@wai-steering/manifest';
+import { assembleDecision, readReport } from '@wai-steering/rule';
+import { checkSigner, openRoom } from '@wai-steering/verifier';
+import {
+  bytesEqual,
+  digestOf,
+  parseHex,
+  readDecision,
+  readHopRecord,
+  signDecision,
+  STATUS,
+  toHex,
+  unwrap,
+  verifyPolicySignature,
+} from '@wai-steering/wire';
+import type { Command } from '../internal/command.js';
+import { UserError } from '../internal/errors.js';
+import { readBytes, readDir, writeOutput } from '../internal/files.js';
+import { readSecretKeyFile } from '../internal/keys.js';
+import { describeRefusal, readPolicyFile, readRoomFile } from '../internal/records.js';
+import { readRequestFile } from '../internal/request.js';
+import { REASON_NAME } from '../internal/show.js';
+import { signing } from '../internal/sign.js';
+import { parseU64 } from '../internal/units.js';
+
+/** `--loads N,N,…`: one u32 per pathway. */
+function parseLoads(text: string, count: number): number[] {
+  const items = text.split(',');
+  const loads = items.map((item, i) => {
+    if (!/^\d+$/.test(item) || BigInt(item) > 0xffff_ffffn) {
+      throw new UserError(
+        `--loads: item ${i} "${item}" is not a whole number from 0 to 4294967295`,
+      );
+    }
+    return Number(item);
+  });
+  if (loads.length !== count) {
+    throw new UserError(
+      `--loads: ${loads.length} load${loads.length === 1 ? '' : 's'} given, but the policy has ${count} pathway${count === 1 ? '' : 's'} (one load each, in the policy's order)`,
+    );
+  }
+  return loads;
+}
+
+export const decide: Command = {
+  name: ['decide'],
+  summary: 'Decide and sign, from files, the decision and manifest a server would serve.',
+  options: {
+    room: { type: 'string', arg: 'FILE', description: 'the room descriptor', required: true },
+    'key-log': {
+      type: 'string',
+      arg: 'FILE',
+      description: "the origin's key log head (checks the signer)",
+    },
+    policy: { type: 'string', arg: 'FILE', description: 'the policy', required: true },
+    key: {
+      type: 'string',
+      arg: 'KEY',
+      description: 'the signer: the room authority or a live/steer key',
+      required: true,
+    },
+    records: {
+      type: 'string',
+      arg: 'DIR',
+      description: 'the per-hop records, one WMH1 per file',
+      required: true,
+    },
+    request: {
+      type: 'string',
+      arg: 'REQUEST.json',
+      description: 'the C8 steering request',
+      required: true,
+    },
+    session: {
+      type: 'string',
+      arg: 'HEX32',
+      description: "the client's session, 32 hex digits",
+      required: true,
+    },
+    loads: {
+      type: 'string',
+      arg: 'N,N,…',
+      description: "each pathway's load, in the policy's order",
+      required: true,
+    },
+    t: {
+      type: 'string',
+      arg: 'MICROS',
+      description: "the decision's instant, room clock µs",
+      required: true,
+    },
+    'out-decision': {
+      type: 'string',
+      arg: 'FILE',
+      description: 'the decision (WSD1) to write',
+      required: true,
+    },
+    'out-manifest': {
+      type: 'string',
+      arg: 'FILE',
+      description: 'the steering manifest to write',
+      required: true,
+    },
+    json: {
+      type: 'boolean',
+      description: 'print the digest, priority, ttl, reason, manifest and URI as JSON',
+    },
+  },
+  description: `
+Does what a steering server does for one request: the window at t (§5.1); the evidence of each
+pathway from the records of DIR that read and are of the room, tiling the window (§5.2, §5.3);
+the client's report from the request (§4); the rule (§6); the decision (§7), signed with KEY; the
+manifest (§8.1). Writes the decision's bytes and the manifest's bytes (no trailing newline), and
+prints the decision's digest. Records that do not read, or are of another room, are skipped.
+
+The signer's authority (§3.5) is checked against the key log; a signer the verifier would refuse
+is a warning, and the decision is written all the same.`,
+  run(ctx) {
+    const { value: room } = readRoomFile(ctx.path(ctx.string('room')));
+    const roomId = digestOf(room);
+    const keyLogPath = ctx.optional('key-log');
+    const keyLogBytes =
+      keyLogPath === undefined ? undefined : readBytes(ctx.path(keyLogPath), 'key log');
+    const policyPath = ctx.path(ctx.string('policy'));
+    const { value: policy } = readPolicyFile(policyPath);
+    if (!bytesEqual(policy.room, roomId)) {
+      throw new UserError(
+        `policy ${policyPath} is of room ${toHex(policy.room)}, not of the room given (${toHex(roomId)})`,
+      );
+    }
+    const badPolicy = verifyPolicySignature(policy);
+    if (badPolicy !== undefined) ctx.warn(`the policy's signature: ${describeRefusal(badPolicy)}`);
+    const key = readSecretKeyFile(ctx.path(ctx.string('key')), '--key key file');
+    const request = readRequestFile(ctx.path(ctx.string('request')));
+    const sessionText = ctx.string('session');
+    if (!/^[0-9a-fA-F]{32}$/.test(sessionText))
+      throw new UserError('--session: expected 32 hex digits (16 bytes)');
+    const session = parseHex(sessionText)!;
+    const t = parseU64(ctx.string('t'));
+    if (typeof t === 'string') throw new UserError(`--t: ${t} (microseconds on the room clock)`);
+    const loads = parseLoads(ctx.string('loads'), policy.pathways.length);
+
+    // §5: the records of DIR that read and are of the room, in file-name order.
+    const store = new MemoryEvidenceStore();
+    for (const file of readDir(ctx.path(ctx.string('records')), 'records directory')) {
+      const read = readHopRecord(file.bytes);
+      if (read.ok && bytesEqual(read.value.room, roomId))
+        store.add(read.value, digestOf(read.value));
+    }
+    const window = windowAt(policy, t);
+    const evidence = selectEvidence(policy, window, store);
+    const fields = assembleDecision({
+      roomId,
+      signer: key.publicKey,
+      policy,
+      policyDigest: digestOf(policy),
+      t,
+      session,
+      protocol: request.protocol,
+      report: readReport(
+        request,
+        policy.pathways.map((p) => p.id),
+      ),
+      evidence,
+      loads,
+    });
+
+    // §3.5: would a verifier take this signer? A warning, not an error.
+    const opened = openRoom(readBytes(ctx.path(ctx.string('room')), 'room'), keyLogBytes ?? null);
+    if (!opened.ok) {
+      ctx.warn(
+        `the room does not verify (${describeRefusal(opened.refusal)}): a verifier will refuse the decision`,
+      );
+    } else {
+      const classes = fields.pathways.filter((p) => p.status === STATUS.figure).map((p) => p.class);
+      const refusal = checkSigner(opened.value, key.publicKey, classes);
+      if (refusal !== undefined) {
+        ctx.warn(`the signer ${toHex(key.publicKey)} is refused by the room: ${refusal.reason}`);
+      }
+    }
+
+    const bytes = signing(() => signDecision(fields, key.secretKey), 'the decision');
+    const decision = unwrap(readDecision(bytes));
+    const digest = digestOf(decision);
+    const manifest = writeManifest(policy, decision, digest);
+    writeOutput(ctx.path(ctx.string('out-decision')), bytes, 'decision file');
+    writeOutput(ctx.path(ctx.string('out-manifest')), manifest, 'manifest file');
+    if (ctx.flag('json')) {
+      ctx.out(
+        `${JSON.stringify({
+          digest: toHex(digest),
+          priority: decision.priority.map((i) => policy.pathways[i]!.id),
+          ttl: decision.ttl,
+          reason: REASON_NAME[decision.reason],
+          manifest,
+          uri: decisionUri(policy, digest),
+        })}\n`,
+      );
+    } else {
+      ctx.out(`${toHex(digest)}\n`);
+    }
+    return 0;
+  },
+};

@@ -1,0 +1,58 @@
+import type { RunningServer } from '@wai-steering/server';
+import type { Command } from '../internal/command.js';
+import { UserError } from '../internal/errors.js';
+
+function issuesOf(e: unknown): readonly string[] | undefined {
+  if (!(e instanceof Error) || e.name !== 'ConfigError') return undefined;
+  const issues = (e as { issues?: unknown }).issues;
+  return Array.isArray(issues) ? (issues as string[]) : [e.message];
+}
+
+function configProblem(path: string, issues: readonly string[]): UserError {
+  const n = issues.length;
+  const more = n > 1 ? ` (and ${n - 1} more problem${n > 2 ? 's' : ''})` : '';
+  return new UserError(`server config ${path}: ${issues[0] ?? 'does not read'}${more}`);
+}
+
+export const serve: Command = {
+  name: ['serve'],
+  summary: 'Start the steering server (@wai-steering/server) from its config.',
+  options: {
+    config: {
+      type: 'string',
+      arg: 'FILE',
+      description: "the server's config (YAML or JSON)",
+      required: true,
+    },
+  },
+  description: `
+Loads the server's config and starts the steering server: it answers steering requests with
+signed decisions and their manifests, serves each decision at its URI, and ingests per-hop
+records. It prints where it listens on stderr and runs until SIGINT or SIGTERM, then closes
+cleanly (answers what is queued, writes the store). The config's format is the server's (see
+its README); a config that does not read is one line on stderr naming the field.`,
+  async run(ctx) {
+    const path = ctx.path(ctx.string('config'));
+    // Loaded only here: the server brings its native store, which no other command needs.
+    const { loadConfig, startServer } = await import('@wai-steering/server');
+    let running: RunningServer;
+    try {
+      running = await startServer(loadConfig(path));
+    } catch (e) {
+      const issues = issuesOf(e);
+      if (issues !== undefined) throw configProblem(path, issues);
+      throw e;
+    }
+    for (const warning of running.warnings) ctx.warn(warning);
+    ctx.io.stderr.write(`wai-steer: serving at ${running.url} (SIGINT or SIGTERM stops)\n`);
+    await new Promise<void>((resolve) => {
+      const stop = async (): Promise<void> => {
+        await running.close();
+        resolve();
+      };
+      if (ctx.io.onStop === undefined) running.http.once('close', () => resolve());
+      else ctx.io.onStop(stop);
+    });
+    return 0;
+  },
+};

@@ -1,0 +1,105 @@
+import { verifyDecision } from '@wai-steering/verifier';
+import { readPolicy } from '@wai-steering/wire';
+import type { Command, Context } from '../internal/command.js';
+import { EXIT, UserError } from '../internal/errors.js';
+import { readBytes, readDir } from '../internal/files.js';
+import { type C8Outcome, outcomeLine, outcomeText } from '../internal/outcome.js';
+
+const FILE_OPTIONS = ['room', 'key-log', 'policy', 'decision', 'records', 'manifest'] as const;
+
+function print(ctx: Context, outcome: C8Outcome, policyBytes?: Uint8Array): number {
+  if (ctx.flag('json')) {
+    ctx.out(`${outcomeLine(outcome)}\n`);
+  } else {
+    const read = policyBytes === undefined ? undefined : readPolicy(policyBytes);
+    const policy = read?.ok === true ? read.value : undefined;
+    ctx.out(
+      outcomeText(
+        outcome,
+        policy === undefined
+          ? {}
+          : { pathwayIds: policy.pathways.map((p) => p.id), basis: policy.basis },
+      ),
+    );
+  }
+  return outcome.outcome === 'accept' ? EXIT.ok : EXIT.refused;
+}
+
+export const verify: Command = {
+  name: ['verify'],
+  summary: 'Verify a decision (§9): exit 0 accepted, 1 refused, 2 a usage or I/O error.',
+  usage: [
+    'wai-steer verify --room FILE [--key-log FILE] --policy FILE --decision FILE --records DIR [--manifest FILE] [--json]',
+    'wai-steer verify --url URL [--json]',
+  ],
+  options: {
+    room: { type: 'string', arg: 'FILE', description: 'the room descriptor' },
+    'key-log': { type: 'string', arg: 'FILE', description: "the head of the origin's key log" },
+    policy: { type: 'string', arg: 'FILE', description: 'the policy' },
+    decision: { type: 'string', arg: 'FILE', description: 'the decision (WSD1)' },
+    records: { type: 'string', arg: 'DIR', description: 'the per-hop records, one per file' },
+    manifest: {
+      type: 'string',
+      arg: 'FILE',
+      description: 'the manifest served with the decision (checked byte for byte)',
+    },
+    url: {
+      type: 'string',
+      arg: 'URL',
+      description: 'fetch a steering manifest and everything it names, and verify them',
+    },
+    json: { type: 'boolean', description: "print exactly companion C8's outcome JSON, one line" },
+  },
+  description: `
+Runs §9.1's steps from files and stops at the first refusal: the room (and key log), the policy,
+the decision, each record it names, the evidence, the output of the rule and, when --manifest is
+given, the manifest. The records of DIR are every file in it, in file-name order (companion C9).
+
+Without --json it prints a readable account: for an accepted decision, the priority, the reason,
+the TTL, each pathway's status and figure (J/D with its class) and limits; for a refusal, the
+reason, the place and what it means. With --json it prints exactly companion C8's outcome:
+
+  {"outcome":"accept","digest":…,"priority":[…],"ttl":N,"reason":…,"pathways":[…],"manifest":…,"uri":…}
+  {"outcome":"refuse","reason":"<code>","where":{"at":"<place>",…}}
+
+With --url it fetches the steering manifest at URL, the decision it names, and the room, key
+log, policy and records the steering server publishes, and verifies them.`,
+  exitStatus: `
+  0 accepted; 1 refused; 2 a usage or I/O error (one line on stderr).`,
+  async run(ctx) {
+    const url = ctx.optional('url');
+    if (url !== undefined) {
+      const given = FILE_OPTIONS.filter((o) => ctx.optional(o) !== undefined);
+      if (given.length > 0) {
+        throw new UserError(`verify: --url is given alone, without --${given.join(', --')}`);
+      }
+      const { fetchAndVerify } = await import('@wai-steering/server');
+      let outcome: C8Outcome;
+      try {
+        outcome = (await fetchAndVerify(url)) as C8Outcome;
+      } catch (e) {
+        throw new UserError(`verify --url ${url}: ${e instanceof Error ? e.message : String(e)}`);
+      }
+      return print(ctx, outcome);
+    }
+    for (const option of ['room', 'policy', 'decision', 'records'] as const) {
+      if (ctx.optional(option) === undefined) {
+        throw new UserError(
+          `verify: missing --${option} (or give --url URL; see wai-steer verify --help)`,
+        );
+      }
+    }
+    const keyLog = ctx.optional('key-log');
+    const manifest = ctx.optional('manifest');
+    const policy = readBytes(ctx.path(ctx.string('policy')), 'policy');
+    const outcome = verifyDecision({
+      room: readBytes(ctx.path(ctx.string('room')), 'room'),
+      keyLog: keyLog === undefined ? null : readBytes(ctx.path(keyLog), 'key log'),
+      policy,
+      decision: readBytes(ctx.path(ctx.string('decision')), 'decision'),
+      records: readDir(ctx.path(ctx.string('records')), 'records directory').map((f) => f.bytes),
+      manifest: manifest === undefined ? null : readBytes(ctx.path(manifest), 'manifest'),
+    }) as C8Outcome;
+    return print(ctx, outcome, policy);
+  },
+};
