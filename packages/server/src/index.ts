@@ -31,14 +31,14 @@ export { createHttpServer, listen, type HttpOptions } from './http.js';
 export { CommitQueue, type CommitQueueOptions } from './commit.js';
 export { SessionTable, type SessionTableOptions } from './sessions.js';
 export { Metrics, METRICS_MEDIA_TYPE } from './metrics.js';
-export {
-  type BlobKind,
-  type CommitBatch,
-  type CommitResult,
-  type PruneResult,
-  type SteeringStore,
-  type StoreStats,
-  type StoredRecord,
+export type {
+  BlobKind,
+  CommitBatch,
+  CommitResult,
+  PruneResult,
+  SteeringStore,
+  StoreStats,
+  StoredRecord,
 } from './store/store.js';
 export { SqliteStore, type SqliteStoreOptions } from './store/sqlite.js';
 export { joinDecision, splitDecision, type CompactDecision } from './store/compact.js';

@@ -1,0 +1,141 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { nodeBackend } from '@wai-steering/wire/node';
+import { SteeringApp } from '../../src/app.js';
+import { loadConfig, type ServerConfig } from '../../src/config.js';
+import { type DemoSetup, setupDemo } from '../../src/demo/setup.js';
+import { HopSimulator } from '../../src/demo/simulator.js';
+import { readMaterials } from '../../src/server.js';
+import { SqliteStore } from '../../src/store/sqlite.js';
+
+/** A free TCP port on 127.0.0.1 (closed again: a small race, fine for tests). */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const port = (s.address() as { port: number }).port;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+/** A temporary directory, removed by the returned function. */
+export function tempDir(prefix = 'wai-server-'): { dir: string; remove: () => void } {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  return { dir, remove: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+/** A clock the test moves: µs since the epoch. */
+export class TestClock {
+  constructor(public us: bigint) {}
+  readonly now = (): bigint => this.us;
+  advance(ms: number): void {
+    this.us += BigInt(Math.round(ms * 1000));
+  }
+}
+
+/** A demo room in a temp dir, and its config. */
+export function demoRoom(
+  port = 8080,
+  periodMs = 2000,
+): {
+  setup: DemoSetup;
+  config: ServerConfig;
+  remove: () => void;
+} {
+  const { dir, remove } = tempDir();
+  const setup = setupDemo(dir, { port, periodMs });
+  return { setup, config: loadConfig(setup.configPath), remove };
+}
+
+/** A steering application over a demo room, its store in memory, on a test clock. */
+export function demoApp(
+  options: { periodMs?: number; graceMs?: number; maxQueue?: number; start?: bigint } = {},
+) {
+  const { setup, config, remove } = demoRoom(8080, options.periodMs ?? 2000);
+  const clock = new TestClock(options.start ?? 1_800_000_000_000_000n);
+  const m = readMaterials(config);
+  const store = new SqliteStore(':memory:');
+  const app = new SteeringApp({
+    room: m.room,
+    roomBytes: m.roomBytes,
+    keyLogBytes: m.keyLogBytes,
+    policy: m.policy,
+    policyBytes: m.policyBytes,
+    policyDigest: m.policyDigest,
+    publicKey: m.publicKey,
+    secretKey: m.secretKey,
+    store,
+    backend: nodeBackend,
+    graceMs: options.graceMs ?? 10_000,
+    maxSessions: 1_000_000,
+    maxQueue: options.maxQueue ?? 10_000,
+    maxRecordBytes: 4096,
+    maxTargetBytes: 8192,
+    clock: clock.now,
+  });
+  const sim = new HopSimulator({
+    policy: setup.policy,
+    roomId: setup.roomId,
+    hops: setup.hops,
+    base: 'http://unused',
+    clock: clock.now,
+  });
+  return {
+    setup,
+    config,
+    clock,
+    app,
+    store,
+    sim,
+    materials: m,
+    close: () => {
+      app.close();
+      store.close();
+      remove();
+    },
+  };
+}
+
+/** A GET through the application. */
+export function get(app: SteeringApp, target: string, headers: Record<string, string> = {}) {
+  return app.handle({ method: 'GET', target, headers });
+}
+
+/** A POST of bytes through the application. */
+export function post(app: SteeringApp, target: string, body: Uint8Array) {
+  return app.handle({
+    method: 'POST',
+    target,
+    headers: { 'content-type': 'application/octet-stream', 'content-length': String(body.length) },
+    body: async (limit) => (body.length > limit ? 'too_large' : body),
+  });
+}
+
+/** Posts every hop's record of the periods ending in `ends` (µs) through the application. */
+export async function postPeriods(
+  ctx: ReturnType<typeof demoApp>,
+  ends: readonly bigint[],
+): Promise<string[]> {
+  const digests: string[] = [];
+  const P = ctx.setup.policy.period_us;
+  for (const end of ends) {
+    for (const hop of ctx.setup.hops) {
+      const bytes = ctx.sim.record(hop, end - P, end, 100);
+      const res = await post(ctx.app, '/records', bytes);
+      if (res.status !== 201 && res.status !== 200) {
+        throw new Error(`record refused: ${res.status} ${String(res.body)}`);
+      }
+      digests.push(JSON.parse(String(res.body)).digest);
+    }
+  }
+  return digests;
+}
+
+/** The text of a body. */
+export function text(body: string | Uint8Array): string {
+  return typeof body === 'string' ? body : new TextDecoder().decode(body);
+}
