@@ -19,25 +19,38 @@ export interface BlobFacts {
   readonly verified: Map<string, Refusal | null>;
 }
 
+interface Held<T> {
+  readonly copy: Uint8Array;
+  readonly value: T;
+}
+
 /**
- * A cache of what verification learns of each record, keyed by the record's whole bytes: its
- * digest, its reading and its signature outcome. Shared across verifications (an audit of a
- * server's decisions over the same records), it verifies each record's signature once.
+ * A cache of what verification learns of the records it is given, shared across verifications
+ * (an audit of a server's decision log over the same records), so that each record's signature
+ * is verified once, and the room, key log and policy of a run of decisions once.
+ *
+ * Entries are keyed by the bytes themselves: by the array given (checked against a copy, so that
+ * bytes changed in place are not taken for the old ones) and, for records, by their content, so
+ * that the same record read again from a file is found too.
  */
 export class VerifierCache {
-  private readonly blobs = new Map<string, BlobFacts>();
+  private readonly byContent = new Map<string, BlobFacts>();
+  private readonly byArray = new WeakMap<Uint8Array, Held<BlobFacts>>();
+  private readonly memos = new WeakMap<object, Map<string, Held<unknown>>>();
   private readonly max: number;
-  /** Signatures verified through this cache (for audits and tests). */
+  /** Record signatures verified through this cache (for audits and tests). */
   signaturesVerified = 0;
 
   constructor(maxEntries = 1 << 18) {
     this.max = maxEntries;
   }
 
-  /** The facts of a blob, computed once. */
+  /** The facts of a record blob, computed once. */
   facts(blob: Uint8Array, backend: CryptoBackend): BlobFacts {
+    const held = this.byArray.get(blob);
+    if (held !== undefined && sameBytes(held.copy, blob)) return held.value;
     const key = latin1(blob);
-    let facts = this.blobs.get(key);
+    let facts = this.byContent.get(key);
     if (facts === undefined) {
       const body = hopRecordBodyOf(blob);
       facts = {
@@ -45,14 +58,20 @@ export class VerifierCache {
         read: readHopRecord(blob),
         verified: new Map(),
       };
-      if (this.blobs.size >= this.max) this.blobs.clear();
-      this.blobs.set(key, facts);
+      if (this.byContent.size >= this.max) this.byContent.clear();
+      this.byContent.set(key, facts);
     }
+    this.byArray.set(blob, { copy: blob.slice(), value: facts });
     return facts;
   }
 
   /** C5.3 steps 3 and 4 for a record that reads, once per room. */
-  verify(facts: BlobFacts, record: HopRecord, roomId: Uint8Array, backend: CryptoBackend) {
+  verify(
+    facts: BlobFacts,
+    record: HopRecord,
+    roomId: Uint8Array,
+    backend: CryptoBackend,
+  ): Refusal | null {
     const room = toHex(roomId);
     let outcome = facts.verified.get(room);
     if (outcome === undefined) {
@@ -62,6 +81,43 @@ export class VerifierCache {
     }
     return outcome;
   }
+
+  /**
+   * `compute()` once for the given arrays holding the same bytes (the room, key log and policy of
+   * a run of decisions), under `scope` and `tag`.
+   */
+  memo<T>(scope: object, tag: string, parts: readonly Uint8Array[], compute: () => T): T {
+    let held = this.memos.get(scope);
+    if (held === undefined) {
+      held = new Map();
+      this.memos.set(scope, held);
+    }
+    const joined = concat(parts);
+    const hit = held.get(tag);
+    if (hit !== undefined && sameBytes(hit.copy, joined)) return hit.value as T;
+    const value = compute();
+    held.set(tag, { copy: joined, value });
+    return value;
+  }
+}
+
+function concat(parts: readonly Uint8Array[]): Uint8Array {
+  let n = 0;
+  for (const p of parts) n += p.length + 4;
+  const out = new Uint8Array(n);
+  let o = 0;
+  for (const p of parts) {
+    new DataView(out.buffer).setUint32(o, p.length, true);
+    out.set(p, o + 4);
+    o += p.length + 4;
+  }
+  return out;
+}
+
+function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
 }
 
 function latin1(bytes: Uint8Array): string {

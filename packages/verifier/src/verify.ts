@@ -25,11 +25,12 @@ import {
   type Accepted,
   type Outcome,
   REASON_NAMES,
+  type Refused,
   refused,
   refusedBy,
   STATUS_NAMES,
 } from './outcome.js';
-import { checkHopAuthorised, checkSigner, openRoom } from './room.js';
+import { checkHopAuthorised, checkSigner, openRoom, type RoomContext } from './room.js';
 
 /** §9.1: what a verifier is given. */
 export interface VerifyInput {
@@ -56,6 +57,32 @@ export interface VerifyOptions {
 }
 
 const ENCODER = new TextEncoder();
+const EMPTY = new Uint8Array(0);
+
+interface OpenedPolicy {
+  readonly ctx: RoomContext;
+  readonly policy: Policy;
+  readonly policyDigest: Uint8Array;
+}
+
+/** §9.1 steps 1 and 2: the room (at `room`), then the policy (at `policy`). */
+function openPolicy(input: VerifyInput, backend: CryptoBackend): OpenedPolicy | Refused {
+  // §9.1 step 1: the room, at `room`.
+  const opened = openRoom(input.room, input.keyLog, { backend });
+  if (!opened.ok) return refusedBy(opened.refusal, 'room');
+  const ctx = opened.value;
+
+  // §9.1 step 2: the policy, at `policy`.
+  const readP = readPolicy(input.policy);
+  if (!readP.ok) return refusedBy(readP.refusal, 'policy');
+  const policy: Policy = readP.value;
+  if (!bytesEqual(policy.room, ctx.roomId)) return refused('wrong_room', 'policy');
+  const badPolicySig = verifyPolicySignature(policy, backend);
+  if (badPolicySig !== undefined) return refusedBy(badPolicySig, 'policy');
+  const policySigner = checkSigner(ctx, policy.signer);
+  if (policySigner !== undefined) return refusedBy(policySigner, 'policy');
+  return { ctx, policy, policyDigest: digestOf(policy, backend) };
+}
 
 /** §7.1 report fields as §6 reads them: an absent value is absent, never zero. */
 function reportOf(r: DecisionReport): Report {
@@ -75,21 +102,11 @@ export function verifyDecision(input: VerifyInput, options: VerifyOptions = {}):
   const backend = options.backend ?? getBackend();
   const cache = options.cache ?? new VerifierCache();
 
-  // §9.1 step 1: the room, at `room`.
-  const opened = openRoom(input.room, input.keyLog, { backend });
-  if (!opened.ok) return refusedBy(opened.refusal, 'room');
-  const ctx = opened.value;
-
-  // §9.1 step 2: the policy, at `policy`.
-  const readP = readPolicy(input.policy);
-  if (!readP.ok) return refusedBy(readP.refusal, 'policy');
-  const policy: Policy = readP.value;
-  if (!bytesEqual(policy.room, ctx.roomId)) return refused('wrong_room', 'policy');
-  const badPolicySig = verifyPolicySignature(policy, backend);
-  if (badPolicySig !== undefined) return refusedBy(badPolicySig, 'policy');
-  const policySigner = checkSigner(ctx, policy.signer);
-  if (policySigner !== undefined) return refusedBy(policySigner, 'policy');
-  const policyDigest = digestOf(policy, backend);
+  // §9.1 steps 1 and 2, once for a run of decisions over the same room, key log and policy.
+  const parts = [input.room, input.keyLog ?? EMPTY, input.policy];
+  const opened = cache.memo(backend, 'room+policy', parts, () => openPolicy(input, backend));
+  if ('outcome' in opened) return opened;
+  const { ctx, policy, policyDigest } = opened;
 
   // §9.1 step 3: the decision, at `decision` (C9 order: reading and rules; room; policy digest;
   // count; signature; signer).
