@@ -524,7 +524,13 @@ export class SteeringApp {
     if (declared !== undefined && /^\d+$/.test(declared) && Number(declared) > limit) {
       return { ...problem(413, 'too_large', `a record is at most ${limit} bytes`), close: true };
     }
-    const body = req.body === undefined ? new Uint8Array(0) : await req.body(limit);
+    let body: Uint8Array | 'too_large';
+    try {
+      body = req.body === undefined ? new Uint8Array(0) : await req.body(limit);
+    } catch {
+      // The client went away mid-body.
+      return { ...problem(400, 'incomplete_body', 'the request body ended early'), close: true };
+    }
     if (body === 'too_large') {
       return { ...problem(413, 'too_large', `a record is at most ${limit} bytes`), close: true };
     }

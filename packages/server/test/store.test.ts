@@ -1,0 +1,174 @@
+import { createHash } from 'node:crypto';
+import { signDecision, type DecisionFields } from '@wai-steering/wire';
+import { nodeBackend } from '@wai-steering/wire/node';
+import fc from 'fast-check';
+import { afterEach, describe, expect, it } from 'vitest';
+import { joinDecision, splitDecision } from '../src/store/compact.js';
+import { SqliteStore } from '../src/store/sqlite.js';
+import { tempDir } from './helpers/setup.js';
+
+const secretKey = new Uint8Array(32).fill(3);
+const signer = nodeBackend.publicKey(secretKey);
+
+const bytes = (n: number) => fc.uint8Array({ minLength: n, maxLength: n });
+const u64 = fc.bigInt({ min: 0n, max: (1n << 64n) - 1n });
+const u128 = fc.bigInt({ min: 0n, max: (1n << 128n) - 1n });
+
+/** Any decision fields (not necessarily valid by §7.2: the split is a cut of bytes). */
+const fieldsArb = fc.integer({ min: 0, max: 6 }).chain((m) =>
+  fc.record({
+    room: bytes(32),
+    signer: fc.constant(signer),
+    policy: bytes(32),
+    t: u64,
+    session: bytes(16),
+    draw: fc.nat(999_999),
+    protocol: fc.integer({ min: 1, max: 2 }),
+    report: fc.record({ present: fc.nat(7), pathway: fc.nat(255), throughput: u64, buffer: u64 }),
+    pathways: fc.array(
+      fc.record({
+        load: fc.nat(),
+        limits: fc.nat(7),
+        status: fc.nat(4),
+        class: fc.nat(5),
+        joules: u128,
+        delivery: u128,
+        evidence: fc.array(bytes(32), { maxLength: 8 }),
+      }),
+      { minLength: m, maxLength: m },
+    ),
+    ttl: fc.integer({ min: 1, max: 0xffffffff }),
+    reason: fc.integer({ min: 1, max: 6 }),
+    priority: fc.array(fc.nat(255), { minLength: m, maxLength: m }),
+  }),
+);
+
+function sign(f: DecisionFields) {
+  const b = signDecision(f, secretKey, { backend: nodeBackend, check: false });
+  return {
+    bytes: b,
+    digest: new Uint8Array(
+      createHash('sha256')
+        .update(b.subarray(0, b.length - 64))
+        .digest(),
+    ),
+  };
+}
+
+let cleanup: (() => void)[] = [];
+afterEach(() => {
+  for (const c of cleanup) c();
+  cleanup = [];
+});
+
+describe('compact decisions', () => {
+  it('split then join gives back the exact bytes', () => {
+    fc.assert(
+      fc.property(fieldsArb, (f) => {
+        const { bytes: b } = sign(f as DecisionFields);
+        const { set, tail } = splitDecision(b);
+        expect(Buffer.from(joinDecision(set, tail)).equals(Buffer.from(b))).toBe(true);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('refuses bytes that are not a decision', () => {
+    expect(() => splitDecision(new Uint8Array(10))).toThrow(RangeError);
+    fc.assert(
+      fc.property(fc.uint8Array({ maxLength: 600 }), (b) => {
+        try {
+          const { set, tail } = splitDecision(b);
+          expect(Buffer.from(joinDecision(set, tail)).equals(Buffer.from(b))).toBe(true);
+        } catch (e) {
+          expect(e).toBeInstanceOf(RangeError);
+        }
+      }),
+    );
+  });
+});
+
+describe('SqliteStore', () => {
+  it('rebuilds every decision byte for byte, across evidence sets and a reopen', () => {
+    const { dir, remove } = tempDir();
+    cleanup.push(remove);
+    const path = `${dir}/s.sqlite`;
+    let store = new SqliteStore(path);
+    const all: { bytes: Uint8Array; digest: Uint8Array }[] = [];
+    fc.assert(
+      fc.property(fc.array(fieldsArb, { minLength: 1, maxLength: 5 }), fc.nat(20), (fs, repeat) => {
+        const batch = [];
+        for (const f of fs) {
+          batch.push(sign(f as DecisionFields));
+          // Decisions of one window: the same evidence, other tails.
+          for (let i = 0; i < repeat % 4; i++) {
+            batch.push(
+              sign({ ...(f as DecisionFields), t: BigInt(i), session: new Uint8Array(16).fill(i) }),
+            );
+          }
+        }
+        store.commit({ records: [], decisions: batch });
+        all.push(...batch);
+      }),
+      { numRuns: 40 },
+    );
+    store.close();
+    store = new SqliteStore(path);
+    for (const d of all) {
+      const got = store.getDecision(d.digest);
+      expect(got).toBeDefined();
+      expect(Buffer.from(got!).equals(Buffer.from(d.bytes))).toBe(true);
+    }
+    const wrong = all[0]!.digest.slice();
+    wrong[31]! ^= 1;
+    expect(store.getDecision(wrong)).toBeUndefined();
+    store.close();
+  });
+
+  it('stores a decision of 36 named records in far fewer bytes than the record', () => {
+    const store = new SqliteStore(':memory:');
+    cleanup.push(() => store.close());
+    const evidence = Array.from({ length: 12 }, (_, i) => new Uint8Array(32).fill(i + 1));
+    const base: DecisionFields = {
+      room: new Uint8Array(32).fill(9),
+      signer,
+      policy: new Uint8Array(32).fill(8),
+      t: 1_800_000_000_000_000n,
+      session: new Uint8Array(16),
+      draw: 5,
+      protocol: 1,
+      report: { present: 3, pathway: 0, throughput: 5_000_000n, buffer: 0n },
+      pathways: [0, 1, 2].map((p) => ({
+        load: 0,
+        limits: 7,
+        status: 0,
+        class: 4,
+        joules: 123456789n,
+        delivery: 987654321n,
+        evidence: evidence.map((e) => e.map((x) => x + 16 * p)),
+      })),
+      ttl: 10,
+      reason: 5,
+      priority: [0, 1, 2],
+    };
+    const before = store.stats().bytes;
+    const n = 5000;
+    let size = 0;
+    for (let k = 0; k < n / 100; k++) {
+      const batch = [];
+      for (let i = 0; i < 100; i++) {
+        const session = new Uint8Array(16);
+        new DataView(session.buffer).setUint32(0, k * 100 + i, true);
+        const d = sign({ ...base, t: base.t + BigInt(k * 100 + i), session });
+        size = d.bytes.length;
+        batch.push(d);
+      }
+      store.commit({ records: [], decisions: batch });
+    }
+    const per = (store.stats().bytes - before) / n;
+    expect(size).toBeGreaterThan(1400);
+    // Goal: the stored size does not grow with the records named (36 × 32 bytes here).
+    expect(per).toBeLessThan(300);
+    expect(store.stats().sets).toBe(1);
+  });
+});
