@@ -1,0 +1,80 @@
+import { VerifierCache } from '@wai-steering/verifier';
+import { nodeBackend } from '@wai-steering/wire/node';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type RunningDemo, runDemo } from '../src/demo/run.js';
+import { fetchAndVerifyDetailed } from '../src/verify-url.js';
+import { freePort, tempDir } from './helpers/setup.js';
+
+describe('the demo', () => {
+  let demo: RunningDemo;
+  let remove: () => void;
+  const refusals: string[] = [];
+  beforeAll(async () => {
+    const t = tempDir('wai-demo-');
+    remove = t.remove;
+    demo = await runDemo({
+      dir: t.dir,
+      port: await freePort(),
+      periodMs: 500,
+      onPeriod: (_end, refused) => refusals.push(...refused),
+    });
+  });
+  afterAll(async () => {
+    await demo?.close();
+    remove?.();
+  });
+
+  it('prints the HLS tag and the DASH element of its policy', () => {
+    expect(demo.hlsTag).toBe(
+      `#EXT-X-CONTENT-STEERING:SERVER-URI="${demo.steeringUrl}",PATHWAY-ID="cdn-a"`,
+    );
+    expect(demo.dashElement).toBe(
+      `<ContentSteering defaultServiceLocation="cdn-a" queryBeforeStart="true">${demo.steeringUrl}</ContentSteering>`,
+    );
+  });
+
+  it('serves manifests whose every decision verifies from what the server serves over HTTP', async () => {
+    const cache = new VerifierCache();
+    const queries = [
+      '',
+      '?_HLS_pathway="cdn-a"&_HLS_throughput=9000000',
+      '?_HLS_pathway="cdn-b-east"&_HLS_throughput=700000',
+      '?_DASH_pathway="cdn-b"&_DASH_throughput=5000000',
+      '?CMCD=bl%3D1000%2Cmtp%3D8000',
+      '?_HLS_pathway=cdn-b&CMCD=bl%3D30000',
+    ];
+    const reasons = new Set<string>();
+    const statuses = new Set<string>();
+    let reload: string | undefined;
+    // Over several periods, so that the window moves under the requests.
+    for (let round = 0; round < 4; round++) {
+      for (const q of queries) {
+        const url = reload !== undefined && q === '' ? reload : `${demo.steeringUrl}${q}`;
+        const r = await fetchAndVerifyDetailed(url, { backend: nodeBackend, cache });
+        expect(r.outcome, `${url}: ${JSON.stringify(r.outcome)}`).toMatchObject({
+          outcome: 'accept',
+        });
+        expect(r.missing).toEqual([]);
+        if (r.outcome.outcome === 'accept') {
+          reasons.add(r.outcome.reason);
+          for (const p of r.outcome.pathways) statuses.add(`${p.id}:${p.status}`);
+          reload = JSON.parse(r.manifest!)['RELOAD-URI'];
+          // The decision URI verifies alone too (no manifest).
+          const again = await fetchAndVerifyDetailed(r.decisionUri, {
+            backend: nodeBackend,
+            cache,
+          });
+          expect(again.outcome.outcome).toBe('accept');
+          expect(again.manifest).toBeNull();
+        }
+      }
+      await new Promise((done) => setTimeout(done, 300));
+    }
+    expect(refusals).toEqual([]);
+    // Real evidence: the metered pathways have figures, the one with the unmetered hop has none.
+    expect(statuses).toContain('cdn-a:figure');
+    expect(statuses).toContain('cdn-b:figure');
+    expect(statuses).toContain('cdn-b-east:unmetered');
+    expect(reasons.size).toBeGreaterThan(1);
+  });
+});

@@ -1,0 +1,80 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdirSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const root = join(here, '..', '..');
+const outDir = join(root, 'test', '.build');
+
+let built: Promise<string> | undefined;
+
+/**
+ * Bundles `test/fixtures/child-server.ts` (the server from its sources, the workspace packages
+ * from their builds) into `test/.build/child-server.js`, once per test process.
+ */
+export function buildChild(): Promise<string> {
+  built ??= (async () => {
+    mkdirSync(outDir, { recursive: true });
+    const { build } = await import('tsup');
+    await build({
+      entry: { 'child-server': join(root, 'test', 'fixtures', 'child-server.ts') },
+      outDir,
+      format: ['esm'],
+      platform: 'node',
+      target: 'node20',
+      dts: false,
+      config: false,
+      silent: true,
+      sourcemap: false,
+      clean: false,
+      external: ['better-sqlite3'],
+      noExternal: [/^@wai-steering\//],
+    });
+    return join(outDir, 'child-server.js');
+  })();
+  return built;
+}
+
+/** A running child server. */
+export interface Child {
+  readonly proc: ChildProcess;
+  readonly url: string;
+  readonly stderr: () => string;
+}
+
+/** Spawns the child server on `config`; resolves once it listens. */
+export async function spawnChild(config: string): Promise<Child> {
+  const script = await buildChild();
+  const proc = spawn(process.execPath, [script, config], {
+    cwd: root,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let err = '';
+  proc.stderr!.on('data', (c) => {
+    err += c;
+  });
+  const url = await new Promise<string>((resolve, reject) => {
+    let out = '';
+    const timer = setTimeout(() => reject(new Error(`the child did not start: ${err}`)), 30_000);
+    proc.stdout!.on('data', (c) => {
+      out += c;
+      const m = /READY (\S+)/.exec(out);
+      if (m !== null) {
+        clearTimeout(timer);
+        resolve(m[1]!);
+      }
+    });
+    proc.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`the child exited (${code}): ${err}`));
+    });
+  });
+  return { proc, url, stderr: () => err };
+}
+
+/** Waits for a child to exit. */
+export function exited(proc: ChildProcess): Promise<void> {
+  if (proc.exitCode !== null || proc.signalCode !== null) return Promise.resolve();
+  return new Promise((resolve) => proc.once('exit', () => resolve()));
+}
