@@ -49,6 +49,39 @@ function digestKey(d: Uint8Array): string {
   return s;
 }
 
+/** A set of 32-byte digests, keyed by their first 30 bits (a small integer), then by bytes. */
+class DigestSet {
+  private readonly map = new Map<number, Uint8Array[]>();
+
+  private static prefix(d: Uint8Array): number {
+    return d[0]! | (d[1]! << 8) | (d[2]! << 16) | ((d[3]! & 0x3f) << 24);
+  }
+
+  has(d: Uint8Array): boolean {
+    const list = this.map.get(DigestSet.prefix(d));
+    if (list === undefined) return false;
+    for (const x of list) if (sameKey(x, d)) return true;
+    return false;
+  }
+
+  add(d: Uint8Array): void {
+    const k = DigestSet.prefix(d);
+    const list = this.map.get(k);
+    if (list === undefined) this.map.set(k, [d]);
+    else list.push(d);
+  }
+}
+
+/** Whether `list`, in its order, starts at a, each record where the one before ends, and ends at b. */
+function isExactChain(list: readonly EvidenceRecord[], a: bigint, b: bigint): boolean {
+  let at = a;
+  for (const c of list) {
+    if (c.record.start !== at) return false;
+    at = c.record.end;
+  }
+  return at === b;
+}
+
 /**
  * §5.2: records of one hop, among `candidates`, that tile [a, b), or `undefined` when none do.
  *
@@ -65,6 +98,9 @@ export function tileHop(
 ): EvidenceRecord[] | undefined {
   const { a, b } = window;
   if (a >= b || candidates.length === 0) return undefined; // §5.2: when a = b no hop is covered
+  // The common case: the candidates, as given, are exactly one chain from a to b (a store holding
+  // one record per period, in ascending start). It is then the only tiling there is.
+  if (isExactChain(candidates, a, b)) return candidates.slice();
   // Backwards: which positions reach b.
   const byEnd = candidates
     .slice()
@@ -124,7 +160,7 @@ export function selectEvidence(
   window: Window,
   store: EvidenceStore,
 ): Evidence {
-  const seen = new Set<string>();
+  const seen = new DigestSet();
   const pathways: PathwayEvidence[] = [];
   policy.pathways.forEach((pathway, index) => {
     const named: EvidenceRecord[] = [];
@@ -162,7 +198,7 @@ function finish(
   index: number,
   named: EvidenceRecord[],
   window: Window,
-  seen: Set<string>,
+  seen: DigestSet,
 ): PathwayEvidence {
   // §7.1: at most 255 digests per pathway.
   if (named.length > MAX_NAMED) return { ...STALE_NONE, named: [] };
@@ -175,13 +211,12 @@ function finish(
   // §7.2, C9: a figure with J = 0, or with J or D ≥ 2^128, cannot be stated.
   if (!isStatable(figure)) return { ...STALE_NONE, named: [] };
   // §7.2: no digest twice in the decision.
-  const keys = named.map((n) => digestKey(n.digest));
-  const own = new Set<string>();
-  for (const key of keys) {
-    if (seen.has(key) || own.has(key)) return { ...STALE_NONE, named: [] };
-    own.add(key);
+  const own = new DigestSet();
+  for (const n of named) {
+    if (seen.has(n.digest) || own.has(n.digest)) return { ...STALE_NONE, named: [] };
+    own.add(n.digest);
   }
-  for (const key of keys) seen.add(key);
+  for (const n of named) seen.add(n.digest);
   return { ...figure, named };
 }
 

@@ -2,7 +2,7 @@
  * §7.1: a steering decision's fields, assembled from the policy, the evidence, the report, the
  * session and the loads, ready for wire's `signDecision`.
  */
-import { type Evidence, windowAt } from '@wai-steering/evidence';
+import type { Evidence } from '@wai-steering/evidence';
 import {
   type CryptoBackend,
   type DecisionFields,
@@ -52,6 +52,9 @@ export interface AssembleInput {
 /** What a decision reuses of one evidence object: its order (§6.2) and its digest lists. */
 interface Prepared {
   readonly policy: PolicyFields;
+  /** The instants t whose window (§5.1) is the evidence's: [from, until); empty when none. */
+  readonly from: bigint;
+  readonly until: bigint;
   readonly order: readonly number[];
   readonly evidence: readonly (readonly Uint8Array[])[];
 }
@@ -63,14 +66,32 @@ interface Prepared {
  */
 const prepared = new WeakMap<Evidence, Prepared>();
 
+/**
+ * §5.1: the instants t whose window is the evidence's. b = ⌊(t − L) / P⌋ × P holds for t in
+ * [L + b, L + b + P) (and b = 0 for every t below L + P); a = max(0, b − W) then follows from b.
+ */
+function spanOf(policy: PolicyFields, evidence: Evidence): { from: bigint; until: bigint } {
+  const { a, b } = evidence.window;
+  const P = policy.period_us;
+  const L = policy.lag_us;
+  const W = policy.window_us;
+  const none = { from: 0n, until: 0n };
+  if (P <= 0n || b % P !== 0n || a !== (b < W ? 0n : b - W)) return none;
+  if (b === 0n) return { from: 0n, until: L + P };
+  return { from: L + b, until: L + b + P };
+}
+
 function prepare(policy: PolicyFields, evidence: Evidence): Prepared {
   const hit = prepared.get(evidence);
   if (hit !== undefined && hit.policy === policy) return hit;
   if (evidence.pathways.length !== policy.pathways.length) {
     throw new TypeError('assembleDecision: the evidence is not of this policy');
   }
+  const { from, until } = spanOf(policy, evidence);
   const value: Prepared = {
     policy,
+    from,
+    until,
     order: orderPathways(policy, evidence.pathways),
     evidence: evidence.pathways.map((p) => p.named.map((n) => n.digest)),
   };
@@ -90,12 +111,13 @@ export function assembleDecision(input: AssembleInput): DecisionFields {
   if (!equalBytes(room, policy.room)) {
     throw new RangeError("assembleDecision: the room id is not the policy's room");
   }
-  // §9.1 step 4.5: every named record must be in the window of `t`.
-  const window = windowAt(policy, t);
-  if (window.a !== evidence.window.a || window.b !== evidence.window.b) {
+  const prepared = prepare(policy, evidence);
+  // §9.1 step 4.5: every named record must be in the window of `t` (§5.1): the evidence's
+  // window must be the window at t, which holds exactly for t in [from, until).
+  if (!(t >= prepared.from && t < prepared.until)) {
     throw new RangeError('assembleDecision: the evidence is not of the window at t (§5.1)');
   }
-  const { order, evidence: digests } = prepare(policy, evidence);
+  const { order, evidence: digests } = prepared;
   const draw = drawOf(policyDigest, session, input.backend ?? getBackend());
   const rule = applyRule({ policy, figures: evidence.pathways, report, draw, loads, order });
   const pathways: DecisionPathway[] = new Array(policy.pathways.length);

@@ -129,6 +129,18 @@ describe('assembleDecision (§7.1)', () => {
   });
 
   it('refuses evidence of another window, or a room that is not the policy’s (RangeError)', () => {
+    // The window [4P, 10P) is the window at t for t in [10P + L, 11P + L) exactly.
+    const L = policy.lag_us;
+    expect(() => assembleDecision({ ...base, t: 10n * P + L - 1n, report: report() })).toThrow(
+      RangeError,
+    );
+    expect(assembleDecision({ ...base, t: 10n * P + L, report: report() }).t).toBe(10n * P + L);
+    expect(assembleDecision({ ...base, t: 11n * P + L - 1n, report: report() }).t).toBe(
+      11n * P + L - 1n,
+    );
+    expect(() => assembleDecision({ ...base, t: 11n * P + L, report: report() })).toThrow(
+      RangeError,
+    );
     expect(() => assembleDecision({ ...base, t: t + P, report: report() })).toThrow(RangeError);
     expect(() =>
       assembleDecision({ ...base, roomId: new Uint8Array(32), report: report() }),
@@ -145,5 +157,26 @@ describe('assembleDecision (§7.1)', () => {
       'none',
     ]);
     expect(REASON_NAME[R.hold]).toBe('hold');
+  });
+});
+
+describe('assembleDecision: the window check at b = 0 (§5.1)', () => {
+  it('evidence of the empty window serves every t below L + P', () => {
+    const empty = selectEvidence(policy, windowAt(policy, 0n), new MemoryEvidenceStore());
+    const at = (t: bigint) =>
+      assembleDecision({
+        signer,
+        policy,
+        policyDigest,
+        t,
+        session,
+        protocol: 'dash',
+        report: report(),
+        evidence: empty,
+        loads: [0, 0, 0],
+      });
+    expect(at(0n).reason).toBe(R.rank);
+    expect(at(policy.lag_us + P - 1n).pathways.every((p) => p.status === STATUS.stale)).toBe(true);
+    expect(() => at(policy.lag_us + P)).toThrow(RangeError);
   });
 });
