@@ -5,13 +5,14 @@ import { fileURLToPath } from 'node:url';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, '..', '..');
-const outDir = join(root, 'test', '.build');
+// Under node_modules: ignored by git and biome, and `better-sqlite3` resolves from there.
+const outDir = join(root, 'node_modules', '.cache', 'server-test');
 
 let built: Promise<string> | undefined;
 
 /**
  * Bundles `test/fixtures/child-server.ts` (the server from its sources, the workspace packages
- * from their builds) into `test/.build/child-server.js`, once per test process.
+ * from their builds) into `node_modules/.cache/server-test/child-server.js`, once per test process.
  */
 export function buildChild(): Promise<string> {
   built ??= (async () => {
