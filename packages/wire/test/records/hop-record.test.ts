@@ -6,13 +6,13 @@ import {
   encodeHopRecord,
   type HopRecordFields,
   hopRecordBodyOf,
+  nobleBackend,
   readHopRecord,
   signHopRecord,
   type TrackEntry,
   verifyHopRecord,
 } from '../../src/index.js';
 import { nodeBackend } from '../../src/node.js';
-import { nobleBackend } from '../../src/index.js';
 import {
   describeRoundTrip,
   expectRead,

@@ -1,12 +1,13 @@
 // Companion C3 (and C9 "Key log": only `name` gives `room_invalid`).
 
+import { sha256 } from '@noble/hashes/sha2.js';
 import { describe, expect, it } from 'vitest';
 import {
   encodeRoom,
   namesOrigin,
+  type RoomFields,
   readRoom,
   roomIdOf,
-  type RoomFields,
   signRoom,
   verifyRoomSignature,
 } from '../../src/index.js';
@@ -22,7 +23,6 @@ import {
   signedRoom,
   smallOrderKey,
 } from '../fixtures.js';
-import { sha256 } from '@noble/hashes/sha2.js';
 
 const R = roomFields();
 /** C3: magic 4, version 1, authority 32, origin 32: the name's length is at 69, its bytes at 70. */
