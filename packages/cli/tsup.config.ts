@@ -8,5 +8,4 @@ export default defineConfig({
   sourcemap: true,
   target: 'node20',
   platform: 'node',
-  banner: { js: '#!/usr/bin/env node' },
 });

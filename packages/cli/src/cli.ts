@@ -83,10 +83,7 @@ export async function main(argv: readonly string[], io: Io = processIo()): Promi
 async function run(argv: readonly string[], io: Io): Promise<number> {
   useBackend(nodeBackend);
   const first = argv[0];
-  if (first === undefined) {
-    io.stderr.write(topHelp());
-    return EXIT.usage;
-  }
+  if (first === undefined) throw new UserError('missing command (see wai-steer --help)');
   if (first === '--help' || first === '-h' || first === 'help') {
     const rest = argv.slice(1);
     if (first === 'help' && rest.length > 0) {

@@ -1,4 +1,4 @@
 // @wai-steering/cli: `main(argv, io)` runs a `wai-steer` command line in-process.
 export { main, VERSION } from './cli.js';
-export type { Io, Writer } from './internal/io.js';
 export { EXIT } from './internal/errors.js';
+export type { Io, Writer } from './internal/io.js';

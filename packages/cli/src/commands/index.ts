@@ -1,8 +1,8 @@
 import type { Command } from '../internal/command.js';
 import { conformance } from './conformance.js';
 import { decide } from './decide.js';
-import { keygen, pubkey } from './keys.js';
 import { keylogAdd, keylogCreate, keylogInspect, keylogRevoke } from './keylog.js';
+import { keygen, pubkey } from './keys.js';
 import { dashElementCommand, hlsTagCommand } from './mappings.js';
 import { policyCompile, policyInspect } from './policy.js';
 import { decisionInspect, recordInspect, recordSign } from './record.js';

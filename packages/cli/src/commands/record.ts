@@ -24,8 +24,8 @@ import {
   roomIdFrom,
 } from '../internal/records.js';
 import {
-  fail,
   Failure,
+  fail,
   integer,
   type Leaf,
   leaf,

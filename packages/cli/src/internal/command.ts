@@ -151,7 +151,13 @@ export function parseCommand(io: Io, command: Command, argv: readonly string[]):
   }
   let parsed: ReturnType<typeof parseArgs>;
   try {
-    parsed = parseArgs({ args: [...argv], options, allowPositionals: true, strict: true });
+    parsed = parseArgs({
+      args: [...argv],
+      options,
+      allowPositionals: true,
+      strict: true,
+      tokens: true,
+    });
   } catch (e) {
     throw new UserError(`${name}: ${describeParseError(e, argv)} (see wai-steer ${name} --help)`);
   }
@@ -178,8 +184,11 @@ export function parseCommand(io: Io, command: Command, argv: readonly string[]):
         `${name}: missing --${key} ${spec.arg ?? 'VALUE'} (see wai-steer ${name} --help)`,
       );
     }
-    if (spec.type === 'string' && spec.multiple !== true && Array.isArray(values[key])) {
-      throw new UserError(`${name}: --${key} given twice`);
+    if (spec.multiple !== true) {
+      const count = (parsed.tokens ?? []).filter(
+        (t) => t.kind === 'option' && t.name === key,
+      ).length;
+      if (count > 1) throw new UserError(`${name}: --${key} given twice`);
     }
   }
   return new Context(io, command, values, args);

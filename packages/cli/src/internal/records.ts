@@ -1,14 +1,14 @@
 import { resolve } from 'node:path';
 import {
   type Decision,
+  digestOf,
   type HopRecord,
   type KeyLog,
   type Policy,
+  parseHex,
   type Refusal,
   type Result,
   type Room,
-  digestOf,
-  parseHex,
   readDecision,
   readHopRecord,
   readKeyLog,

@@ -5,14 +5,14 @@
 import {
   CLASS_LABEL,
   type Decision,
+  digestOf,
   type HopRecord,
   type KeyLog,
   NO_CAPACITY_LIMIT,
   NOT_A_CLONE,
+  namesOrigin,
   type Policy,
   type Room,
-  digestOf,
-  namesOrigin,
   toHex,
 } from '@wai-steering/wire';
 import { formatBitrate, formatPpm, formatUs } from './units.js';
