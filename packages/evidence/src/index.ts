@@ -14,7 +14,6 @@ export {
 } from './figure.js';
 export {
   selectEvidence,
-  tileHop,
   MemoryEvidenceStore,
   MAX_NAMED,
   type Evidence,

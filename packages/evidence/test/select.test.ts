@@ -15,9 +15,9 @@ import {
   type EvidenceStore,
   MemoryEvidenceStore,
   selectEvidence,
-  tileHop,
   type Window,
 } from '../src/index.js';
+import { tileHop } from '../src/select.js';
 import { ev, key, periods, policyOf, rec } from './helpers/fixtures.js';
 
 const P = 1_000_000n;
