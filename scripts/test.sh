@@ -1,8 +1,14 @@
 #!/usr/bin/env bash
-# The test command: install, then lint, typecheck, build, publint, tests (every package, the
-# conformance corpus and the real players), the packed wire tarball, and one closing line.
+# The test command: install what the tests need, then lint, typecheck, build, publint, tests
+# (every package, the conformance corpus and the real players), the packed wire tarball, and one
+# closing line adding them up.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+export TURBO_TELEMETRY_DISABLED=1
+
+# Debian's chromium and ffmpeg for the real players' suite, when missing.
+if [ -f players/setup.sh ]; then bash players/setup.sh; fi
+
 rm -f packages/*/test-results.json conformance/test-results.json players/test-results.json
 pnpm install --frozen-lockfile
 pnpm lint
