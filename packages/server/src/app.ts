@@ -3,7 +3,7 @@
  * headers, body) to a response, so that the HTTP adapter (`http.ts`) stays thin and the handlers
  * can be fuzzed without sockets.
  */
-import { randomBytes } from 'node:crypto';
+import { hash, randomBytes } from 'node:crypto';
 import { EvidenceCache, MemoryEvidenceStore, windowAt } from '@wai-steering/evidence';
 import { STEERING_MEDIA_TYPE, writeManifest } from '@wai-steering/manifest';
 import { assembleDecision, type Protocol, readReport, REASON_NAME } from '@wai-steering/rule';
@@ -72,6 +72,12 @@ const JSON_TYPE = 'application/json; charset=utf-8';
 const OCTETS = 'application/octet-stream';
 const IMMUTABLE = 'public, max-age=31536000, immutable';
 const CORS = { 'access-control-allow-origin': '*' } as const;
+/** §8.1: the manifest's media type; no caching; CORS, since players fetch it cross-origin. */
+const STEERING_HEADERS: Readonly<Record<string, string>> = Object.freeze({
+  'content-type': STEERING_MEDIA_TYPE,
+  'cache-control': 'no-store',
+  ...CORS,
+});
 const HEX64 = /^[0-9a-fA-F]{64}$/;
 const SESSION = /^[0-9a-f]{32}$/;
 
@@ -312,7 +318,8 @@ export class SteeringApp {
       route = route === 'other' ? 'error' : route;
       res = problem(500, 'internal', 'the server failed to answer this request');
     }
-    this.metrics.requests.inc({ route, code: String(res.status) });
+    const status = res.status;
+    this.metrics.requests.incKey(`${route} ${status}`, () => ({ route, code: String(status) }));
     if (route === 'steering' && res.status === 200) {
       this.metrics.latency.observe(Number(process.hrtime.bigint() - started) / 1e9);
     }
@@ -491,7 +498,8 @@ export class SteeringApp {
       backend: o.backend,
     });
     const bytes = signDecision(fields, o.secretKey, { backend: o.backend, check: false });
-    const digest = o.backend.sha256(bytes.subarray(0, bytes.length - 64));
+    // §7.3: the digest, SHA-256 over the bytes before `sig` (node:crypto's one-shot hash).
+    const digest: Uint8Array = hash('sha256', bytes.subarray(0, bytes.length - 64), 'buffer');
     // After deciding, the session counts in its new first pathway until TTL + grace.
     this.sessions.place(session, fields.priority[0]!, now + fields.ttl + this.graceS);
     try {
@@ -499,21 +507,16 @@ export class SteeringApp {
     } catch {
       return this.overloaded('the decision could not be archived');
     }
-    this.metrics.decisions.inc({ reason: REASON_NAME[fields.reason] ?? String(fields.reason) });
+    const reason = fields.reason;
+    this.metrics.decisions.incKey(String(reason), () => ({
+      reason: REASON_NAME[reason] ?? String(reason),
+    }));
     const manifest = writeManifest(
       policy,
       { session, ttl: fields.ttl, priority: fields.priority },
       digest,
     );
-    return {
-      status: 200,
-      headers: {
-        'content-type': STEERING_MEDIA_TYPE,
-        'cache-control': 'no-store',
-        ...CORS,
-      },
-      body: manifest,
-    };
+    return { status: 200, headers: STEERING_HEADERS, body: manifest };
   }
 
   /** `POST /records`: a hop's `WMH1`, verified (companion C5), archived, then evidence. */

@@ -3,7 +3,7 @@ import { signDecision, type DecisionFields } from '@wai-steering/wire';
 import { nodeBackend } from '@wai-steering/wire/node';
 import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
-import { joinDecision, splitDecision } from '../src/store/compact.js';
+import { joinDecision, splitAgainst, splitDecision } from '../src/store/compact.js';
 import { SqliteStore } from '../src/store/sqlite.js';
 import { tempDir } from './helpers/setup.js';
 
@@ -68,6 +68,33 @@ describe('compact decisions', () => {
         const { bytes: b } = sign(f as DecisionFields);
         const { set, tail } = splitDecision(b);
         expect(Buffer.from(joinDecision(set, tail)).equals(Buffer.from(b))).toBe(true);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('cuts the tail in place and tells whether the set is the current one', () => {
+    fc.assert(
+      fc.property(fieldsArb, fieldsArb, (f, g) => {
+        const a = sign(f as DecisionFields).bytes;
+        const b = sign(g as DecisionFields).bytes;
+        const scratch = new Uint8Array(a.length + b.length);
+        const sa = splitDecision(a);
+        const same = splitAgainst(a, sa.set, scratch);
+        expect(same.set).toBeUndefined();
+        expect(Buffer.from(scratch.subarray(0, same.tailLength)).equals(Buffer.from(sa.tail))).toBe(
+          true,
+        );
+        const other = splitAgainst(b, sa.set, scratch);
+        const sb = splitDecision(b);
+        expect(
+          Buffer.from(scratch.subarray(0, other.tailLength)).equals(Buffer.from(sb.tail)),
+        ).toBe(true);
+        const equalSets = Buffer.from(sa.set).equals(Buffer.from(sb.set));
+        expect(other.set === undefined).toBe(equalSets);
+        if (other.set !== undefined)
+          expect(Buffer.from(other.set).equals(Buffer.from(sb.set))).toBe(true);
+        expect(splitAgainst(b, undefined, scratch).set).toBeDefined();
       }),
       { numRuns: 300 },
     );

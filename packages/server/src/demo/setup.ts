@@ -68,6 +68,8 @@ export interface DemoSetupOptions {
   readonly port: number;
   /** P, ms (default 2000). */
   readonly periodMs?: number;
+  /** W in periods (default 3). */
+  readonly windowPeriods?: number;
   /** Store path (default `<dir>/steering.sqlite`). */
   readonly storePath?: string;
 }
@@ -193,7 +195,7 @@ export function setupDemo(dir: string, options: DemoSetupOptions): DemoSetup {
     room: roomId,
     signer: authority.publicKey,
     period_us: P,
-    window_us: 3n * P,
+    window_us: BigInt(options.windowPeriods ?? 3) * P,
     lag_us: P / 4n,
     basis: 1,
     floor: 1,

@@ -78,6 +78,68 @@ export function splitDecision(bytes: Uint8Array): CompactDecision {
   return { set, tail };
 }
 
+/**
+ * The hot path of {@link splitDecision}: writes the decision's tail into `scratch` (its length is
+ * returned) and tells whether its evidence set is `current`, byte for byte, without building the
+ * set; `set` is built only when it is not. Throws a `RangeError` as `splitDecision` does.
+ */
+export function splitAgainst(
+  bytes: Uint8Array,
+  current: Uint8Array | undefined,
+  scratch: Uint8Array,
+): { readonly tailLength: number; readonly set: Uint8Array | undefined } {
+  const bad = (): never => {
+    throw new RangeError('splitDecision: not a WSD1 record of §7.1');
+  };
+  const n = bytes.length;
+  if (n < REPORT_END + 1 + 4 + 1 + 1 + SIG) bad();
+  for (let i = 0; i < HEADER; i++) if (bytes[i] !== MAGIC[i]) bad();
+  const m = bytes[REPORT_END]!;
+  let same = current !== undefined && current[96] === m;
+  if (same) {
+    for (let i = 0; i < 96; i++) {
+      if (bytes[HEADER + i] !== current![i]) {
+        same = false;
+        break;
+      }
+    }
+  }
+  const fixed = REPORT_END - IDS_END;
+  scratch.set(bytes.subarray(IDS_END, REPORT_END), 0);
+  let t = fixed;
+  let pos = REPORT_END + 1;
+  let s = 97;
+  for (let p = 0; p < m; p++) {
+    if (pos + 5 + CHUNK_HEAD > n) bad();
+    for (let i = 0; i < 5; i++) scratch[t + i] = bytes[pos + i]!;
+    t += 5;
+    pos += 5;
+    const size = CHUNK_HEAD + 32 * bytes[pos + CHUNK_HEAD - 1]!;
+    if (pos + size > n) bad();
+    if (same) {
+      if (s + size > current!.length) same = false;
+      else {
+        for (let i = 0; i < size; i++) {
+          if (bytes[pos + i] !== current![s + i]) {
+            same = false;
+            break;
+          }
+        }
+      }
+    }
+    s += size;
+    pos += size;
+  }
+  const after = pos;
+  if (after + 6 > n) bad();
+  const end = after + 6 + bytes[after + 5]!;
+  if (end + SIG !== n) bad();
+  if (same && s !== current!.length) same = false;
+  scratch.set(bytes.subarray(after, n), t);
+  const tailLength = t + (n - after);
+  return { tailLength, set: same ? undefined : splitDecision(bytes).set };
+}
+
 /** Joins an evidence set and a tail back into the decision's exact bytes. */
 export function joinDecision(set: Uint8Array, tail: Uint8Array): Uint8Array {
   const bad = (): never => {
@@ -111,12 +173,6 @@ export function joinDecision(set: Uint8Array, tail: Uint8Array): Uint8Array {
   if (s !== set.length) bad();
   out.set(tail.subarray(t), o);
   return out;
-}
-
-/** `t` of a tail (u64 at its start), as a number of µs (exact below 2^53). */
-export function tailTime(tail: Uint8Array): number {
-  const view = new DataView(tail.buffer, tail.byteOffset, tail.byteLength);
-  return Number(view.getBigUint64(0, true));
 }
 
 /** The digests an evidence set names, in order. */

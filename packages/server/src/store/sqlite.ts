@@ -16,9 +16,9 @@
  * last transactions before a checkpoint. `synchronous = FULL` also fsyncs the WAL at each commit,
  * which survives a power loss and costs an fsync per group commit.
  */
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import Database from 'better-sqlite3';
-import { joinDecision, splitDecision, tailTime } from './compact.js';
+import { joinDecision, splitAgainst } from './compact.js';
 import type {
   BlobKind,
   CommitBatch,
@@ -49,7 +49,12 @@ function keyOf(digest: Uint8Array): bigint {
 }
 
 function sha256(data: Uint8Array): Buffer {
-  return createHash('sha256').update(data).digest();
+  return hash('sha256', data, 'buffer');
+}
+
+/** `t` of a tail (its first 8 bytes, u64), µs; exact below 2^53. */
+function tailTimeOf(tail: Uint8Array): number {
+  return Number(new DataView(tail.buffer, tail.byteOffset, 8).getBigUint64(0, true));
 }
 
 function equal(a: Uint8Array, b: Uint8Array): boolean {
@@ -67,6 +72,8 @@ export class SqliteStore implements SteeringStore {
   private current: { id: number; body: Uint8Array; lastT: number } | undefined;
   /** Evidence sets by id, for rebuilding decisions (a handful are hot). */
   private readonly setCache = new Map<number, Uint8Array>();
+  /** Where each decision's tail is cut (bound, and so copied, by the insert). */
+  private scratch = new Uint8Array(4096);
 
   constructor(path: string, options: SqliteStoreOptions = {}) {
     this.path = path;
@@ -187,21 +194,26 @@ export class SqliteStore implements SteeringStore {
     }
     if (batch.decisions.length > 0) {
       let touched = false;
+      const scratch = this.scratch;
       for (const d of batch.decisions) {
-        const { set, tail } = splitDecision(d.bytes);
-        const t = tailTime(tail);
+        if (scratch.length < d.bytes.length) this.scratch = new Uint8Array(d.bytes.length);
+        const { tailLength, set } = splitAgainst(d.bytes, this.current?.body, this.scratch);
+        const tail = this.scratch.subarray(0, tailLength);
+        const t = tailTimeOf(tail);
         let cur = this.current;
-        if (cur === undefined || !equal(cur.body, set)) {
+        if (set !== undefined || cur === undefined) {
           if (touched && cur !== undefined) s.touchSet.run(cur.lastT, cur.id);
+          const body = set!;
           const first = s.nextDecisionId.get() as number;
-          const info = s.insertSet.run(first, t, this.minStartOf(set), set);
-          cur = { id: Number(info.lastInsertRowid), body: set, lastT: t };
+          const info = s.insertSet.run(first, t, this.minStartOf(body), body);
+          cur = { id: Number(info.lastInsertRowid), body, lastT: t };
           this.current = cur;
           touched = false;
         } else if (t > cur.lastT) {
           cur.lastT = t;
           touched = true;
         }
+        // better-sqlite3 copies a bound blob: the scratch is reused.
         s.insertDecision.run(keyOf(d.digest), cur.id, tail);
       }
       const cur = this.current;

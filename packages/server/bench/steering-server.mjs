@@ -1,0 +1,19 @@
+// Bench (b): the steering server from the build, on a configuration file, in its own process.
+import { loadConfig, startServer } from '../dist/index.js';
+
+const server = await startServer(loadConfig(process.argv[2]));
+process.send?.({ ready: true, url: server.url });
+process.on('message', async (m) => {
+  if (m?.cmd === 'stats') {
+    process.send?.({
+      rss: process.memoryUsage().rss,
+      sessions: server.app.sessions.size,
+      sessionBytes: server.app.sessions.bytes,
+      store: server.store.stats(),
+    });
+  }
+  if (m?.cmd === 'stop') {
+    await server.close();
+    process.exit(0);
+  }
+});
