@@ -10,5 +10,8 @@ export default defineConfig({
     testTimeout: 120_000,
     hookTimeout: 120_000,
     teardownTimeout: 30_000,
+    // One file at a time, in this order; and the totals for scripts/test-summary.mjs.
+    sequence: { shuffle: false },
+    reporters: ['default', ['json', { outputFile: 'test-results.json' }]],
   },
 });

@@ -7,7 +7,7 @@ import { createServer, request as httpRequest, type IncomingHttpHeaders } from '
 import { close, listen } from './http.js';
 
 export interface Exchange {
-  /** ms since the proxy started. */
+  /** When the answer was complete, `performance.now()` of this process (ms). */
   readonly at: number;
   readonly method: string;
   /** The raw request target, exactly as the client sent it. */
@@ -21,22 +21,32 @@ export interface Exchange {
 export interface CaptureProxy {
   readonly origin: string;
   readonly exchanges: Exchange[];
+  /** Where to forward (`http://host:port`); set once the steering server listens. */
+  setUpstream(url: string): void;
   close(): Promise<void>;
 }
 
-/** Starts the proxy on 127.0.0.1 (any free port), forwarding to `upstream` (`http://host:port`). */
-export async function startCaptureProxy(upstream: string): Promise<CaptureProxy> {
-  const t0 = performance.now();
-  const target = new URL(upstream);
+/**
+ * Starts the proxy on 127.0.0.1 (any free port). It answers 502 until {@link
+ * CaptureProxy.setUpstream} names the steering server: the policy must name the proxy before the
+ * server that serves the policy can start.
+ */
+export async function startCaptureProxy(): Promise<CaptureProxy> {
+  let target: URL | undefined;
   const exchanges: Exchange[] = [];
   const server = createServer((req, res) => {
+    if (target === undefined) {
+      res.writeHead(502, { 'Content-Type': 'text/plain' }).end('proxy: no upstream yet\n');
+      return;
+    }
+    const upstream = target;
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       const forward = httpRequest(
         {
-          host: target.hostname,
-          port: target.port,
+          host: upstream.hostname,
+          port: upstream.port,
           method: req.method,
           path: req.url,
           headers: req.headers,
@@ -47,7 +57,7 @@ export async function startCaptureProxy(upstream: string): Promise<CaptureProxy>
           up.on('end', () => {
             const bytes = Buffer.concat(body);
             exchanges.push({
-              at: Math.round(performance.now() - t0),
+              at: Math.round(performance.now()),
               method: req.method ?? '',
               target: req.url ?? '',
               headers: req.headers,
@@ -66,5 +76,12 @@ export async function startCaptureProxy(upstream: string): Promise<CaptureProxy>
     });
   });
   const port = await listen(server, '127.0.0.1', 0);
-  return { origin: `http://127.0.0.1:${port}`, exchanges, close: () => close(server) };
+  return {
+    origin: `http://127.0.0.1:${port}`,
+    exchanges,
+    setUpstream(url) {
+      target = new URL(url);
+    },
+    close: () => close(server),
+  };
 }

@@ -1,7 +1,7 @@
 // Small HTTP pieces shared by the harness's servers.
 
-import type { AddressInfo } from 'node:net';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
 
 /** Listens on `host:port` (0: any free port) and resolves with the port. */
 export function listen(server: Server, host: string, port: number): Promise<number> {

@@ -15,7 +15,7 @@ const run = promisify(execFile);
 
 /** The stream's parameters; every one of them is in the cache key. */
 export const MEDIA = {
-  seconds: 40,
+  seconds: 60,
   segmentSeconds: 2,
   fps: 25,
   width: 320,

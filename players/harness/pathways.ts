@@ -25,7 +25,7 @@ export interface ServedRequest {
   readonly host: string;
   readonly path: string;
   readonly status: number;
-  /** ms since the servers started. */
+  /** When the request arrived, `performance.now()` of this process (ms). */
   readonly at: number;
 }
 
@@ -39,8 +39,6 @@ export interface Pathways {
   readonly documents: Map<string, string>;
   /** The media segment requests (`.ts`, `.m4s` but init segments) served since `since`. */
   segments(since?: number): ServedRequest[];
-  /** ms since the servers started. */
-  now(): number;
   close(): Promise<void>;
 }
 
@@ -50,8 +48,7 @@ export async function startPathways(
   root: string,
   port = 80,
 ): Promise<Pathways> {
-  const t0 = performance.now();
-  const now = () => Math.round(performance.now() - t0);
+  const now = () => Math.round(performance.now());
   const log: ServedRequest[] = [];
   const documents = new Map<string, string>();
   const servers: Server[] = [];
@@ -60,9 +57,10 @@ export async function startPathways(
   for (const { id, host } of hosts) {
     const server = createServer((req, res) => {
       const path = new URL(req.url ?? '/', 'http://x').pathname;
+      // Logged when the request arrives: that is when the player chose the pathway.
+      const at = now();
       res.on('finish', () => {
-        if (req.method === 'GET')
-          log.push({ pathway: id, host, path, status: res.statusCode, at: now() });
+        if (req.method === 'GET') log.push({ pathway: id, host, path, status: res.statusCode, at });
       });
       if (cors(req, res)) return;
       res.setHeader('Cache-Control', 'no-store');
@@ -105,11 +103,10 @@ export async function startPathways(
     log,
     documents,
     segments(since = 0) {
-      return log.filter(
-        (r) => r.at >= since && /\.(ts|m4s)$/.test(r.path) && !/\/init-/.test(r.path),
-      );
+      return log
+        .filter((r) => r.at >= since && /\.(ts|m4s)$/.test(r.path) && !/\/init-/.test(r.path))
+        .sort((a, b) => a.at - b.at);
     },
-    now,
     close: () => Promise.all(servers.map(close)).then(() => undefined),
   };
 }

@@ -17,10 +17,11 @@ export interface PageEvent {
 // biome-ignore lint/suspicious/noExplicitAny: the page's globals are untyped.
 type Win = any;
 
-function startHls(args: { url: string; buffer: number }): void {
+function startHls(args: { url: string; buffer: number; debug: boolean }): void {
   const w = window as Win;
   const Hls = w.Hls;
   const hls = new Hls({
+    debug: args.debug,
     maxBufferLength: args.buffer,
     maxMaxBufferLength: args.buffer + 2,
     backBufferLength: 0,
@@ -49,7 +50,7 @@ function startHls(args: { url: string; buffer: number }): void {
   video.play().catch((e: Error) => w.__push('play-error', { message: String(e) }));
 }
 
-function startDash(args: { url: string; buffer: number; cmcd: 'query' | 'header' }): void {
+function startDash(args: { url: string; buffer: number; cmcd: 'query' | 'headers' }): void {
   const w = window as Win;
   const dashjs = w.dashjs;
   const player = dashjs.MediaPlayer().create();
@@ -134,7 +135,9 @@ export interface StartOptions {
   /** The content description: the multivariant playlist or the MPD. */
   readonly url: string;
   /** dash.js: CMCD in the query (the default) or in headers. */
-  readonly cmcd?: 'query' | 'header';
+  readonly cmcd?: 'query' | 'headers';
+  /** The player's own debug log, to the page's console. */
+  readonly debug?: boolean;
 }
 
 /** Opens the player's page and starts it on `url`. */
@@ -145,7 +148,7 @@ export async function startPlayer(
   options: StartOptions,
 ): Promise<void> {
   await page.goto(pageUrl);
-  const args = { url: options.url, buffer: FORWARD_BUFFER_S };
+  const args = { url: options.url, buffer: FORWARD_BUFFER_S, debug: options.debug ?? false };
   if (player === 'hls.js') await page.evaluate(startHls, args);
   else if (player === 'dash.js')
     await page.evaluate(startDash, { ...args, cmcd: options.cmcd ?? 'query' });

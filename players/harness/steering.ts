@@ -1,0 +1,281 @@
+// The steering server under test, the project's own (`@wai-steering/server`), started the way an
+// operator starts it: a room with its key log, a signed policy and a steering key written to
+// files, a configuration file read by `loadConfig`, then `startServer`. Its room's hops are
+// simulated: each pathway has one edge hop that cuts a `WMH1` record every period, signs it and
+// POSTs it to the server, with figures the test sets, so that the cheapest pathway changes when
+// the test says.
+
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { dashElement, hlsTag } from '@wai-steering/manifest';
+import { loadConfig, type RunningServer, startServer } from '@wai-steering/server';
+import {
+  CLASS,
+  CLASS_LABEL,
+  compareBytes,
+  KEY_STATUS,
+  NO_CAPACITY_LIMIT,
+  NOT_A_CLONE,
+  nobleBackend,
+  type PolicyFields,
+  readRoom,
+  roomIdOf,
+  secretKeyToJwk,
+  signHopRecord,
+  signKeyLog,
+  signPolicy,
+  signRoom,
+  TRACK_DIRECTION,
+  TRACK_KIND,
+} from '@wai-steering/wire';
+import type { CaptureProxy } from './capture.js';
+
+/** A pathway of the policy. */
+export interface PathwaySpec {
+  readonly id: string;
+  /** The ID of the pathway it clones, for a clone. */
+  readonly cloneOf?: string;
+  /** A clone's `URI-REPLACEMENT` `HOST`. */
+  readonly host?: string;
+}
+
+/** The timing of the policy: short, so that reloads and window moves happen within seconds. */
+export const TIMING = {
+  /** P: the hops cut a record every second. */
+  period_us: 1_000_000n,
+  /** W: two periods of evidence. */
+  window_us: 2_000_000n,
+  /** L: a record is required 600 ms after its period ends; the hops POST it within ~50 ms. */
+  lag_us: 600_000n,
+  /** The manifests' TTL, seconds: the players reload every 2 s. */
+  ttl_s: 2,
+  min_ttl_s: 1,
+} as const;
+
+/** The energy class the hops state (one class, so figures compare, §6.2). */
+const HOP_CLASS = CLASS.OnChipCounter;
+/** Media bytes each edge hop states it delivered per period. */
+const BYTES_PER_PERIOD = 1_000_000n;
+
+interface KeyPair {
+  readonly secret: Uint8Array;
+  readonly public: Uint8Array;
+}
+
+function keyPair(): KeyPair {
+  const secret = new Uint8Array(randomBytes(32));
+  return { secret, public: nobleBackend.publicKey(secret) };
+}
+
+export interface HopFailure {
+  readonly pathway: string;
+  readonly status: number;
+  readonly body: string;
+}
+
+export interface Steering {
+  readonly server: RunningServer;
+  readonly policy: PolicyFields;
+  /** `hlsTag(policy)`. */
+  readonly tag: string;
+  /** `dashElement(policy)`. */
+  readonly element: string;
+  /** The policy's `server_uri` (the capture proxy's address). */
+  readonly serverUri: string;
+  /**
+   * Sets each pathway's microjoules per period from the next period on: the lowest is the
+   * cheapest (every hop states the same delivery).
+   */
+  setFigures(joules: Readonly<Record<string, bigint>>): void;
+  /** Records the hops POSTed that the server did not accept. */
+  readonly hopFailures: HopFailure[];
+  /** Records accepted by the server so far. */
+  accepted(): number;
+  close(): Promise<void>;
+}
+
+/**
+ * Starts the steering server for `pathways` (`initial` first among the base pathways), its URIs
+ * naming `proxy`, and the hops' simulator with `figures`.
+ */
+export async function startSteering(
+  pathways: readonly PathwaySpec[],
+  initial: string,
+  figures: Readonly<Record<string, bigint>>,
+  proxy: CaptureProxy,
+): Promise<Steering> {
+  const dir = mkdtempSync(join(tmpdir(), 'wai-players-steering-'));
+  const authority = keyPair();
+  const origin = keyPair();
+  const steer = keyPair();
+  const hops = new Map(pathways.map((p) => [p.id, keyPair()]));
+
+  const roomBytes = signRoom(
+    { authority: authority.public, origin: origin.public, name: 'players end to end' },
+    authority.secret,
+  );
+  const room = readRoom(roomBytes);
+  if (!room.ok) throw new Error(`room: ${room.refusal.message}`);
+  const roomId = roomIdOf(room.value);
+
+  const energy = `energy/${CLASS_LABEL[HOP_CLASS]}`;
+  const entries = [
+    { key: authority.public, status: KEY_STATUS.active, may_sign: [energy, 'live/room'] },
+    { key: steer.public, status: KEY_STATUS.active, may_sign: [energy, 'live/steer'] },
+    ...[...hops.values()].map((h) => ({
+      key: h.public,
+      status: KEY_STATUS.active,
+      may_sign: [energy, 'live/hop'],
+    })),
+  ].sort((a, b) => compareBytes(a.key, b.key));
+  const keyLogBytes = signKeyLog(
+    { origin: origin.public, seq: 0n, prev: new Uint8Array(32), entries },
+    origin.secret,
+  );
+
+  const index = new Map(pathways.map((p, i) => [p.id, i]));
+  const policy: PolicyFields = {
+    room: roomId,
+    signer: steer.public,
+    ...TIMING,
+    basis: 1,
+    floor: 0,
+    latency_ceiling_ms: 100,
+    // No client is held for its buffer (§6.4 step 1): the test moves clients on evidence.
+    min_buffer_ms: 0,
+    hysteresis_ppm: 50_000,
+    flags: 0,
+    initial: index.get(initial)!,
+    // The stream is ~270 kbit/s; players on loopback measure Mbit/s, above tier 1, so no client
+    // is at its floor (§6.4 step 2).
+    tiers: [150_000n, 300_000n],
+    // A query with two parameters: the DASH element writes its `&` as `&amp;` (§8.3).
+    server_uri: `${proxy.origin}/steer?room=players&v=1`,
+    reload_uri: `${proxy.origin}/steer/reload`,
+    decision_uri: `${proxy.origin}/decisions/`,
+    pathways: pathways.map((p) => ({
+      id: p.id,
+      base: p.cloneOf === undefined ? NOT_A_CLONE : index.get(p.cloneOf)!,
+      host: p.host ?? '',
+      params: [],
+      top_tier: 1,
+      latency_ms: 20,
+      capacity: NO_CAPACITY_LIMIT,
+      min_share_ppm: 0,
+      hops: [{ key: hops.get(p.id)!.public, place: 1 }],
+    })),
+  };
+  const policyBytes = signPolicy(policy, steer.secret);
+
+  writeFileSync(join(dir, 'room.wrd'), roomBytes);
+  writeFileSync(join(dir, 'key-log.wkl'), keyLogBytes);
+  writeFileSync(join(dir, 'policy.wsp'), policyBytes);
+  writeFileSync(join(dir, 'steer.jwk'), JSON.stringify(secretKeyToJwk(steer.secret)));
+  writeFileSync(
+    join(dir, 'server.json'),
+    JSON.stringify({
+      room: 'room.wrd',
+      keyLog: 'key-log.wkl',
+      policy: 'policy.wsp',
+      signingKey: 'steer.jwk',
+      listen: { host: '127.0.0.1', port: 0 },
+      store: { path: 'store.sqlite' },
+      sessions: { grace: '5s' },
+    }),
+  );
+  let server: RunningServer;
+  try {
+    server = await startServer(loadConfig(join(dir, 'server.json')));
+  } catch (error) {
+    rmSync(dir, { recursive: true, force: true });
+    throw error;
+  }
+  proxy.setUpstream(server.url);
+
+  // The hops: for each period that has ended, each hop signs and POSTs its record.
+  let current = { ...figures };
+  const hopFailures: HopFailure[] = [];
+  let accepted = 0;
+  const P = Number(TIMING.period_us / 1000n);
+  const post = async (pathway: string, start: bigint): Promise<void> => {
+    const hop = hops.get(pathway)!;
+    const bytes = signHopRecord(
+      {
+        room: roomId,
+        hop: hop.public,
+        start,
+        end: start + TIMING.period_us,
+        sessions: 1,
+        class: HOP_CLASS,
+        joules: current[pathway] ?? 1n,
+        subscriber_us: [0n, TIMING.period_us, 0n, 0n, 0n, 0n, 0n, 0n],
+        tracks: [
+          {
+            track: 1,
+            kind: TRACK_KIND.media,
+            direction: TRACK_DIRECTION.out,
+            bytes: BYTES_PER_PERIOD,
+          },
+        ],
+      },
+      hop.secret,
+    );
+    try {
+      const res = await fetch(`${server.url}/records`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/octet-stream' },
+        body: Buffer.from(bytes),
+      });
+      const text = await res.text();
+      if (res.ok) accepted++;
+      else hopFailures.push({ pathway, status: res.status, body: text });
+    } catch (error) {
+      hopFailures.push({ pathway, status: 0, body: String(error) });
+    }
+  };
+  const cut = (periodStartMs: number): Promise<unknown> =>
+    Promise.all(pathways.map((p) => post(p.id, BigInt(periodStartMs) * 1000n)));
+
+  // The periods before now, so that the first window is covered.
+  const nowMs = Date.now();
+  const lastEnd = Math.floor(nowMs / P) * P;
+  const seedPeriods = Number(TIMING.window_us / TIMING.period_us) + 2;
+  for (let k = seedPeriods; k >= 1; k--) await cut(lastEnd - k * P);
+  let nextEnd = lastEnd + P;
+  let timer: NodeJS.Timeout | undefined;
+  let stopped = false;
+  const schedule = (): void => {
+    if (stopped) return;
+    timer = setTimeout(
+      () => {
+        const end = nextEnd;
+        nextEnd += P;
+        void cut(end - P);
+        schedule();
+      },
+      Math.max(0, nextEnd + 30 - Date.now()),
+    );
+  };
+  schedule();
+
+  return {
+    server,
+    policy,
+    tag: hlsTag(policy),
+    element: dashElement(policy),
+    serverUri: policy.server_uri,
+    setFigures(joules) {
+      current = { ...joules };
+    },
+    hopFailures,
+    accepted: () => accepted,
+    async close() {
+      stopped = true;
+      if (timer !== undefined) clearTimeout(timer);
+      await server.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}

@@ -1,0 +1,49 @@
+// dash.js 5.2.1 steered by the project's server, in Debian's Chromium (issue 7), with CMCD on its
+// steering requests (`streaming.cmcd.includeInRequests` holds 'steering'), in the query and in
+// the CMCD-Request header.
+
+import { describe, expect, it } from 'vitest';
+import {
+  capture,
+  checkClone,
+  checkEveryManifestVerifies,
+  checkFollowsFirstPathway,
+  checkReports,
+} from '../harness/checks.js';
+import { queryOf } from '../harness/report.js';
+import { INITIAL, type Run, runScenario } from '../harness/scenario.js';
+
+function checkDash(run: Run, mode: 'query' | 'headers'): void {
+  checkEveryManifestVerifies(run);
+  checkReports(run, 'dash');
+  for (const e of run.steering) {
+    const q = queryOf(e.target);
+    // ETSI TS 103 998 clause 7's form: the service locations in one pair of double quotes.
+    expect(q.get('_DASH_pathway'), e.target).toMatch(/^"cdn-[abc](,cdn-[abc])*"$/);
+    expect(q.has('_DASH_throughput'), e.target).toBe(true);
+    const cmcd = mode === 'query' ? q.get('CMCD') : e.headers['cmcd-request'];
+    expect(cmcd, e.target).toMatch(/(^|,)bl=[0-9]+/);
+    if (mode === 'headers') expect(q.has('CMCD')).toBe(false);
+    // The server read the buffer from CMCD `bl`: every decision states one.
+    expect(e.decision!.report.present & 0b100, e.target).toBe(0b100);
+  }
+  expect(queryOf(run.steering[0]!.target).get('_DASH_pathway')).toBe(`"${INITIAL}"`);
+  // A throughput was read at least once (from `_DASH_throughput`, or CMCD `mtp` × 1000).
+  expect(run.steering.some((e) => (e.decision!.report.present & 0b010) !== 0)).toBe(true);
+  checkFollowsFirstPathway(run);
+  checkClone(run);
+}
+
+describe('dash.js', () => {
+  it('CMCD in the query: reports pathway, throughput and buffer, follows the first pathway, moves at each reload, reaches the clone, and every manifest verifies', async () => {
+    const run = await runScenario('dash.js', { cmcd: 'query' });
+    capture('dash.js', run);
+    checkDash(run, 'query');
+  });
+
+  it('CMCD in the CMCD-Request header (CORS preflight): the same', async () => {
+    const run = await runScenario('dash.js', { cmcd: 'headers' });
+    capture('dash.js-cmcd-header', run);
+    checkDash(run, 'headers');
+  });
+});
