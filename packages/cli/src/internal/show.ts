@@ -74,8 +74,8 @@ export function policyText(p: Policy): string {
     `basis            ${BASIS[p.basis] ?? `unknown (${p.basis})`}`,
     `tiers            ${p.tiers.map((t, i) => `${i}: ${formatBitrate(t)}`).join('  ')} (bits/s)`,
     `floor            ${tier(p.floor)}`,
-    `latency ceiling  ${p.latency_ceiling_ms}ms`,
-    `min buffer       ${p.min_buffer_ms}ms`,
+    `latency ceiling  ${formatUs(BigInt(p.latency_ceiling_ms) * 1000n)}`,
+    `min buffer       ${formatUs(BigInt(p.min_buffer_ms) * 1000n)}`,
     `hysteresis       ${formatPpm(p.hysteresis_ppm)} (${p.hysteresis_ppm} ppm)`,
     `ttl              ${p.ttl_s}s  (min ttl ${p.min_ttl_s}s)`,
     `queryBeforeStart ${(p.flags & 1) === 1 ? 'true' : 'false'}`,
@@ -88,7 +88,7 @@ export function policyText(p: Policy): string {
   p.pathways.forEach((pw, i) => {
     const capacity = pw.capacity === NO_CAPACITY_LIMIT ? 'unlimited' : String(pw.capacity);
     lines.push(
-      `  ${i} ${pw.id}: top ${tier(pw.top_tier)}, latency ${pw.latency_ms}ms, capacity ${capacity}, min share ${formatPpm(pw.min_share_ppm)}`,
+      `  ${i} ${pw.id}: top ${tier(pw.top_tier)}, latency ${formatUs(BigInt(pw.latency_ms) * 1000n)}, capacity ${capacity}, min share ${formatPpm(pw.min_share_ppm)}`,
     );
     if (pw.base !== NOT_A_CLONE) {
       const base = p.pathways[pw.base]?.id ?? `#${pw.base}`;

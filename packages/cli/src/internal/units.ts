@@ -95,7 +95,7 @@ export function parseU64(value: string | number, bits = 64): bigint | string {
 
 /** Formats microseconds readably: `2s`, `500ms`, `1500us`. */
 export function formatUs(us: bigint): string {
-  if (us !== 0n && us % 1_000_000n === 0n) return `${us / 1_000_000n}s`;
+  if (us % 1_000_000n === 0n) return `${us / 1_000_000n}s`;
   if (us !== 0n && us % 1_000n === 0n) return `${us / 1_000n}ms`;
   return `${us}us`;
 }
