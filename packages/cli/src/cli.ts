@@ -12,8 +12,6 @@ import { type Io, processIo } from './internal/io.js';
 
 export const VERSION = '0.1.0';
 
-const ISSUES = 'https://github.com/wai-steering/wai-steering/issues';
-
 function topHelp(): string {
   const width = Math.max(...COMMANDS.map((c) => commandName(c).length));
   const lines = [
@@ -74,7 +72,7 @@ export async function main(argv: readonly string[], io: Io = processIo()): Promi
     }
     const detail = e instanceof Error ? `${e.name}: ${e.message}` : String(e);
     io.stderr.write(
-      `wai-steer: internal error: ${oneLine(detail)} (this is a bug of wai-steer ${VERSION}; please report it with the command line at ${ISSUES})\n`,
+      `wai-steer: internal error: ${oneLine(detail)} (this is a bug of wai-steer ${VERSION}; please report it, with the command line that gave it)\n`,
     );
     return EXIT.internal;
   }

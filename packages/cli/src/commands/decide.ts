@@ -117,7 +117,7 @@ prints the decision's digest. Records that do not read, or are of another room, 
 The signer's authority (§3.5) is checked against the key log; a signer the verifier would refuse
 is a warning, and the decision is written all the same.`,
   run(ctx) {
-    const { value: room } = readRoomFile(ctx.path(ctx.string('room')));
+    const { bytes: roomBytes, value: room } = readRoomFile(ctx.path(ctx.string('room')));
     const roomId = digestOf(room);
     const keyLogPath = ctx.optional('key-log');
     const keyLogBytes =
