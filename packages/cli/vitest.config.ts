@@ -1,9 +1,8 @@
-import { defineConfig } from 'vitest/config';
+import { defineConfig, mergeConfig } from 'vitest/config';
+import shared from '../../vitest.shared.ts';
 
-export default defineConfig({
-  test: {
-    include: ['test/**/*.test.ts'],
-    globalSetup: ['test/global-setup.ts'],
-    testTimeout: 120_000,
-  },
-});
+// The shared configuration, and a global setup that builds the bin the child-process tests run.
+export default mergeConfig(
+  shared,
+  defineConfig({ test: { globalSetup: ['test/global-setup.ts'] } }),
+);
