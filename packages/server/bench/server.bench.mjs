@@ -7,7 +7,7 @@
 // decision, and the resident memory of the session table with 100k and 1M live sessions (each in
 // a process of its own).
 import { fork, spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -55,6 +55,24 @@ function stop(child) {
   });
 }
 
+/** CPU seconds (user + system) a child process has used, from /proc (Linux). */
+function cpuOf(pid) {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return Number.NaN;
+  }
+}
+
+/** A run of autocannon, with the server's CPU time per request. */
+async function measure(child, options) {
+  const c0 = cpuOf(child.pid);
+  const result = await cannon(options);
+  result.cpuPerRequestUs = ((cpuOf(child.pid) - c0) / result.requests.total) * 1e6;
+  return result;
+}
+
 function cannon(options) {
   return new Promise((resolve, reject) => {
     autocannon({ connections: CONNECTIONS, pipelining: 1, ...options }, (err, result) =>
@@ -65,12 +83,12 @@ function cannon(options) {
 
 const mb = (b) => `${(b / 1048576).toFixed(1)} MB`;
 const summary = (r) =>
-  `${Math.round(r.requests.average)} req/s (p50 ${r.latency.p50} ms, p99 ${r.latency.p99} ms, ${r.non2xx} non-2xx, ${r.errors} errors)`;
+  `${Math.round(r.requests.average)} req/s (p50 ${r.latency.p50} ms, p99 ${r.latency.p99} ms, ${r.non2xx} non-2xx, ${r.errors} errors; server CPU ${r.cpuPerRequestUs.toFixed(0)} µs per request)`;
 
 // (a)
 const a = await start('baseline-server.mjs');
 await cannon({ url: a.url, duration: WARMUP });
-const ra = await cannon({ url: a.url, duration: DURATION });
+const ra = await measure(a.child, { url: a.url, duration: DURATION });
 await stop(a.child);
 console.log(`(a) node:http + one Ed25519 signature of 300 bytes: ${summary(ra)}`);
 
@@ -120,14 +138,16 @@ try {
     ],
   };
   await cannon({ ...steering, duration: WARMUP });
-  const rb = await cannon({ ...steering, duration: DURATION });
+  const rb = await measure(b.child, { ...steering, duration: DURATION });
   const stats = await ask(b.child, 'stats');
   await sim.stop();
   await stop(b.child);
   console.log(
     `(b) steering, a distinct session per request, 3 pathways, ${named} records named per decision (${decision.length} bytes), archive on: ${summary(rb)}`,
   );
-  console.log(`(b)/(a) = ${(rb.requests.average / ra.requests.average).toFixed(3)} (goal ≥ 0.8)`);
+  console.log(
+    `(b)/(a) = ${(rb.requests.average / ra.requests.average).toFixed(3)} in requests per second (goal ≥ 0.8); ${(ra.cpuPerRequestUs / rb.cpuPerRequestUs).toFixed(3)} in server CPU per request`,
+  );
   console.log(
     `(b) process RSS ${mb(stats.rss)} with ${stats.sessions} live sessions (table ${mb(stats.sessionBytes)})`,
   );

@@ -4,12 +4,20 @@
  * can be fuzzed without sockets.
  */
 import { hash, randomBytes } from 'node:crypto';
-import { EvidenceCache, MemoryEvidenceStore, windowAt } from '@wai-steering/evidence';
+import {
+  type Evidence,
+  EvidenceCache,
+  inWindow,
+  MemoryEvidenceStore,
+  windowAt,
+} from '@wai-steering/evidence';
 import { STEERING_MEDIA_TYPE, writeManifest } from '@wai-steering/manifest';
 import { assembleDecision, type Protocol, readReport, REASON_NAME } from '@wai-steering/rule';
 import { openHopRecord, type RoomContext } from '@wai-steering/verifier';
 import {
+  bytesEqual,
   type CryptoBackend,
+  type DecisionFields,
   type KeyLog,
   type Policy,
   readHopRecord,
@@ -18,6 +26,7 @@ import {
   toHex,
 } from '@wai-steering/wire';
 import { CommitQueue } from './commit.js';
+import { DecisionEncoder } from './encode.js';
 import { Metrics } from './metrics.js';
 import { SessionTable } from './sessions.js';
 import type { SteeringStore } from './store/store.js';
@@ -66,6 +75,8 @@ export interface AppOptions {
   readonly maxTargetBytes: number;
   /** The room clock: µs since the epoch. */
   readonly clock?: () => bigint;
+  /** `fast` (default): the server's encoder (`encode.ts`); `wire`: wire's `signDecision`. */
+  readonly encoder?: 'fast' | 'wire';
 }
 
 const JSON_TYPE = 'application/json; charset=utf-8';
@@ -194,6 +205,7 @@ export class SteeringApp {
   private room: RoomContext;
   private keyLogBytes: Uint8Array | null;
   private readonly graceS: number;
+  private readonly encoder: DecisionEncoder | undefined;
   private closed = false;
 
   constructor(private readonly o: AppOptions) {
@@ -224,8 +236,13 @@ export class SteeringApp {
     // The blobs a verifier fetches by digest, kept so that they outlive a configuration change.
     o.store.putBlob('policy', o.policyDigest, o.policyBytes);
     o.store.putBlob('room', o.room.roomId, o.roomBytes);
+    this.encoder =
+      o.encoder === 'wire'
+        ? undefined
+        : new DecisionEncoder(o.room.roomId, o.publicKey, o.policyDigest, o.secretKey);
     this.loadEvidence();
     this.registerGauges();
+    this.selfCheck();
   }
 
   /** The policy served. */
@@ -304,6 +321,46 @@ export class SteeringApp {
   close(): void {
     this.closed = true;
     this.queue.close();
+  }
+
+  /**
+   * §7.3: the signed decision. The server's encoder writes the evidence of a window once
+   * (`encode.ts`); with `encoder: 'wire'`, wire's `signDecision` writes every field every time.
+   * Both give the same bytes (Ed25519 is deterministic), which the start-up check compares.
+   */
+  private sign(
+    fields: DecisionFields,
+    evidence: Evidence,
+  ): { bytes: Uint8Array; body: Uint8Array; set?: Uint8Array } {
+    if (this.encoder !== undefined) return this.encoder.encode(fields, evidence);
+    const bytes = signDecision(fields, this.o.secretKey, { backend: this.o.backend, check: false });
+    return { bytes, body: bytes.subarray(0, bytes.length - 64) };
+  }
+
+  /** Signs one decision over the current evidence both ways and requires the same bytes. */
+  private selfCheck(): void {
+    if (this.encoder === undefined) return;
+    const o = this.o;
+    const t = this.clock();
+    const evidence = this.cache.at(t);
+    const fields = assembleDecision({
+      roomId: this.room.roomId,
+      signer: o.publicKey,
+      policy: o.policy,
+      policyDigest: o.policyDigest,
+      t,
+      session: new Uint8Array(16),
+      protocol: 'hls',
+      report: { pathway: null, throughput: null, buffer: null },
+      evidence,
+      loads: Array.from(this.sessions.loads),
+      backend: o.backend,
+    });
+    const fast = this.encoder.encode(fields, evidence).bytes;
+    const wire = signDecision(fields, o.secretKey, { backend: o.backend, check: true });
+    if (!bytesEqual(fast, wire)) {
+      throw new Error("the server's decision encoder disagrees with wire's signDecision");
+    }
   }
 
   /** Answers one request; never throws for any input. */
@@ -497,13 +554,13 @@ export class SteeringApp {
       loads: Array.from(this.sessions.loads),
       backend: o.backend,
     });
-    const bytes = signDecision(fields, o.secretKey, { backend: o.backend, check: false });
+    const { bytes, body, set } = this.sign(fields, evidence);
     // §7.3: the digest, SHA-256 over the bytes before `sig` (node:crypto's one-shot hash).
-    const digest: Uint8Array = hash('sha256', bytes.subarray(0, bytes.length - 64), 'buffer');
+    const digest: Uint8Array = hash('sha256', body, 'buffer');
     // After deciding, the session counts in its new first pathway until TTL + grace.
     this.sessions.place(session, fields.priority[0]!, now + fields.ttl + this.graceS);
     try {
-      await this.queue.addDecision(bytes, digest);
+      await this.queue.addDecision({ bytes, digest, ...(set === undefined ? {} : { set }) });
     } catch {
       return this.overloaded('the decision could not be archived');
     }
@@ -557,8 +614,15 @@ export class SteeringApp {
     } catch {
       return this.overloaded('the record could not be archived');
     }
-    // Durable now: the next window move may name it.
-    this.evidence.add(record, digest);
+    // Durable now: the next window move may name it. A record of the window in use arrived
+    // after its lag L (or before the server's first request of the window, after a restart):
+    // the evidence is selected again, so that the window's later decisions name it.
+    if (
+      this.evidence.add(record, digest) &&
+      inWindow(record, windowAt(this.o.policy, this.clock()))
+    ) {
+      this.cache.invalidate();
+    }
     this.metrics.ingested.inc({ result: inserted ? 'new' : 'duplicate' });
     return json(inserted ? 201 : 200, { digest: toHex(digest) });
   }

@@ -7,7 +7,7 @@
  * The queue is bounded: past `maxPending` items awaiting their commit, `full` is true and the
  * server answers 503 with `Retry-After` instead of queueing more.
  */
-import type { SteeringStore, StoredRecord } from './store/store.js';
+import type { SteeringStore, StoredDecision, StoredRecord } from './store/store.js';
 
 /** Options of {@link CommitQueue}. */
 export interface CommitQueueOptions {
@@ -23,7 +23,7 @@ interface Waiter<T> {
 }
 
 export class CommitQueue {
-  private decisions: { bytes: Uint8Array; digest: Uint8Array }[] = [];
+  private decisions: StoredDecision[] = [];
   private decisionWaiters: Waiter<void>[] = [];
   private records: StoredRecord[] = [];
   private recordWaiters: Waiter<boolean>[] = [];
@@ -46,13 +46,13 @@ export class CommitQueue {
   }
 
   /** Queues a signed decision; resolves once it is durable. */
-  addDecision(bytes: Uint8Array, digest: Uint8Array): Promise<void> {
+  addDecision(decision: StoredDecision): Promise<void> {
     return new Promise<void>((resolve, reject) => {
       if (this.closed) {
         reject(new Error('the store is closed'));
         return;
       }
-      this.decisions.push({ bytes, digest });
+      this.decisions.push(decision);
       this.decisionWaiters.push({ resolve, reject });
       this.schedule();
     });

@@ -127,6 +127,22 @@ describe('steering', () => {
     expect(d.decision.report.present).toBe(0);
   });
 
+  it('names records that arrive late for the window in use in its later decisions', async () => {
+    ctx = demoApp();
+    const t0 = ctx.clock.us;
+    ctx.clock.advance(1000);
+    const before = await decide(ctx);
+    expect(before.decision.pathways.every((p) => p.status === STATUS.stale)).toBe(true);
+    await postPeriods(ctx, [t0 - 4n * S, t0 - 2n * S, t0]);
+    ctx.clock.advance(10);
+    const after = await decide(ctx);
+    expect(after.decision.pathways.map((p) => p.status)).toEqual([
+      STATUS.figure,
+      STATUS.figure,
+      STATUS.unmetered,
+    ]);
+  });
+
   it('keeps the session it was given and mints one otherwise', async () => {
     ctx = demoApp();
     const s = 'aa'.repeat(16);

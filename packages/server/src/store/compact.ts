@@ -81,12 +81,15 @@ export function splitDecision(bytes: Uint8Array): CompactDecision {
 /**
  * The hot path of {@link splitDecision}: writes the decision's tail into `scratch` (its length is
  * returned) and tells whether its evidence set is `current`, byte for byte, without building the
- * set; `set` is built only when it is not. Throws a `RangeError` as `splitDecision` does.
+ * set; `set` is built only when it is not. With `knownSame` the caller vouches that it is (the
+ * encoder gave both), and only the sizes are checked. Throws a `RangeError` as `splitDecision`
+ * does.
  */
 export function splitAgainst(
   bytes: Uint8Array,
   current: Uint8Array | undefined,
   scratch: Uint8Array,
+  knownSame = false,
 ): { readonly tailLength: number; readonly set: Uint8Array | undefined } {
   const bad = (): never => {
     throw new RangeError('splitDecision: not a WSD1 record of §7.1');
@@ -96,7 +99,9 @@ export function splitAgainst(
   for (let i = 0; i < HEADER; i++) if (bytes[i] !== MAGIC[i]) bad();
   const m = bytes[REPORT_END]!;
   let same = current !== undefined && current[96] === m;
-  if (same) {
+  // The caller knows the set is `current` (the server encoded both): only the tail is cut.
+  const compare = same && !knownSame;
+  if (compare) {
     for (let i = 0; i < 96; i++) {
       if (bytes[HEADER + i] !== current![i]) {
         same = false;
@@ -118,7 +123,7 @@ export function splitAgainst(
     if (pos + size > n) bad();
     if (same) {
       if (s + size > current!.length) same = false;
-      else {
+      else if (compare) {
         for (let i = 0; i < size; i++) {
           if (bytes[pos + i] !== current![s + i]) {
             same = false;

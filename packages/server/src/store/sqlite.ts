@@ -197,13 +197,15 @@ export class SqliteStore implements SteeringStore {
       const scratch = this.scratch;
       for (const d of batch.decisions) {
         if (scratch.length < d.bytes.length) this.scratch = new Uint8Array(d.bytes.length);
-        const { tailLength, set } = splitAgainst(d.bytes, this.current?.body, this.scratch);
+        const known = d.set !== undefined && d.set === this.current?.body;
+        const { tailLength, set } = splitAgainst(d.bytes, this.current?.body, this.scratch, known);
         const tail = this.scratch.subarray(0, tailLength);
         const t = tailTimeOf(tail);
         let cur = this.current;
         if (set !== undefined || cur === undefined) {
           if (touched && cur !== undefined) s.touchSet.run(cur.lastT, cur.id);
-          const body = set!;
+          // The caller's set object, when given, so that its next decisions are known by identity.
+          const body = d.set !== undefined && equal(d.set, set!) ? d.set : set!;
           const first = s.nextDecisionId.get() as number;
           const info = s.insertSet.run(first, t, this.minStartOf(body), body);
           cur = { id: Number(info.lastInsertRowid), body, lastT: t };

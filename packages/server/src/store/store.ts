@@ -14,11 +14,24 @@ export interface StoredRecord {
   readonly end: bigint;
 }
 
+/** A signed decision to keep. */
+export interface StoredDecision {
+  /** The `WSD1` bytes. */
+  readonly bytes: Uint8Array;
+  /** Its digest (§7.3). */
+  readonly digest: Uint8Array;
+  /**
+   * Its evidence set (`store/compact.ts`), when the caller encoded it: decisions over one evidence
+   * object pass the same object, which the store then need not compare byte by byte.
+   */
+  readonly set?: Uint8Array;
+}
+
 /** One write of the group commit: accepted records, then signed decisions, in one transaction. */
 export interface CommitBatch {
   readonly records: readonly StoredRecord[];
   /** Signed `WSD1` records with their digests, in the order they were decided. */
-  readonly decisions: readonly { readonly bytes: Uint8Array; readonly digest: Uint8Array }[];
+  readonly decisions: readonly StoredDecision[];
 }
 
 /** What a commit wrote: how many records were new (the others were held already). */
