@@ -7,7 +7,7 @@ export default defineConfig({
     include: ['test/**/*.test.ts'],
     globalSetup: ['./harness/global-setup.ts'],
     fileParallelism: false,
-    testTimeout: 120_000,
+    testTimeout: 150_000,
     hookTimeout: 120_000,
     teardownTimeout: 30_000,
     // One file at a time, in this order; and the totals for scripts/test-summary.mjs.

@@ -45,7 +45,7 @@ export const PHASES: readonly Phase[] = [
 export const GRACE_MS = 1000;
 /** Segments to see from a phase's first pathway, from GRACE_MS on, before the run moves on. */
 export const SETTLE_SEGMENTS = 2;
-const PHASE_TIMEOUT_MS = 30_000;
+const PHASE_TIMEOUT_MS = 25_000;
 
 /** A steering request as the server received it, with what it answered and its verification. */
 export interface SteeringExchange extends Exchange {
