@@ -5,7 +5,7 @@ import { createServer } from 'node:http';
 
 const { privateKey: key } = generateKeyPairSync('ed25519');
 const message = Buffer.alloc(300, 7);
-const server = createServer((req, res) => {
+const server = createServer((_req, res) => {
   const sig = sign(null, message, key);
   res.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': sig.length });
   res.end(sig);

@@ -104,10 +104,10 @@ function problem(status: number, error: string, message: string, extra?: Record<
   return json(status, { error, message }, extra);
 }
 
+/** The bytes of a hexadecimal string already checked to be one (either case). */
 function bytesOf(hex: string): Uint8Array {
-  const out = new Uint8Array(hex.length >> 1);
-  for (let i = 0; i < out.length; i++) out[i] = Number.parseInt(hex.slice(2 * i, 2 * i + 2), 16);
-  return out;
+  const b = Buffer.from(hex, 'hex');
+  return new Uint8Array(b.buffer, b.byteOffset, b.byteLength);
 }
 
 /**
