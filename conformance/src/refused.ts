@@ -25,6 +25,7 @@ import {
   BAND_UNMETERED,
   BEFORE_FIRST_WINDOW,
   BEYOND_U128,
+  CLONES,
   HOLD,
   HUGE,
   ONE_CLASS,
@@ -45,6 +46,7 @@ import {
   namedAt,
   ORIGIN,
   ORIGIN_ROOM_FIELDS,
+  P,
   type Parts,
   partsOf,
   patch,
@@ -177,6 +179,46 @@ function givenWith(b: Built, i: number, j: number, blob: Uint8Array | null): Par
   return { ...parts, records };
 }
 
+/** L, the order of the Ed25519 base point (companion C2 step 4). */
+const L_ORDER = (1n << 252n) + 27742317777372353535851937790883648493n;
+
+/** A record's bytes with its signature's S replaced by S + L (still below 2^256). */
+function withUnreducedS(bytes: Uint8Array): Uint8Array {
+  const at = bytes.length - 32;
+  let n = 0n;
+  for (let i = 31; i >= 0; i--) n = (n << 8n) | BigInt(bytes[at + i]!);
+  n += L_ORDER;
+  const out = bytes.slice();
+  for (let i = 0; i < 32; i++) {
+    out[at + i] = Number(n & 0xffn);
+    n >>= 8n;
+  }
+  if (n !== 0n) throw new Error('S + L does not fit 32 bytes');
+  return out;
+}
+
+/**
+ * A public key encoded with y ≥ p: y0 + p for the least y0 ≥ 2 whose canonical encoding is a
+ * point of large order (a signature check by it gets past C2 steps 1 and 2).
+ */
+export function nonCanonicalKey(): Uint8Array {
+  const P25519 = (1n << 255n) - 19n;
+  const enc = (y: bigint): Uint8Array => {
+    const out = new Uint8Array(32);
+    for (let i = 0; i < 32; i++) {
+      out[i] = Number(y & 0xffn);
+      y >>= 8n;
+    }
+    return out;
+  };
+  const message = new Uint8Array(1);
+  const sig = new Uint8Array(64);
+  for (let y0 = 2n; y0 < 19n; y0++) {
+    if (nobleBackend.verify(enc(y0), message, sig) === 'bad_signature') return enc(y0 + P25519);
+  }
+  throw new Error('no y0 below 19 gives a point of large order');
+}
+
 const sigOffset = (bytes: Uint8Array): number => bytes.length - 64;
 
 // ---- the cases ----------------------------------------------------------------------------
@@ -255,6 +297,14 @@ export const REFUSED: readonly RefusedCase[] = [
     make: (ctx) => inRoom(ctx, roomOf({ ...ORIGIN_ROOM_FIELDS, authority: IDENTITY_POINT }, null)),
   },
   {
+    name: 'refuse/room/invalid-name-65-bytes',
+    note: 'A name of 65 bytes (at most 64).',
+    reason: 'room_invalid',
+    where: room,
+    make: (ctx) =>
+      inRoom(ctx, roomOf({ ...ORIGIN_ROOM_FIELDS, name: 'n'.repeat(65) }, ORIGIN.authority.secret)),
+  },
+  {
     name: 'refuse/room/bad-signature',
     note: "One bit of the descriptor's signature flipped.",
     reason: 'bad_signature',
@@ -316,6 +366,39 @@ export const REFUSED: readonly RefusedCase[] = [
     reason: 'key_log_invalid',
     where: room,
     make: (ctx) => withHead(ctx, { ...headFields(ctx), seq: 0n }, ORIGIN.origin.secret),
+  },
+  {
+    name: 'refuse/room/key-log-invalid-status',
+    note: 'An entry of status 3.',
+    reason: 'key_log_invalid',
+    where: room,
+    make: (ctx) =>
+      withHead(
+        ctx,
+        {
+          ...headFields(ctx),
+          entries: entriesWith(ctx, ORIGIN.steer.pub, (e) => ({ ...e, status: 3 })),
+        },
+        ORIGIN.origin.secret,
+      ),
+  },
+  {
+    name: 'refuse/room/key-log-invalid-may-sign-order',
+    note: "The steering key's authorities not in ascending order.",
+    reason: 'key_log_invalid',
+    where: room,
+    make: (ctx) =>
+      withHead(
+        ctx,
+        {
+          ...headFields(ctx),
+          entries: entriesWith(ctx, ORIGIN.steer.pub, (e) => ({
+            ...e,
+            may_sign: e.may_sign.slice().reverse(),
+          })),
+        },
+        ORIGIN.origin.secret,
+      ),
   },
   {
     name: 'refuse/room/key-log-bad-key',
@@ -565,6 +648,31 @@ export const REFUSED: readonly RefusedCase[] = [
       })),
   },
   {
+    name: 'refuse/policy/invalid-tiers-not-ascending',
+    note: 'Tier bitrates 500 000, 1 500 000, 1 500 000, 8 000 000: not strictly ascending.',
+    reason: 'policy_invalid',
+    where: policy,
+    make: (ctx) =>
+      policyVariant(ctx.built(ONE_CLASS), (p) => ({
+        ...p,
+        tiers: [500_000n, 1_500_000n, 1_500_000n, 8_000_000n],
+      })),
+  },
+  {
+    name: 'refuse/policy/invalid-flags',
+    note: 'flags 2: a bit other than bit 0.',
+    reason: 'policy_invalid',
+    where: policy,
+    make: (ctx) => policyVariant(ctx.built(ONE_CLASS), (p) => ({ ...p, flags: 2 })),
+  },
+  {
+    name: 'refuse/policy/invalid-initial-clone',
+    note: 'In the clones scenario, initial names the clone alpha-eu.',
+    reason: 'policy_invalid',
+    where: policy,
+    make: (ctx) => policyVariant(ctx.built(CLONES), (p) => ({ ...p, initial: 2 })),
+  },
+  {
     name: 'refuse/policy/clone-unknown-later-base',
     note: 'bravo made a clone of charlie, a pathway after it.',
     reason: 'clone_unknown',
@@ -611,6 +719,13 @@ export const REFUSED: readonly RefusedCase[] = [
       const b = ctx.built(ONE_CLASS);
       return base(ctx, { policy: flip(b.policy, sigOffset(b.policy) + 40) });
     },
+  },
+  {
+    name: 'refuse/policy/bad-key-non-canonical',
+    note: 'The signer is a point of large order encoded with y ≥ p (companion C2 step 1): bad_key, not bad_signature.',
+    reason: 'bad_key',
+    where: policy,
+    make: (ctx) => policyVariant(ctx.built(ONE_CLASS), (p) => p, NO_SECRET(nonCanonicalKey())),
   },
   {
     name: 'refuse/policy/signer-unlisted',
@@ -785,6 +900,23 @@ export const REFUSED: readonly RefusedCase[] = [
       const b = ctx.built(ONE_CLASS);
       return base(ctx, { decision: flip(b.decision, sigOffset(b.decision) + 40) });
     },
+  },
+  {
+    name: 'refuse/decision/signature-s-not-reduced',
+    note: "The decision's signature with S + L in place of S: the same point equation, but S is not below L (C2 step 4).",
+    reason: 'bad_signature',
+    where: decision,
+    make: (ctx) => {
+      const b = ctx.built(ONE_CLASS);
+      return base(ctx, { decision: withUnreducedS(b.decision) });
+    },
+  },
+  {
+    name: 'refuse/decision/t-moved',
+    note: 'The decision states t one period later, signed: its window is [T0 − 2P, T0 + P), and the first record it names is outside it.',
+    reason: 'evidence_outside_window',
+    where: evidence(0, 0),
+    make: (ctx) => redecide(ctx.built(ONE_CLASS), { fields: (f) => ({ ...f, t: f.t + P }) }),
   },
   {
     name: 'refuse/decision/signer-without-energy-label',
@@ -1023,6 +1155,16 @@ export const REFUSED: readonly RefusedCase[] = [
       recordVariant(ctx.built(ONE_CLASS), 2, 3, (f) => ({ ...f, hop: ORIGIN.steerRevoked.pub }), {
         key: ORIGIN.steerRevoked,
       }),
+  },
+  {
+    name: 'refuse/evidence/signature-s-not-reduced',
+    note: "alpha's third record with S + L in place of S (its digest is unchanged).",
+    reason: 'bad_signature',
+    where: evidence(0, 2),
+    make: (ctx) => {
+      const b = ctx.built(ONE_CLASS);
+      return givenWith(b, 0, 2, withUnreducedS(namedAt(b, 0, 2).blob));
+    },
   },
   {
     name: 'refuse/evidence/not-on-pathway',

@@ -603,6 +603,19 @@ export const REQUESTS: readonly RequestCase[] = [
     },
   ),
   cmcd(
+    'percent-encoded-name',
+    'The name CMCD percent-encoded is CMCD.',
+    '/steer?%43MCD=bl%3D800',
+    r(null, null, '800'),
+  ),
+  cmcd(
+    'second-cmcd-part-after-a-dropped-one',
+    'A CMCD part dropped for a bad "%": the next CMCD part is the first.',
+    '/steer?CMCD=bl%3D1%ZZ&CMCD=bl%3D2',
+    r(null, null, '2'),
+    { 'cmcd-request': 'bl=9000' },
+  ),
+  cmcd(
     'non-ascii-in-query',
     'A query value that decodes to a non-ASCII byte does not parse.',
     '/steer?CMCD=bl%3D5%2Cn%3D%22%C3%A9%22',

@@ -4,7 +4,7 @@
  * of the code are C7's and energy-steering §10's; and every single-byte mutation of an accepted
  * vector's policy, decision, named records and manifest is refused.
  *
- * Usage: `pnpm --filter @wai-steering/conformance run run [--vectors FILE] [--positions N]`.
+ * Usage: `pnpm --filter @wai-steering/conformance corpus [--vectors FILE] [--positions N]`.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
@@ -28,6 +28,7 @@ import {
   readPolicy,
   toHex,
 } from '@wai-steering/wire';
+import { nodeBackend } from '@wai-steering/wire/node';
 import type { CorpusFile, VectorEntry } from './generate.js';
 import { Prng } from './prng.js';
 import { blobDigest } from './world.js';
@@ -266,7 +267,7 @@ export function mutate(
   corpus: CorpusFile,
   options: { positions?: number; backend?: CryptoBackend } = {},
 ): MutationResult {
-  const positions = options.positions ?? 24;
+  const positions = options.positions ?? 16;
   const backend = options.backend ?? nobleBackend;
   const cache = new VerifierCache();
   const byReason: Record<string, number> = {};
@@ -342,7 +343,7 @@ function main(args: readonly string[]): number {
   const at = args.indexOf('--vectors');
   const path = at >= 0 && args[at + 1] !== undefined ? resolve(args[at + 1]!) : DEFAULT_VECTORS;
   const p = args.indexOf('--positions');
-  const positions = p >= 0 ? Number(args[p + 1]) : 24;
+  const positions = p >= 0 ? Number(args[p + 1]) : 16;
   const corpus = loadCorpus(path);
   const result = runFile(corpus);
   const facts = checkFacts(corpus);
@@ -358,7 +359,7 @@ function main(args: readonly string[]): number {
   for (const f of result.failures) out.push(`  FAIL ${f.kind} ${f.name}: ${f.what}`);
   for (const f of facts.failures) out.push(`  FAIL ${f.name}: ${f.what}`);
   process.stdout.write(`${out.join('\n')}\n`);
-  const m = mutate(corpus, { positions });
+  const m = mutate(corpus, { positions, backend: nodeBackend });
   process.stdout.write(`${mutationSummary(m)}\n`);
   for (const a of m.accepted) process.stdout.write(`  FAIL mutation accepted: ${a}\n`);
   const ok =
