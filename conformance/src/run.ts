@@ -306,7 +306,8 @@ export function mutate(
     for (const t of targets) {
       blobs++;
       const prng = new Prng(`mutation:${v.name}:${t.what}`);
-      const tally = (byBlob[t.kind] ??= { tried: 0, refused: 0 });
+      const tally = byBlob[t.kind] ?? { tried: 0, refused: 0 };
+      byBlob[t.kind] = tally;
       for (const at of prng.sample(t.bytes.length, positions)) {
         const mask = 1 + prng.below(255);
         const bytes = t.bytes.slice();
