@@ -6,7 +6,15 @@
 
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
@@ -51,8 +59,15 @@ function cacheKey(): string {
 
 /** The cached stream, made by ffmpeg when it is not there yet. */
 export async function ensureMedia(): Promise<Media> {
-  const dir = join(MEDIA_ROOT, cacheKey());
-  if (!existsSync(join(dir, 'complete'))) await makeMedia(dir);
+  const key = cacheKey();
+  const dir = join(MEDIA_ROOT, key);
+  if (!existsSync(join(dir, 'complete'))) {
+    // Streams of other parameters (and unfinished ones) are not used again.
+    for (const old of existsSync(MEDIA_ROOT) ? readdirSync(MEDIA_ROOT) : []) {
+      if (old !== key) rmSync(join(MEDIA_ROOT, old), { recursive: true, force: true });
+    }
+    await makeMedia(dir);
+  }
   return readMedia(dir);
 }
 

@@ -99,6 +99,8 @@ export interface ScenarioOptions {
   readonly cmcd?: 'query' | 'headers';
   /** The player's debug log, in the error of a run that does not settle. */
   readonly debug?: boolean;
+  /** The content description: HLS for hls.js, DASH for the others, unless given. */
+  readonly content?: 'hls' | 'dash';
 }
 
 /** Runs `player` through both phases; throws with what was seen when a phase does not settle. */
@@ -131,8 +133,9 @@ export async function runScenario(player: PlayerName, options: ScenarioOptions =
     pathways.documents.set('/hls/main.m3u8', multivariantPlaylist(steering.tag, base));
     pathways.documents.set('/dash/main.mpd', mpd(media.mpdTemplate, steering.element, base));
     const initialOrigin = pathways.origins.get(INITIAL)!;
+    const content = options.content ?? (player === 'hls.js' ? 'hls' : 'dash');
     const url =
-      player === 'hls.js' ? `${initialOrigin}/hls/main.m3u8` : `${initialOrigin}/dash/main.mpd`;
+      content === 'hls' ? `${initialOrigin}/hls/main.m3u8` : `${initialOrigin}/dash/main.mpd`;
 
     const pages = await startPageServer();
     cleanup.unshift(() => pages.close());
