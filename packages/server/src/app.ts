@@ -311,10 +311,17 @@ export class SteeringApp {
     this.evidence.prune(a);
   }
 
-  /** Prunes the store by age (§8.4: a record named by a kept decision stays). */
+  /**
+   * Prunes the store by age (§8.4: a record named by a kept decision stays). A record that a
+   * current or later window may still name (one that ends after the current window's start) is
+   * kept whatever its age, so that the evidence index never names a record the store dropped.
+   */
   prune(recordsMs: number, decisionsMs: number): ReturnType<SteeringStore['prune']> {
     const now = this.clock();
-    return this.o.store.prune(now - BigInt(recordsMs) * 1000n, now - BigInt(decisionsMs) * 1000n);
+    const { a } = windowAt(this.o.policy, now);
+    let recordsBefore = now - BigInt(recordsMs) * 1000n;
+    if (recordsBefore > a) recordsBefore = a;
+    return this.o.store.prune(recordsBefore, now - BigInt(decisionsMs) * 1000n);
   }
 
   /** Stops accepting work and writes what is queued. */

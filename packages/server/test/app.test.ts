@@ -298,6 +298,20 @@ describe('retention', () => {
   });
 });
 
+describe('retention and the window in use', () => {
+  it('keeps records the current window may name, however short their retention', async () => {
+    ctx = demoApp();
+    const t0 = ctx.clock.us;
+    const digests = await postPeriods(ctx, [t0 - 4n * S, t0 - 2n * S, t0]);
+    ctx.clock.advance(1000);
+    const r = ctx.app.prune(1, 1);
+    expect(r.records).toBe(0);
+    const d = await decide(ctx);
+    expect(d.decision.pathways[0]!.evidence.length).toBe(6);
+    for (const hex of digests) expect((await get(ctx.app, `/records/${hex}`)).status).toBe(200);
+  });
+});
+
 describe('the other routes', () => {
   it('serves the policy, the room, the key log, health and metrics', async () => {
     ctx = demoApp();
