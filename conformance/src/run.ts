@@ -232,6 +232,11 @@ export function reasonLists(dir: string = sharedDir()): {
   c7: string[];
   section10: string[];
 } {
+  if (!existsSync(join(dir, 'spec', 'companion.md'))) {
+    throw new Error(
+      `the shared texts are not in ${dir} (spec/companion.md, spec/energy-steering.md): set WAI_SHARED_DIR`,
+    );
+  }
   const companion = readFileSync(join(dir, 'spec', 'companion.md'), 'utf8');
   const spec = readFileSync(join(dir, 'spec', 'energy-steering.md'), 'utf8');
   const s10 = parseSection10(spec, companion);
