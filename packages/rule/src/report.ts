@@ -168,9 +168,22 @@ function readInteger(value: Uint8Array): bigint | null {
   return n <= U64_MAX ? n : null;
 }
 
+/**
+ * Whether `value` is the UTF-8 bytes of `id`. Pathway ids are ASCII (§3.3), compared byte by
+ * byte with no encoding; any other id is compared by its UTF-8 bytes.
+ */
+function isId(value: Uint8Array, id: string): boolean {
+  for (let k = 0; k < id.length; k++) {
+    if (id.charCodeAt(k) > 0x7f) return equalBytes(value, encoder.encode(id));
+  }
+  if (value.length !== id.length) return false;
+  for (let k = 0; k < id.length; k++) if (value[k] !== id.charCodeAt(k)) return false;
+  return true;
+}
+
 /** The index of the pathway whose id's bytes equal `value`, or `null`. */
-function matchPathway(value: Uint8Array, ids: readonly Uint8Array[]): number | null {
-  for (let k = 0; k < ids.length; k++) if (equalBytes(value, ids[k]!)) return k;
+function matchPathway(value: Uint8Array, ids: readonly string[]): number | null {
+  for (let k = 0; k < ids.length; k++) if (isId(value, ids[k]!)) return k;
   return null;
 }
 
@@ -274,7 +287,7 @@ export function readReport(request: SteeringRequest, pathwayIds: readonly string
     throw new TypeError('headers are a record of strings');
   }
   const parts = readQuery(request.target);
-  const ids = pathwayIds.map((id) => encoder.encode(id));
+  const ids = pathwayIds;
 
   let pathway: number | null = null;
   let throughput: bigint | null = null;
