@@ -47,8 +47,11 @@ export const TIMING = {
   period_us: 1_000_000n,
   /** W: two periods of evidence. */
   window_us: 2_000_000n,
-  /** L: a record is required 600 ms after its period ends; the hops POST it within ~50 ms. */
-  lag_us: 600_000n,
+  /**
+   * L: a record is required 900 ms after its period ends; the hops POST it ~30 ms after, so a
+   * busy machine has room before a pathway would read as stale.
+   */
+  lag_us: 900_000n,
   /** The manifests' TTL, seconds: the players reload every 2 s. */
   ttl_s: 2,
   min_ttl_s: 1,
