@@ -29,7 +29,8 @@ import { CommitQueue } from './commit.js';
 import { DecisionEncoder } from './encode.js';
 import { Metrics } from './metrics.js';
 import { SessionTable } from './sessions.js';
-import type { SteeringStore } from './store/store.js';
+import { joinDecision } from './store/compact.js';
+import type { SteeringStore, StoredDecision } from './store/store.js';
 
 /** A request as the application reads it. */
 export interface AppRequest {
@@ -335,13 +336,11 @@ export class SteeringApp {
    * (`encode.ts`); with `encoder: 'wire'`, wire's `signDecision` writes every field every time.
    * Both give the same bytes (Ed25519 is deterministic), which the start-up check compares.
    */
-  private sign(
-    fields: DecisionFields,
-    evidence: Evidence,
-  ): { bytes: Uint8Array; body: Uint8Array; set?: Uint8Array } {
-    if (this.encoder !== undefined) return this.encoder.encode(fields, evidence);
+  private sign(fields: DecisionFields, evidence: Evidence): StoredDecision {
+    if (this.encoder !== undefined) return this.encoder.encodeCompact(fields, evidence);
     const bytes = signDecision(fields, this.o.secretKey, { backend: this.o.backend, check: false });
-    return { bytes, body: bytes.subarray(0, bytes.length - 64) };
+    // §7.3: the digest, SHA-256 over the bytes before `sig`.
+    return { bytes, digest: hash('sha256', bytes.subarray(0, bytes.length - 64), 'buffer') };
   }
 
   /** Signs one decision over the current evidence both ways and requires the same bytes. */
@@ -364,8 +363,13 @@ export class SteeringApp {
       backend: o.backend,
     });
     const fast = this.encoder.encode(fields, evidence).bytes;
+    const compact = this.encoder.encodeCompact(fields, evidence);
     const wire = signDecision(fields, o.secretKey, { backend: o.backend, check: true });
-    if (!bytesEqual(fast, wire)) {
+    if (
+      !bytesEqual(fast, wire) ||
+      !bytesEqual(joinDecision(compact.set, compact.tail), wire) ||
+      !bytesEqual(compact.digest, hash('sha256', wire.subarray(0, wire.length - 64), 'buffer'))
+    ) {
       throw new Error("the server's decision encoder disagrees with wire's signDecision");
     }
   }
@@ -561,13 +565,12 @@ export class SteeringApp {
       loads: Array.from(this.sessions.loads),
       backend: o.backend,
     });
-    const { bytes, body, set } = this.sign(fields, evidence);
-    // §7.3: the digest, SHA-256 over the bytes before `sig` (node:crypto's one-shot hash).
-    const digest: Uint8Array = hash('sha256', body, 'buffer');
+    const signed = this.sign(fields, evidence);
+    const digest = signed.digest;
     // After deciding, the session counts in its new first pathway until TTL + grace.
     this.sessions.place(session, fields.priority[0]!, now + fields.ttl + this.graceS);
     try {
-      await this.queue.addDecision({ bytes, digest, ...(set === undefined ? {} : { set }) });
+      await this.queue.addDecision(signed);
     } catch {
       return this.overloaded('the decision could not be archived');
     }

@@ -14,7 +14,7 @@
  * (Ed25519 is deterministic, so the signatures agree too), and `DecisionEncoder.selfCheck`
  * compares them at start.
  */
-import { createPrivateKey, createPublicKey, type KeyObject, sign } from 'node:crypto';
+import { createPrivateKey, createPublicKey, hash, type KeyObject, sign } from 'node:crypto';
 import type { Evidence } from '@wai-steering/evidence';
 import { bytesEqual, DOMAIN_TAGS, type DecisionFields } from '@wai-steering/wire';
 
@@ -37,6 +37,13 @@ interface EncodedEvidence {
   readonly size: number;
   /** room ‖ signer ‖ policy ‖ m ‖ chunks: the store's evidence set (`store/compact.ts`). */
   readonly set: Uint8Array;
+}
+
+/** A signed decision as the store keeps it: digest, evidence set and tail. */
+export interface CompactEncodedDecision {
+  readonly digest: Uint8Array;
+  readonly set: Uint8Array;
+  readonly tail: Uint8Array;
 }
 
 /** A signed decision, with the parts the store keeps. */
@@ -139,6 +146,48 @@ export class DecisionEncoder {
    * object), with this encoder's room, signer and policy.
    */
   encode(fields: DecisionFields, evidence: Evidence): EncodedDecision {
+    const { size, set } = this.write(fields, evidence);
+    const sig = sign(null, this.message.subarray(0, D + size), this.key);
+    const bytes = new Uint8Array(size + 64);
+    bytes.set(this.message.subarray(D, D + size), 0);
+    bytes.set(sig, size);
+    return { bytes, body: bytes.subarray(0, size), set };
+  }
+
+  /**
+   * The hot path: the decision signed, as the store keeps it (`store/compact.ts`): its digest
+   * (§7.3), its evidence set (the same object for every decision over one evidence object) and
+   * its tail (its own fields and `sig`). The whole record is not built; `joinDecision(set, tail)`
+   * gives its bytes.
+   */
+  encodeCompact(fields: DecisionFields, evidence: Evidence): CompactEncodedDecision {
+    const { size, set, loads, after } = this.write(fields, evidence);
+    const msg = this.message;
+    const sig = sign(null, msg.subarray(0, D + size), this.key);
+    const digest = hash('sha256', msg.subarray(D, D + size), 'buffer');
+    const m = loads.length;
+    const end = D + size;
+    const tail = new Uint8Array(47 + 5 * m + (end - after) + 64);
+    tail.set(msg.subarray(D + PREFIX, D + PREFIX + 47), 0);
+    let t = 47;
+    for (let i = 0; i < m; i++) {
+      const at = loads[i]!;
+      for (let j = 0; j < 5; j++) tail[t + j] = msg[at + j]!;
+      t += 5;
+    }
+    tail.set(msg.subarray(after, end), t);
+    tail.set(sig, t + (end - after));
+    return { digest, set, tail };
+  }
+
+  /**
+   * Writes the domain and the body into the message buffer; the body's size, the evidence set,
+   * where each pathway's load is, and where the fields after the pathways begin.
+   */
+  private write(
+    fields: DecisionFields,
+    evidence: Evidence,
+  ): { size: number; set: Uint8Array; loads: number[]; after: number } {
     const e = this.evidenceOf(evidence, fields);
     const m = fields.pathways.length;
     if (m !== e.chunks.length || fields.priority.length > 255) {
@@ -173,8 +222,10 @@ export class DecisionEncoder {
     view.setBigUint64(o + 39, u64(r.buffer), true);
     msg[o + 47] = m;
     o += 48;
+    const loads: number[] = new Array(m);
     for (let i = 0; i < m; i++) {
       const pw = fields.pathways[i]!;
+      loads[i] = o;
       view.setUint32(o, pw.load, true);
       msg[o + 4] = pw.limits;
       o += 5;
@@ -182,16 +233,12 @@ export class DecisionEncoder {
       msg.set(chunk, o);
       o += chunk.length;
     }
+    const after = o;
     view.setUint32(o, fields.ttl, true);
     msg[o + 4] = fields.reason;
     msg[o + 5] = fields.priority.length;
     o += 6;
     for (const index of fields.priority) msg[o++] = index;
-    const body = msg.subarray(D, D + size);
-    const sig = sign(null, msg.subarray(0, D + size), this.key);
-    const bytes = new Uint8Array(size + 64);
-    bytes.set(body, 0);
-    bytes.set(sig, size);
-    return { bytes, body: bytes.subarray(0, size), set: e.set };
+    return { size, set: e.set, loads, after };
   }
 }

@@ -106,6 +106,21 @@ describe('steering', () => {
     expect(outcome.outcome).toBe('accept');
   });
 
+  it("archives and serves the same decisions with wire's signDecision", async () => {
+    ctx = demoApp({ encoder: 'wire' });
+    const t0 = ctx.clock.us;
+    await postPeriods(ctx, [t0 - 4n * S, t0 - 2n * S, t0]);
+    ctx.clock.advance(1000);
+    for (let i = 0; i < 3; i++) {
+      const d = await decide(ctx, `?_HLS_pathway=cdn-b&wai_session=${String(i).repeat(32)}`);
+      expect(d.decision.pathways.map((p) => p.evidence.length)).toEqual([6, 6, 6]);
+      const digest = createHash('sha256')
+        .update(d.bytes.subarray(0, d.bytes.length - 64))
+        .digest('hex');
+      expect(digest).toBe(d.hex);
+    }
+  });
+
   it('reads DASH when a _DASH_ parameter is present, and CMCD from the header', async () => {
     ctx = demoApp();
     const d = await decide(ctx, '?_DASH_pathway="cdn-b,cdn-a"&_DASH_throughput=7000000,1', {

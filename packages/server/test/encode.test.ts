@@ -1,9 +1,11 @@
+import { createHash } from 'node:crypto';
 import type { Evidence } from '@wai-steering/evidence';
 import { type DecisionFields, signDecision } from '@wai-steering/wire';
 import { nodeBackend } from '@wai-steering/wire/node';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { DecisionEncoder } from '../src/encode.js';
+import { joinDecision } from '../src/store/compact.js';
 
 const secretKey = new Uint8Array(32).fill(11);
 const signer = nodeBackend.publicKey(secretKey);
@@ -61,6 +63,15 @@ describe('the decision encoder', () => {
           const wire = signDecision(fields, secretKey, { backend: nodeBackend, check: false });
           expect(Buffer.from(fast.bytes).equals(Buffer.from(wire))).toBe(true);
           expect(fast.body.length).toBe(wire.length - 64);
+          const compact = encoder.encodeCompact(fields, evidence);
+          expect(compact.set).toBe(fast.set);
+          expect(
+            Buffer.from(joinDecision(compact.set, compact.tail)).equals(Buffer.from(wire)),
+          ).toBe(true);
+          const digest = createHash('sha256')
+            .update(wire.subarray(0, wire.length - 64))
+            .digest();
+          expect(Buffer.from(compact.digest).equals(digest)).toBe(true);
         }
       }),
       { numRuns: 200 },

@@ -194,12 +194,24 @@ export class SqliteStore implements SteeringStore {
     }
     if (batch.decisions.length > 0) {
       let touched = false;
-      const scratch = this.scratch;
       for (const d of batch.decisions) {
-        if (scratch.length < d.bytes.length) this.scratch = new Uint8Array(d.bytes.length);
-        const known = d.set !== undefined && d.set === this.current?.body;
-        const { tailLength, set } = splitAgainst(d.bytes, this.current?.body, this.scratch, known);
-        const tail = this.scratch.subarray(0, tailLength);
+        let tail: Uint8Array;
+        let set: Uint8Array | undefined;
+        if ('tail' in d) {
+          // Cut by the encoder: the set is the current one by identity, or compared once.
+          tail = d.tail;
+          const cur = this.current;
+          set =
+            cur !== undefined && (cur.body === d.set || equal(cur.body, d.set)) ? undefined : d.set;
+          if (set === undefined && cur !== undefined && cur.body !== d.set)
+            this.current = { ...cur, body: d.set };
+        } else {
+          if (this.scratch.length < d.bytes.length) this.scratch = new Uint8Array(d.bytes.length);
+          const known = d.set !== undefined && d.set === this.current?.body;
+          const cut = splitAgainst(d.bytes, this.current?.body, this.scratch, known);
+          tail = this.scratch.subarray(0, cut.tailLength);
+          set = cut.set;
+        }
         const t = tailTimeOf(tail);
         let cur = this.current;
         if (set !== undefined || cur === undefined) {

@@ -14,18 +14,29 @@ export interface StoredRecord {
   readonly end: bigint;
 }
 
-/** A signed decision to keep. */
-export interface StoredDecision {
-  /** The `WSD1` bytes. */
-  readonly bytes: Uint8Array;
-  /** Its digest (§7.3). */
-  readonly digest: Uint8Array;
-  /**
-   * Its evidence set (`store/compact.ts`), when the caller encoded it: decisions over one evidence
-   * object pass the same object, which the store then need not compare byte by byte.
-   */
-  readonly set?: Uint8Array;
-}
+/**
+ * A signed decision to keep: its bytes, or (from an encoder that cut it already) its evidence set
+ * and tail (`store/compact.ts`), with its digest.
+ */
+export type StoredDecision =
+  | {
+      /** The `WSD1` bytes. */
+      readonly bytes: Uint8Array;
+      /** Its digest (§7.3). */
+      readonly digest: Uint8Array;
+      /** Its evidence set, when known (then compared by identity first). */
+      readonly set?: Uint8Array;
+    }
+  | {
+      readonly digest: Uint8Array;
+      /**
+       * Its evidence set: decisions over one evidence object pass the same object, which the
+       * store then need not compare byte by byte.
+       */
+      readonly set: Uint8Array;
+      /** Its tail: the decision's own fields and `sig`. */
+      readonly tail: Uint8Array;
+    };
 
 /** One write of the group commit: accepted records, then signed decisions, in one transaction. */
 export interface CommitBatch {

@@ -53,7 +53,13 @@ export function demoRoom(
 
 /** A steering application over a demo room, its store in memory, on a test clock. */
 export function demoApp(
-  options: { periodMs?: number; graceMs?: number; maxQueue?: number; start?: bigint } = {},
+  options: {
+    periodMs?: number;
+    graceMs?: number;
+    maxQueue?: number;
+    start?: bigint;
+    encoder?: 'fast' | 'wire';
+  } = {},
 ) {
   const { setup, config, remove } = demoRoom(8080, options.periodMs ?? 2000);
   const clock = new TestClock(options.start ?? 1_800_000_000_000_000n);
@@ -76,6 +82,7 @@ export function demoApp(
     maxRecordBytes: 4096,
     maxTargetBytes: 8192,
     clock: clock.now,
+    ...(options.encoder === undefined ? {} : { encoder: options.encoder }),
   });
   const sim = new HopSimulator({
     policy: setup.policy,
