@@ -1,25 +1,25 @@
 // @wai-steering/evidence: §5 of energy-aware content steering — the window, the records that
 // tile it, and each pathway's status, class, J and D.
 
-export { windowAt, inWindow, type Window, type WindowPolicy } from './window.js';
+export { EvidenceCache } from './cache.js';
 export {
   evaluatePathway,
-  tallyPathway,
-  figureOf,
-  isStatable,
-  U128_LIMIT,
   type Figure,
   type FigurePolicy,
+  figureOf,
+  isStatable,
   type PathwayTally,
+  tallyPathway,
+  U128_LIMIT,
 } from './figure.js';
 export {
-  selectEvidence,
-  MemoryEvidenceStore,
-  MAX_NAMED,
   type Evidence,
   type EvidenceRecord,
   type EvidenceStore,
+  MAX_NAMED,
+  MemoryEvidenceStore,
   type PathwayEvidence,
   type SelectPolicy,
+  selectEvidence,
 } from './select.js';
-export { EvidenceCache } from './cache.js';
+export { inWindow, type Window, type WindowPolicy, windowAt } from './window.js';

@@ -176,12 +176,35 @@ export function selectEvidence(
           candidates.push(c);
         }
       }
-      const chain = tileHop(candidates, window);
-      if (chain !== undefined) named.push(...chain);
+      // §5.2: the tiling where there is one; otherwise (the pathway is stale) the records the
+      // hop has in the window, one per `start`, so that the decision names what was read.
+      named.push(...(tileHop(candidates, window) ?? untiledHop(candidates)));
     }
     pathways.push(finish(policy, index, named, window, seen));
   });
   return { window, pathways };
+}
+
+/**
+ * The records of a hop that does not tile the window, as a decision may name them (§9.1 step
+ * 4.6: ascending, strictly later `start`): one per `start`, the one with the largest `end`
+ * (then the bytewise-smallest digest), in ascending `start`.
+ */
+function untiledHop(candidates: readonly EvidenceRecord[]): EvidenceRecord[] {
+  const byStart = new Map<bigint, EvidenceRecord>();
+  for (const c of candidates) {
+    const held = byStart.get(c.record.start);
+    if (
+      held === undefined ||
+      c.record.end > held.record.end ||
+      (c.record.end === held.record.end && compareBytes(c.digest, held.digest) < 0)
+    ) {
+      byStart.set(c.record.start, c);
+    }
+  }
+  return [...byStart.values()].sort((x, y) =>
+    x.record.start < y.record.start ? -1 : x.record.start > y.record.start ? 1 : 0,
+  );
 }
 
 function sameKey(x: Uint8Array, y: Uint8Array): boolean {

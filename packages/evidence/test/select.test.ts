@@ -5,8 +5,8 @@ import {
   type HopRecordFields,
   nobleBackend,
   readHopRecord,
-  signHopRecord,
   STATUS,
+  signHopRecord,
   unwrap,
 } from '@wai-steering/wire';
 import { describe, expect, it } from 'vitest';
@@ -66,7 +66,7 @@ describe('selectEvidence (§5.2)', () => {
     expect(e.pathways[1]!.joules).toBe(3_000n);
   });
 
-  it('a hop with no tiling: stale; the covered hops are named, the uncovered hop none', () => {
+  it("a hop with no tiling: stale; the covered hop's tiling and the uncovered hop's records are named", () => {
     const records = [
       ...periods(key(0), P, 2, 5),
       ...periods(key(1), P, 2, 3),
@@ -78,6 +78,8 @@ describe('selectEvidence (§5.2)', () => {
       [0, 2, 3],
       [0, 3, 4],
       [0, 4, 5],
+      [1, 2, 3],
+      [1, 4, 5],
     ]);
     expect(e.pathways[0]).toMatchObject({ class: 0, joules: 0n, delivery: 0n });
     expect(e.pathways[1]!).toMatchObject({ status: STATUS.stale, named: [] });
@@ -110,9 +112,19 @@ describe('selectEvidence (§5.2)', () => {
     expect(e.pathways[1]!.named.map((n) => n.record)).toEqual([odd[1], odd[2]]);
   });
 
-  it('short of b: stale', () => {
-    const e = selectEvidence(policy, W, memory(periods(key(16), P, 2, 4)));
-    expect(e.pathways[1]).toMatchObject({ status: STATUS.stale, named: [] });
+  it('short of b: stale, naming the records read', () => {
+    const records = periods(key(16), P, 2, 4);
+    const e = selectEvidence(policy, W, memory(records));
+    expect(e.pathways[1]!.status).toBe(STATUS.stale);
+    expect(e.pathways[1]!.named.map((n) => n.record)).toEqual(records);
+  });
+
+  it('an untiled hop names one record per start, the longest', () => {
+    const short = rec({ hop: key(16), start: 2n * P, end: 3n * P });
+    const long = rec({ hop: key(16), start: 2n * P, end: 4n * P });
+    const e = selectEvidence(policy, W, memory([short, long]));
+    expect(e.pathways[1]!.status).toBe(STATUS.stale);
+    expect(e.pathways[1]!.named.map((n) => n.record)).toEqual([long]);
   });
 
   it('duplicates in the store are named once; the same span twice: smallest digest', () => {

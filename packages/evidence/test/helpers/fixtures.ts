@@ -3,11 +3,11 @@
 import {
   encodeHopRecord,
   type HopRecordFields,
+  NO_CAPACITY_LIMIT,
+  NOT_A_CLONE,
   nobleBackend,
   type PolicyFields,
   type PolicyPathway,
-  NO_CAPACITY_LIMIT,
-  NOT_A_CLONE,
 } from '@wai-steering/wire';
 import type { EvidenceRecord } from '../../src/index.js';
 
