@@ -1,7 +1,7 @@
 import { MemoryEvidenceStore, selectEvidence, windowAt } from '@wai-steering/evidence';
 import { decisionUri, writeManifest } from '@wai-steering/manifest';
 import { assembleDecision, readReport } from '@wai-steering/rule';
-import { checkSigner, openRoom } from '@wai-steering/verifier';
+import { checkSigner, openHopRecord, openRoom } from '@wai-steering/verifier';
 import {
   bytesEqual,
   digestOf,
@@ -109,10 +109,12 @@ export const decide: Command = {
   },
   description: `
 Does what a steering server does for one request: the window at t (§5.1); the evidence of each
-pathway from the records of DIR that read and are of the room, tiling the window (§5.2, §5.3);
+pathway from the records of DIR that a server would have taken in (companion C5: they read, are
+of the room, are signed by their hop and the key log lets it sign them), tiling the window
+(§5.2, §5.3);
 the client's report from the request (§4); the rule (§6); the decision (§7), signed with KEY; the
 manifest (§8.1). Writes the decision's bytes and the manifest's bytes (no trailing newline), and
-prints the decision's digest. Records that do not read, or are of another room, are skipped.
+prints the decision's digest. Other files of DIR are skipped, with a warning.
 
 The signer's authority (§3.5) is checked against the key log; a signer the verifier would refuse
 is a warning, and the decision is written all the same.`,
@@ -141,13 +143,28 @@ is a warning, and the decision is written all the same.`,
     if (typeof t === 'string') throw new UserError(`--t: ${t} (microseconds on the room clock)`);
     const loads = parseLoads(ctx.string('loads'), policy.pathways.length);
 
-    // §5: the records of DIR that read and are of the room, in file-name order.
+    // §5: the records of DIR a server would hold, in file-name order: those that pass companion
+    // C5 as on ingest (read, of the room, signed, their hop authorised by the key log), when the
+    // room verifies; when it does not, those that read and are of the room.
+    const opened = openRoom(roomBytes, keyLogBytes ?? null);
     const store = new MemoryEvidenceStore();
+    let skipped = 0;
     for (const file of readDir(ctx.path(ctx.string('records')), 'records directory')) {
-      const read = readHopRecord(file.bytes);
-      if (read.ok && bytesEqual(read.value.room, roomId))
-        store.add(read.value, digestOf(read.value));
+      if (opened.ok) {
+        const record = openHopRecord(opened.value, file.bytes);
+        if (record.ok) store.add(record.value.record, record.value.digest);
+        else skipped++;
+      } else {
+        const read = readHopRecord(file.bytes);
+        if (read.ok && bytesEqual(read.value.room, roomId))
+          store.add(read.value, digestOf(read.value));
+        else skipped++;
+      }
     }
+    if (skipped > 0)
+      ctx.warn(
+        `${skipped} file(s) of the records directory skipped: not records a server would hold`,
+      );
     const window = windowAt(policy, t);
     const evidence = selectEvidence(policy, window, store);
     const fields = assembleDecision({
@@ -167,7 +184,6 @@ is a warning, and the decision is written all the same.`,
     });
 
     // §3.5: would a verifier take this signer? A warning, not an error.
-    const opened = openRoom(readBytes(ctx.path(ctx.string('room')), 'room'), keyLogBytes ?? null);
     if (!opened.ok) {
       ctx.warn(
         `the room does not verify (${describeRefusal(opened.refusal)}): a verifier will refuse the decision`,
