@@ -8,9 +8,9 @@ import {
   type DecisionFields,
   type DecisionPathway,
   getBackend,
+  type PolicyFields,
   PRESENT,
   PROTOCOL,
-  type PolicyFields,
   type SignOptions,
   signDecision,
 } from '@wai-steering/wire';

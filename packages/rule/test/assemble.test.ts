@@ -5,12 +5,12 @@ import {
   windowAt,
 } from '@wai-steering/evidence';
 import {
-  DECISION_REASON as R,
   digestOf,
   encodeHopRecord,
   type HopRecordFields,
   nobleBackend,
   type PolicyFields,
+  DECISION_REASON as R,
   readDecision,
   readPolicy,
   STATUS,

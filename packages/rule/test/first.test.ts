@@ -1,4 +1,4 @@
-import { DECISION_REASON as R, LIMIT } from '@wai-steering/wire';
+import { LIMIT, DECISION_REASON as R } from '@wai-steering/wire';
 import { describe, expect, it } from 'vitest';
 import { applyRule, beats, isAtFloor, type RuleFigure } from '../src/index.js';
 import { fig, none, type PathwayOpts, policyOf, report } from './helpers/rule-fixtures.js';

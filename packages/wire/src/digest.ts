@@ -2,7 +2,10 @@ import type { CryptoBackend } from './crypto/backend.js';
 import { getBackend } from './crypto/index.js';
 
 /** C1: a record's digest, SHA-256 over its bytes before `sig`. */
-export function digestOf(record: { readonly body: Uint8Array }, backend?: CryptoBackend): Uint8Array {
+export function digestOf(
+  record: { readonly body: Uint8Array },
+  backend?: CryptoBackend,
+): Uint8Array {
   return (backend ?? getBackend()).sha256(record.body);
 }
 

@@ -2,83 +2,83 @@
 // strict signatures. Runs unchanged in Node, browsers and edge runtimes; `@wai-steering/wire/node`
 // adds a faster backend on `node:crypto`.
 
-export { REASONS, type Reason, isReason } from './reasons.js';
-export { Refusal, isRefusal, type Place, type Magic, type Where, type Result } from './refusal.js';
-export { toHex, fromHex, parseHex, bytesEqual, compareBytes } from './hex.js';
-export { DOMAIN_TAGS, signingMessage } from './domain.js';
 export type { CryptoBackend, VerifyOutcome } from './crypto/backend.js';
-export { nobleBackend } from './crypto/noble.js';
 export { getBackend, useBackend } from './crypto/index.js';
+export { nobleBackend } from './crypto/noble.js';
 export { verifyStrict } from './crypto/strict.js';
 export { digestOf, roomIdOf } from './digest.js';
-export { unwrap, type Signed } from './internal/record.js';
+export { DOMAIN_TAGS, signingMessage } from './domain.js';
+export { bytesEqual, compareBytes, fromHex, parseHex, toHex } from './hex.js';
+export { type Signed, unwrap } from './internal/record.js';
 export {
-  readPolicy,
-  encodePolicy,
-  signPolicy,
-  verifyPolicySignature,
-  NOT_A_CLONE,
-  NO_CAPACITY_LIMIT,
-  type Policy,
-  type PolicyFields,
-  type PolicyPathway,
-  type PolicyHop,
-  type CloneParam,
-  type SignOptions,
-} from './records/policy.js';
+  base64url,
+  type Ed25519Jwk,
+  type JwkKeyPair,
+  jwkToKeyPair,
+  parseBase64url,
+  secretKeyToJwk,
+} from './jwk.js';
+export { isReason, REASONS, type Reason } from './reasons.js';
 export {
-  readDecision,
-  encodeDecision,
-  signDecision,
-  verifyDecisionSignature,
-  PROTOCOL,
   DECISION_REASON,
-  STATUS,
-  LIMIT,
-  PRESENT,
   type Decision,
   type DecisionFields,
   type DecisionPathway,
   type DecisionReport,
+  encodeDecision,
+  LIMIT,
+  PRESENT,
+  PROTOCOL,
+  readDecision,
+  STATUS,
+  signDecision,
+  verifyDecisionSignature,
 } from './records/decision.js';
 export {
-  readRoom,
+  CLASS,
+  CLASS_LABEL,
+  encodeHopRecord,
+  type HopRecord,
+  type HopRecordFields,
+  hopRecordBodyOf,
+  readHopRecord,
+  signHopRecord,
+  TRACK_DIRECTION,
+  TRACK_KIND,
+  type TrackEntry,
+  verifyHopRecord,
+} from './records/hop-record.js';
+export {
+  encodeKeyLog,
+  KEY_STATUS,
+  type KeyLog,
+  type KeyLogEntry,
+  type KeyLogFields,
+  readKeyLog,
+  signKeyLog,
+  verifyKeyLogSignature,
+} from './records/key-log.js';
+export {
+  type CloneParam,
+  encodePolicy,
+  NO_CAPACITY_LIMIT,
+  NOT_A_CLONE,
+  type Policy,
+  type PolicyFields,
+  type PolicyHop,
+  type PolicyPathway,
+  readPolicy,
+  type SignOptions,
+  signPolicy,
+  verifyPolicySignature,
+} from './records/policy.js';
+export {
   encodeRoom,
-  signRoom,
-  verifyRoomSignature,
   namesOrigin,
   type Room,
   type RoomFields,
+  readRoom,
+  signRoom,
+  verifyRoomSignature,
 } from './records/room.js';
-export {
-  readKeyLog,
-  encodeKeyLog,
-  signKeyLog,
-  verifyKeyLogSignature,
-  KEY_STATUS,
-  type KeyLog,
-  type KeyLogFields,
-  type KeyLogEntry,
-} from './records/key-log.js';
-export {
-  readHopRecord,
-  encodeHopRecord,
-  signHopRecord,
-  verifyHopRecord,
-  hopRecordBodyOf,
-  CLASS,
-  CLASS_LABEL,
-  TRACK_KIND,
-  TRACK_DIRECTION,
-  type HopRecord,
-  type HopRecordFields,
-  type TrackEntry,
-} from './records/hop-record.js';
-export {
-  base64url,
-  parseBase64url,
-  secretKeyToJwk,
-  jwkToKeyPair,
-  type Ed25519Jwk,
-  type JwkKeyPair,
-} from './jwk.js';
+export { isRefusal, type Magic, type Place, Refusal, type Result, type Where } from './refusal.js';

@@ -17,7 +17,7 @@ function isUnreservedCode(c: number): boolean {
 }
 
 // RFC 3986 gen-delims but `#`, and sub-delims (§3.3, C9).
-const RESERVED_BUT_HASH = new Set(Array.from(':/?[]@!$&\'()*+,;=', (c) => c.charCodeAt(0)));
+const RESERVED_BUT_HASH = new Set(Array.from(":/?[]@!$&'()*+,;=", (c) => c.charCodeAt(0)));
 
 /** Whether every `%` of `s` begins a percent-encoding and every other character is allowed. */
 function percentEncoded(s: string, allowed: (c: number) => boolean): boolean {

@@ -1,5 +1,6 @@
 import type { CryptoBackend } from '../crypto/backend.js';
 import { getBackend } from '../crypto/index.js';
+import { bytesEqual } from '../hex.js';
 import { type ByteReader, ByteWriter } from '../internal/bytes.js';
 import {
   checkSignature,
@@ -10,7 +11,6 @@ import {
   withPlaceholderSig,
 } from '../internal/record.js';
 import { Refusal, type Result } from '../refusal.js';
-import { bytesEqual } from '../hex.js';
 import type { SignOptions } from './policy.js';
 
 /** C5.2: the acquisition classes by tag, and the unmetered marker 0. */
@@ -145,7 +145,8 @@ export function verifyHopRecord(
   roomId: Uint8Array,
   backend?: CryptoBackend,
 ): Refusal | undefined {
-  if (!bytesEqual(rec.room, roomId)) return new Refusal('wrong_room', { magic: 'WMH1', field: 'room', offset: 5 });
+  if (!bytesEqual(rec.room, roomId))
+    return new Refusal('wrong_room', { magic: 'WMH1', field: 'room', offset: 5 });
   return checkSignature('WMH1', rec.body, rec.sig, rec.hop, backend ?? getBackend());
 }
 

@@ -1,5 +1,6 @@
 import type { CryptoBackend } from '../crypto/backend.js';
 import { getBackend } from '../crypto/index.js';
+import { compareBytes } from '../hex.js';
 import { type ByteReader, ByteWriter } from '../internal/bytes.js';
 import { compareText, isAuthority } from '../internal/chars.js';
 import {
@@ -10,7 +11,6 @@ import {
   unwrap,
   withPlaceholderSig,
 } from '../internal/record.js';
-import { compareBytes } from '../hex.js';
 import type { Refusal, Result } from '../refusal.js';
 import type { SignOptions } from './policy.js';
 

@@ -1,6 +1,6 @@
-import { getBackend } from '../crypto/index.js';
 import type { CryptoBackend } from '../crypto/backend.js';
-import { ByteWriter, type ByteReader } from '../internal/bytes.js';
+import { getBackend } from '../crypto/index.js';
+import { type ByteReader, ByteWriter } from '../internal/bytes.js';
 import {
   compareText,
   isCloneHost,
@@ -198,7 +198,8 @@ function checkRules(p: PolicyFields, r: ByteReader): void {
     if (ids.has(pw.id)) throw invalid(`${at}.id`, 'a pathway ID named twice');
     ids.add(pw.id);
     if (pw.base === NOT_A_CLONE) {
-      if (pw.host.length !== 0) throw invalid(`${at}.host`, 'a pathway that is not a clone has a host');
+      if (pw.host.length !== 0)
+        throw invalid(`${at}.host`, 'a pathway that is not a clone has a host');
       if (pw.params.length !== 0) {
         throw invalid(`${at}.params`, 'a pathway that is not a clone has params');
       }
