@@ -235,7 +235,7 @@ export async function startServer(
         clearInterval(pruner);
         http.close(() => {
           store.close();
-          resolve();
+          store.whenClosed().then(resolve, resolve);
         });
         // Answer what is queued, then drop idle keep-alive connections.
         app.close();

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { statSync } from 'node:fs';
 import { signDecision, type DecisionFields } from '@wai-steering/wire';
 import { nodeBackend } from '@wai-steering/wire/node';
 import fc from 'fast-check';
@@ -116,7 +117,7 @@ describe('compact decisions', () => {
 });
 
 describe('SqliteStore', () => {
-  it('rebuilds every decision byte for byte, across evidence sets and a reopen', () => {
+  it('rebuilds every decision byte for byte, across evidence sets and a reopen', async () => {
     const { dir, remove } = tempDir();
     cleanup.push(remove);
     const path = `${dir}/s.sqlite`;
@@ -140,6 +141,7 @@ describe('SqliteStore', () => {
       { numRuns: 40 },
     );
     store.close();
+    await store.whenClosed();
     store = new SqliteStore(path);
     for (const d of all) {
       const got = store.getDecision(d.digest);
@@ -150,6 +152,35 @@ describe('SqliteStore', () => {
     wrong[31]! ^= 1;
     expect(store.getDecision(wrong)).toBeUndefined();
     store.close();
+    await store.whenClosed();
+  });
+
+  it('checkpoints the WAL in the background', async () => {
+    const { dir, remove } = tempDir();
+    cleanup.push(remove);
+    const path = `${dir}/c.sqlite`;
+    const store = new SqliteStore(path);
+    const before = statSync(path).size;
+    const set = new Uint8Array(97 + 35);
+    set[96] = 1;
+    for (let k = 0; k < 50; k++) {
+      const decisions = Array.from({ length: 100 }, (_, i) => {
+        const tail = new Uint8Array(47 + 5 + 7 + 64);
+        new DataView(tail.buffer).setUint32(8, k * 100 + i, true);
+        return { digest: createHash('sha256').update(tail).digest(), set, tail };
+      });
+      store.commit({ records: [], decisions });
+    }
+    // The writer never checkpoints (wal_autocheckpoint = 0): the worker copies the pages over.
+    let size = statSync(path).size;
+    for (let i = 0; i < 40 && size <= before + 100_000; i++) {
+      await new Promise((done) => setTimeout(done, 100));
+      size = statSync(path).size;
+    }
+    expect(size).toBeGreaterThan(before + 100_000);
+    expect(store.stats().decisions).toBe(5000);
+    store.close();
+    await store.whenClosed();
   });
 
   it('stores a decision of 36 named records in far fewer bytes than the record', () => {

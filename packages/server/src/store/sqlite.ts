@@ -17,6 +17,9 @@
  * which survives a power loss and costs an fsync per group commit.
  */
 import { hash } from 'node:crypto';
+import { statSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { Worker } from 'node:worker_threads';
 import Database from 'better-sqlite3';
 import { joinDecision, splitAgainst } from './compact.js';
 import type {
@@ -33,7 +36,37 @@ import type {
 export interface SqliteStoreOptions {
   /** `normal` (default): survives a crash of the process; `full`: also a power loss. */
   readonly synchronous?: 'normal' | 'full';
+  /**
+   * `background` (default for a file): WAL checkpoints run on a worker thread with its own
+   * connection, every 250 ms, so that copying pages into the database and its fsync stay off
+   * the event loop; `inline`: SQLite's automatic checkpoint, in the commit that fills 1 000 pages.
+   */
+  readonly checkpoint?: 'background' | 'inline';
 }
+
+/** The checkpointer: a worker thread with its own connection (WAL allows it beside the writer). */
+const CHECKPOINTER = `
+const { parentPort, workerData } = require('node:worker_threads');
+let db;
+try {
+  const Database = require(workerData.sqlite);
+  db = new Database(workerData.path);
+  db.pragma('busy_timeout = 5000');
+} catch (e) {
+  parentPort.postMessage({ failed: String(e && e.message) });
+  process.exit(0);
+}
+const run = () => { try { db.pragma('wal_checkpoint(PASSIVE)'); } catch {} };
+const timer = setInterval(run, workerData.intervalMs);
+parentPort.on('message', () => {
+  clearInterval(timer);
+  try { db.close(); } catch {}
+  process.exit(0);
+});
+`;
+
+/** Past this size the WAL is checkpointed inline (RESTART), whatever the worker managed. */
+const WAL_LIMIT = 256 * 1024 * 1024;
 
 const SCHEMA_VERSION = 1;
 /** SQLite integers are signed 64-bit: the columns that index a u64 clamp it (the bytes are exact). */
@@ -72,6 +105,10 @@ export class SqliteStore implements SteeringStore {
   private current: { id: number; body: Uint8Array; lastT: number } | undefined;
   /** Evidence sets by id, for rebuilding decisions (a handful are hot). */
   private readonly setCache = new Map<number, Uint8Array>();
+  /** The background checkpointer, when there is one. */
+  private worker: Worker | undefined;
+  private exited: Promise<void> = Promise.resolve();
+  private commits = 0;
   /** Where each decision's tail is cut (bound, and so copied, by the insert). */
   private scratch = new Uint8Array(4096);
 
@@ -82,6 +119,28 @@ export class SqliteStore implements SteeringStore {
     this.db.pragma(`synchronous = ${options.synchronous === 'full' ? 'FULL' : 'NORMAL'}`);
     this.db.pragma('foreign_keys = OFF');
     this.migrate();
+    const memory = path === ':memory:' || path === '';
+    if (!memory && (options.checkpoint ?? 'background') === 'background') {
+      this.db.pragma('wal_autocheckpoint = 0');
+      this.worker = new Worker(CHECKPOINTER, {
+        eval: true,
+        workerData: {
+          sqlite: createRequire(import.meta.url).resolve('better-sqlite3'),
+          path,
+          intervalMs: 250,
+        },
+      });
+      this.worker.unref();
+      // Should it fail, checkpoints fall back to SQLite's own, in the commit.
+      const fallBack = (why: unknown): void => {
+        if (this.worker === undefined) return; // closed already
+        console.error('wai-steering: the checkpointer failed:', why);
+        this.worker = undefined;
+        if (this.db.open) this.db.pragma('wal_autocheckpoint = 1000');
+      };
+      this.worker.on('error', fallBack);
+      this.worker.on('message', (m: { failed?: string }) => fallBack(m.failed));
+    }
     this.stmt = this.prepare();
     this.loadCurrent();
     this.commitTx = this.db.transaction((batch: CommitBatch) => this.write(batch));
@@ -167,7 +226,9 @@ export class SqliteStore implements SteeringStore {
 
   commit(batch: CommitBatch): CommitResult {
     try {
-      return this.commitTx(batch);
+      const result = this.commitTx(batch);
+      if (this.worker !== undefined && ++this.commits % 256 === 0) this.limitWal();
+      return result;
     } catch (e) {
       // The transaction rolled back: the current set may be one it had written.
       this.loadCurrent();
@@ -354,12 +415,38 @@ export class SqliteStore implements SteeringStore {
     };
   }
 
+  /** A WAL the checkpointer did not keep up with is checkpointed here (rare). */
+  private limitWal(): void {
+    let size = 0;
+    try {
+      size = statSync(`${this.path}-wal`).size;
+    } catch {
+      return;
+    }
+    if (size > WAL_LIMIT) this.db.pragma('wal_checkpoint(RESTART)');
+  }
+
   /** Runs a WAL checkpoint (TRUNCATE): the bench measures the database file after it. */
   checkpoint(): void {
     this.db.pragma('wal_checkpoint(TRUNCATE)');
   }
 
+  /**
+   * Closes the store. The checkpointer is told to close its connection (a checkpoint under way
+   * finishes first); {@link SqliteStore.whenClosed} resolves once it has.
+   */
   close(): void {
+    const worker = this.worker;
+    this.worker = undefined;
+    if (worker !== undefined) {
+      this.exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
+      worker.postMessage('close');
+    }
     if (this.db.open) this.db.close();
+  }
+
+  /** Resolves once the store and its checkpointer are closed. */
+  whenClosed(): Promise<void> {
+    return this.exited;
   }
 }

@@ -25,7 +25,10 @@ export function freePort(): Promise<number> {
 /** A temporary directory, removed by the returned function. */
 export function tempDir(prefix = 'wai-server-'): { dir: string; remove: () => void } {
   const dir = mkdtempSync(join(tmpdir(), prefix));
-  return { dir, remove: () => rmSync(dir, { recursive: true, force: true }) };
+  return {
+    dir,
+    remove: () => rmSync(dir, { recursive: true, force: true, maxRetries: 5, retryDelay: 50 }),
+  };
 }
 
 /** A clock the test moves: µs since the epoch. */
