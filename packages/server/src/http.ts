@@ -41,12 +41,16 @@ function bodyReader(req: IncomingMessage): (limit: number) => Promise<Uint8Array
 
 function send(res: ServerResponse, r: AppResponse): void {
   if (res.destroyed) return;
-  const body = typeof r.body === 'string' ? Buffer.from(r.body, 'utf8') : r.body;
-  const headers: Record<string, string | number> = { ...r.headers, 'content-length': body.length };
+  const body = r.body;
+  const length = typeof body === 'string' ? Buffer.byteLength(body, 'utf8') : body.length;
+  const headers: Record<string, string | number> = { ...r.headers, 'content-length': length };
   if (r.close === true) headers.connection = 'close';
   res.writeHead(r.status, headers);
   res.end(body);
 }
+
+/** Methods whose requests the application may read a body of. */
+const WITH_BODY = new Set(['POST', 'PUT', 'PATCH']);
 
 /** Options of {@link createHttpServer}. */
 export interface HttpOptions {
@@ -68,7 +72,7 @@ export function createHttpServer(app: SteeringApp, options: HttpOptions = {}): S
         method: req.method ?? 'GET',
         target: req.url ?? '/',
         headers: req.headers,
-        body: bodyReader(req),
+        ...(WITH_BODY.has(req.method ?? '') ? { body: bodyReader(req) } : {}),
       };
       app.handle(request).then(
         (r) => {
