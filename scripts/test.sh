@@ -10,7 +10,7 @@ export TURBO_TELEMETRY_DISABLED=1
 if [ -f players/setup.sh ]; then bash players/setup.sh; fi
 
 rm -f packages/*/test-results.json conformance/test-results.json players/test-results.json
-pnpm install --frozen-lockfile
+bash scripts/setup.sh
 pnpm lint
 pnpm typecheck
 pnpm build

@@ -12,7 +12,7 @@ import {
   windowAt,
 } from '@wai-steering/evidence';
 import { STEERING_MEDIA_TYPE, writeManifest } from '@wai-steering/manifest';
-import { assembleDecision, type Protocol, readReport, REASON_NAME } from '@wai-steering/rule';
+import { assembleDecision, type Protocol, REASON_NAME, readReport } from '@wai-steering/rule';
 import { openHopRecord, type RoomContext } from '@wai-steering/verifier';
 import {
   bytesEqual,
@@ -20,8 +20,8 @@ import {
   type DecisionFields,
   type KeyLog,
   type Policy,
-  readHopRecord,
   type Room,
+  readHopRecord,
   signDecision,
   toHex,
 } from '@wai-steering/wire';

@@ -16,7 +16,7 @@
  */
 import { createPrivateKey, createPublicKey, hash, type KeyObject, sign } from 'node:crypto';
 import type { Evidence } from '@wai-steering/evidence';
-import { bytesEqual, DOMAIN_TAGS, type DecisionFields } from '@wai-steering/wire';
+import { bytesEqual, type DecisionFields, DOMAIN_TAGS } from '@wai-steering/wire';
 
 /** PKCS #8 (RFC 8410) DER of an Ed25519 private key, before its 32-byte seed. */
 const PKCS8_PREFIX = Buffer.from('302e020100300506032b657004220420', 'hex');

@@ -2,6 +2,18 @@
 // and sessions, ingest of per-hop records, metrics — and verification from the network alone.
 
 export {
+  type AppOptions,
+  type AppRequest,
+  type AppResponse,
+  monotonicClock,
+  pathOfUri,
+  protocolOf,
+  SteeringApp,
+  sessionOf,
+  splitTarget,
+} from './app.js';
+export { CommitQueue, type CommitQueueOptions } from './commit.js';
+export {
   ConfigError,
   configSchema,
   loadConfig,
@@ -9,46 +21,34 @@ export {
   parseDuration,
   type ServerConfig,
 } from './config.js';
+export { type DemoOptions, type RunningDemo, runDemo } from './demo/run.js';
+export { type DemoHop, type DemoSetup, type DemoSetupOptions, setupDemo } from './demo/setup.js';
+export { HopSimulator, type SimulatorOptions } from './demo/simulator.js';
+export { createHttpServer, type HttpOptions, listen } from './http.js';
+export { METRICS_MEDIA_TYPE, Metrics } from './metrics.js';
 export {
-  readMaterials,
-  startServer,
   type Materials,
   type RunningServer,
+  readMaterials,
   type StartOptions,
+  startServer,
 } from './server.js';
-export {
-  SteeringApp,
-  monotonicClock,
-  pathOfUri,
-  protocolOf,
-  sessionOf,
-  splitTarget,
-  type AppOptions,
-  type AppRequest,
-  type AppResponse,
-} from './app.js';
-export { createHttpServer, listen, type HttpOptions } from './http.js';
-export { CommitQueue, type CommitQueueOptions } from './commit.js';
 export { SessionTable, type SessionTableOptions } from './sessions.js';
-export { Metrics, METRICS_MEDIA_TYPE } from './metrics.js';
+export { type CompactDecision, joinDecision, splitDecision } from './store/compact.js';
+export { SqliteStore, type SqliteStoreOptions } from './store/sqlite.js';
 export type {
   BlobKind,
   CommitBatch,
   CommitResult,
   PruneResult,
   SteeringStore,
-  StoreStats,
   StoredRecord,
+  StoreStats,
 } from './store/store.js';
-export { SqliteStore, type SqliteStoreOptions } from './store/sqlite.js';
-export { joinDecision, splitDecision, type CompactDecision } from './store/compact.js';
 export {
+  type FetchAndVerifyOptions,
   FetchError,
+  type FetchedVerification,
   fetchAndVerify,
   fetchAndVerifyDetailed,
-  type FetchAndVerifyOptions,
-  type FetchedVerification,
 } from './verify-url.js';
-export { runDemo, type DemoOptions, type RunningDemo } from './demo/run.js';
-export { setupDemo, type DemoHop, type DemoSetup, type DemoSetupOptions } from './demo/setup.js';
-export { HopSimulator, type SimulatorOptions } from './demo/simulator.js';

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { statSync } from 'node:fs';
-import { signDecision, type DecisionFields } from '@wai-steering/wire';
+import { type DecisionFields, signDecision } from '@wai-steering/wire';
 import { nodeBackend } from '@wai-steering/wire/node';
 import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';

@@ -4,8 +4,8 @@
  * is a decision over the records the hops posted, signed and archived.
  */
 import { dashElement, hlsTag } from '@wai-steering/manifest';
-import { loadConfig } from '../config.js';
 import { monotonicClock } from '../app.js';
+import { loadConfig } from '../config.js';
 import { type RunningServer, startServer } from '../server.js';
 import { type DemoSetup, setupDemo } from './setup.js';
 import { HopSimulator } from './simulator.js';

@@ -28,8 +28,8 @@ import type {
   CommitResult,
   PruneResult,
   SteeringStore,
-  StoreStats,
   StoredRecord,
+  StoreStats,
 } from './store.js';
 
 /** Options of {@link SqliteStore}. */
