@@ -1,9 +1,1 @@
-import { defineConfig } from 'vitest/config';
-
-export default defineConfig({
-  test: {
-    include: ['test/**/*.test.ts'],
-    testTimeout: 120_000,
-    hookTimeout: 120_000,
-  },
-});
+export { default } from '../../vitest.shared.ts';
