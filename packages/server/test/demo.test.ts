@@ -26,10 +26,10 @@ describe('the demo', () => {
 
   it('prints the HLS tag and the DASH element of its policy', () => {
     expect(demo.hlsTag).toBe(
-      `#EXT-X-CONTENT-STEERING:SERVER-URI="${demo.steeringUrl}",PATHWAY-ID="cdn-a"`,
+      `#EXT-X-CONTENT-STEERING:SERVER-URI="${demo.steeringUrl}",PATHWAY-ID="cdn-b"`,
     );
     expect(demo.dashElement).toBe(
-      `<ContentSteering defaultServiceLocation="cdn-a" queryBeforeStart="true">${demo.steeringUrl}</ContentSteering>`,
+      `<ContentSteering defaultServiceLocation="cdn-b" queryBeforeStart="true">${demo.steeringUrl}</ContentSteering>`,
     );
   });
 

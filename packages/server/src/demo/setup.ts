@@ -101,14 +101,16 @@ export function setupDemo(dir: string, options: DemoSetupOptions): DemoSetup {
   const origin = newKey();
   const steering = newKey();
   // Three pathways: two of the content description and a clone of the second through another
-  // host. Figures differ by pathway; the clone's interior hop is unmetered (§5.4).
+  // host. Figures differ by pathway and class: cdn-a's hops state model-based figures (rank 2),
+  // cdn-b's on-chip counter readings (rank 1), so cdn-b comes first whatever the figures (§6.2);
+  // the clone's interior hop is unmetered (§5.4), so the clone comes last.
   const hops: DemoHop[] = [
     {
       name: 'cdn-a-edge',
       key: newKey(),
       pathway: 0,
       place: 1,
-      class: 4,
+      class: 2,
       nanojoulesPerByte: 62,
       idleWatts: 35,
     },
@@ -117,7 +119,7 @@ export function setupDemo(dir: string, options: DemoSetupOptions): DemoSetup {
       key: newKey(),
       pathway: 0,
       place: 2,
-      class: 4,
+      class: 2,
       nanojoulesPerByte: 14,
       idleWatts: 20,
     },
@@ -205,7 +207,8 @@ export function setupDemo(dir: string, options: DemoSetupOptions): DemoSetup {
     ttl_s: 10,
     min_ttl_s: 4,
     flags: 1,
-    initial: 0,
+    // §8.2: the initial pathway is the one a client with no report is first placed on.
+    initial: 1,
     tiers: [800_000n, 2_500_000n, 6_000_000n],
     server_uri: `${base}/steer`,
     reload_uri: `${base}/steer/reload`,
