@@ -72,3 +72,29 @@ export function isAuthority(s: string): boolean {
 export function compareText(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
+
+/**
+ * The index of the first byte string of `list` that equals one before it, or -1: "no key twice",
+ * by sorting indices (no string per key).
+ */
+export function firstRepeat(list: readonly Uint8Array[]): number {
+  const order = list.map((_, i) => i);
+  order.sort((x, y) => compareByteArrays(list[x]!, list[y]!) || x - y);
+  let first = -1;
+  for (let k = 1; k < order.length; k++) {
+    const later = order[k]!;
+    if (compareByteArrays(list[order[k - 1]!]!, list[later]!) === 0) {
+      if (first === -1 || later < first) first = later;
+    }
+  }
+  return first;
+}
+
+function compareByteArrays(a: Uint8Array, b: Uint8Array): number {
+  const n = Math.min(a.length, b.length);
+  for (let i = 0; i < n; i++) {
+    const d = a[i]! - b[i]!;
+    if (d !== 0) return d;
+  }
+  return a.length - b.length;
+}

@@ -1,6 +1,7 @@
 import type { CryptoBackend } from '../crypto/backend.js';
 import { getBackend } from '../crypto/index.js';
 import { type ByteReader, ByteWriter } from '../internal/bytes.js';
+import { firstRepeat } from '../internal/chars.js';
 import {
   checkSignature,
   readRecord,
@@ -144,7 +145,8 @@ function checkRules(d: DecisionFields, r: ByteReader): void {
   if ((present & PRESENT.pathway) !== 0 && pathway >= m) {
     throw invalid('report.pathway', 'not a pathway of the decision');
   }
-  const seen = new Set<string>();
+  const digests: Uint8Array[] = [];
+  const digestFields: string[] = [];
   d.pathways.forEach((pw, i) => {
     const at = `pathways[${i}]`;
     if (pw.limits > 7) throw invalid(`${at}.limits`, 'a bit above bit 2 is set');
@@ -159,12 +161,13 @@ function checkRules(d: DecisionFields, r: ByteReader): void {
       if (pw.delivery !== 0n) throw invalid(`${at}.delivery`, 'no figure, but a delivery');
     }
     pw.evidence.forEach((digest, j) => {
-      let key = '';
-      for (let b = 0; b < 32; b++) key += String.fromCharCode(digest[b]!);
-      if (seen.has(key)) throw invalid(`${at}.evidence[${j}]`, 'a digest named twice');
-      seen.add(key);
+      digests.push(digest);
+      digestFields.push(`${at}.evidence[${j}]`);
     });
   });
+  // No digest is named twice in the decision, across pathways too (C9).
+  const repeat = firstRepeat(digests);
+  if (repeat >= 0) throw invalid(digestFields[repeat]!, 'a digest named twice');
   if (d.priority.length !== m) throw invalid('priority', 'not one entry per pathway');
   const named = new Uint8Array(m);
   d.priority.forEach((index, i) => {

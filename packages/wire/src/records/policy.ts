@@ -3,6 +3,7 @@ import { getBackend } from '../crypto/index.js';
 import { type ByteReader, ByteWriter } from '../internal/bytes.js';
 import {
   compareText,
+  firstRepeat,
   isCloneHost,
   isParamText,
   isPathwayId,
@@ -190,7 +191,8 @@ function checkRules(p: PolicyFields, r: ByteReader): void {
   const m = p.pathways.length;
   if (m < 1 || m > 32) throw invalid('pathways', 'not 1 to 32 pathways');
   const ids = new Set<string>();
-  const keys = new Set<string>();
+  const keys: Uint8Array[] = [];
+  const keyFields: string[] = [];
   let shares = 0;
   p.pathways.forEach((pw, i) => {
     const at = `pathways[${i}]`;
@@ -222,24 +224,20 @@ function checkRules(p: PolicyFields, r: ByteReader): void {
     pw.hops.forEach((hop, j) => {
       if (hop.place !== 1 && hop.place !== 2) throw invalid(`${at}.hops[${j}].place`, 'not 1 or 2');
       if (hop.place === 1) edge = true;
-      const key = keyString(hop.key);
-      if (keys.has(key)) throw invalid(`${at}.hops[${j}].key`, 'a hop key named twice');
-      keys.add(key);
+      keys.push(hop.key);
+      keyFields.push(`${at}.hops[${j}].key`);
     });
     if (!edge) throw invalid(`${at}.hops`, 'a pathway with no edge hop');
     shares += pw.min_share_ppm;
   });
+  // No hop key appears twice in the policy, in one pathway or in two.
+  const repeat = firstRepeat(keys);
+  if (repeat >= 0) throw invalid(keyFields[repeat]!, 'a hop key named twice');
   const init = p.pathways[p.initial];
   if (init === undefined || init.base !== NOT_A_CLONE) {
     throw invalid('initial', 'initial is not a pathway that is not a clone');
   }
   if (shares > 1_000_000) throw invalid('pathways', 'min_share_ppm sums above 1 000 000');
-}
-
-function keyString(key: Uint8Array): string {
-  let s = '';
-  for (let i = 0; i < key.length; i++) s += String.fromCharCode(key[i]!);
-  return s;
 }
 
 /** §3.3: reads a policy and checks its rules (not its room or signature). */
