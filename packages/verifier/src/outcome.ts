@@ -68,7 +68,38 @@ export function refusedBy(refusal: Refusal, at: Place, pathway?: number, record?
   return refused(refusal.reason, at, pathway, record);
 }
 
-/** C8: the outcome as one line of JSON, its members in C8's order. */
-export function outcomeJson(outcome: Outcome): string {
-  return JSON.stringify(outcome);
+/**
+ * C8: the outcome as one line of JSON, its members written in C8's order whatever the object's
+ * own order (an outcome read from elsewhere, say), and nothing else (C9: `pathway` and `record`
+ * only where the place has them).
+ */
+export function outcomeJson(o: Outcome): string {
+  if (o.outcome === 'accept') {
+    return JSON.stringify({
+      outcome: o.outcome,
+      digest: o.digest,
+      priority: [...o.priority],
+      ttl: o.ttl,
+      reason: o.reason,
+      pathways: o.pathways.map((p) => ({
+        id: p.id,
+        status: p.status,
+        class: p.class,
+        joules: p.joules,
+        delivery: p.delivery,
+        limits: {
+          latency: p.limits.latency,
+          quality: p.limits.quality,
+          capacity: p.limits.capacity,
+        },
+      })),
+      manifest: o.manifest,
+      uri: o.uri,
+    });
+  }
+  const { at } = o.where;
+  const where: { at: Place; pathway?: number; record?: number } = { at };
+  if (at === 'evidence' || at === 'pathway') where.pathway = o.where.pathway ?? 0;
+  if (at === 'evidence') where.record = o.where.record ?? 0;
+  return JSON.stringify({ outcome: o.outcome, reason: o.reason, where });
 }
