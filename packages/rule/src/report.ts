@@ -113,9 +113,13 @@ function cut(bytes: Uint8Array, separator: number): Uint8Array[] {
  * §4.1 with C9: the target is cut at its first `#`; the query is what follows the first `?` of
  * what remains. It is cut at each `&`; each part at its first `=` (no `=`: an empty value); name
  * and value are percent-decoded; a part with a `%` not followed by two hexadecimal digits is
- * dropped here, before "the first is read" applies. The parts are returned in order.
+ * dropped here, before "the first is read" applies. The parts are returned in order; with
+ * `reads`, only the parts of the names it reads (the values of others are not decoded).
  */
-export function readQuery(target: string | Uint8Array): QueryPart[] {
+export function readQuery(
+  target: string | Uint8Array,
+  reads: (name: Uint8Array) => boolean = () => true,
+): QueryPart[] {
   let bytes = bytesOf(target);
   const hash = bytes.indexOf(HASH);
   if (hash !== -1) bytes = bytes.subarray(0, hash);
@@ -125,8 +129,11 @@ export function readQuery(target: string | Uint8Array): QueryPart[] {
   for (const part of cut(bytes.subarray(question + 1), AMPERSAND)) {
     const eq = part.indexOf(EQUALS);
     const name = percentDecode(eq === -1 ? part : part.subarray(0, eq));
+    // A part whose name is not read is never "the first part with a name the server reads"
+    // (§4.1), whatever its value: its value need not be decoded.
+    if (name === undefined || !reads(name)) continue;
     const value = percentDecode(eq === -1 ? part.subarray(part.length) : part.subarray(eq + 1));
-    if (name === undefined || value === undefined) continue; // §4.1: skipped
+    if (value === undefined) continue; // §4.1: skipped
     parts.push({ name, value });
   }
   return parts;
@@ -136,6 +143,14 @@ function equalBytes(a: Uint8Array, b: Uint8Array): boolean {
   if (a.length !== b.length) return false;
   for (let k = 0; k < a.length; k++) if (a[k] !== b[k]) return false;
   return true;
+}
+
+/** The names of §4.2 to §4.4 a server reads. */
+const READ_NAMES = [HLS_PATHWAY, HLS_THROUGHPUT, DASH_PATHWAY, DASH_THROUGHPUT, CMCD];
+
+function isReadName(name: Uint8Array): boolean {
+  for (const read of READ_NAMES) if (equalBytes(name, read)) return true;
+  return false;
 }
 
 /** §4.1: of the parts with this name, the first is read. */
@@ -286,7 +301,7 @@ export function readReport(request: SteeringRequest, pathwayIds: readonly string
   if (headers !== undefined && (typeof headers !== 'object' || headers === null)) {
     throw new TypeError('headers are a record of strings');
   }
-  const parts = readQuery(request.target);
+  const parts = readQuery(request.target, isReadName);
   const ids = pathwayIds;
 
   let pathway: number | null = null;

@@ -9,6 +9,7 @@
  * OpenSSL alone is not strict (it takes a small-order or non-canonical A, and a small-order R):
  * the pre-checks are what make it C2.
  */
+import * as nodeCrypto from 'node:crypto';
 import {
   createHash,
   createPrivateKey,
@@ -27,6 +28,13 @@ import {
 } from './crypto/strict.js';
 
 /** PKCS #8 (RFC 8410) DER of an Ed25519 private key, before its 32-byte seed. */
+/** `crypto.hash`, where this Node has it. */
+const oneShotHash = (
+  nodeCrypto as {
+    hash?: (algorithm: string, data: Uint8Array, encoding: 'buffer') => Buffer;
+  }
+).hash;
+
 const PKCS8_PREFIX = Buffer.from('302e020100300506032b657004220420', 'hex');
 
 interface Signer {
@@ -152,6 +160,9 @@ export const nodeBackend: CryptoBackend = Object.freeze({
   },
   sha256(data: Uint8Array): Uint8Array {
     assertBytes(data, 'data');
+    // `crypto.hash` (Node 20.12 and later) skips the Hash object: about a third faster on the
+    // short inputs of a request (the draw's 66 bytes).
+    if (oneShotHash !== undefined) return new Uint8Array(oneShotHash('sha256', data, 'buffer'));
     return new Uint8Array(createHash('sha256').update(data).digest());
   },
 });
