@@ -206,7 +206,7 @@ function matchPathway(value: Uint8Array, ids: readonly string[]): number | null 
 function latin1(bytes: Uint8Array): string {
   let s = '';
   for (let k = 0; k < bytes.length; k += 0x2000) {
-    s += String.fromCharCode(...bytes.subarray(k, k + 0x2000));
+    s += String.fromCharCode.apply(null, bytes.subarray(k, k + 0x2000) as unknown as number[]);
   }
   return s;
 }

@@ -123,7 +123,7 @@ function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
 function latin1(bytes: Uint8Array): string {
   let s = '';
   for (let i = 0; i < bytes.length; i += 4096) {
-    s += String.fromCharCode(...bytes.subarray(i, i + 4096));
+    s += String.fromCharCode.apply(null, bytes.subarray(i, i + 4096) as unknown as number[]);
   }
   return s;
 }
