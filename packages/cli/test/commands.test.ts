@@ -4,7 +4,7 @@ import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { dashElement, hlsTag } from '@wai-steering/manifest';
-import { readPolicy, readRoom, toHex, unwrap } from '@wai-steering/wire';
+import { digestOf, readPolicy, readRoom, toHex, unwrap } from '@wai-steering/wire';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../src/index.js';
 import {
@@ -309,8 +309,9 @@ describe('serve, and verify --url', () => {
     await ok(['policy', 'compile', 'local.yaml', '--key', 'steer.jwk', '--out', 'local.wsp'], dir);
     writeFileSync(
       join(dir, 'server.yaml'),
-      `room: room.wrd\nkeyLog: keylog-2.wkl\npolicy: local.wsp\nsigningKey: steer.jwk\nlisten: { host: 127.0.0.1, port: ${port} }\nstore: { path: ":memory:" }\n`,
+      `room: room.wrd\nkeyLog: live.wkl\npolicy: local.wsp\nsigningKey: steer.jwk\nlisten: { host: 127.0.0.1, port: ${port} }\nstore: { path: ":memory:" }\n`,
     );
+    writeFileSync(join(dir, 'live.wkl'), readFileSync(join(dir, 'keylog-2.wkl')));
     let stop: (() => Promise<void>) | undefined;
     let err = '';
     const serving = main(['serve', '--config', 'server.yaml'], {
@@ -334,6 +335,40 @@ describe('serve, and verify --url', () => {
     expect(JSON.parse(v.stdout)).toMatchObject({ outcome: 'accept' });
     const text = await cli(['verify', '--url', `${base}/steer`], dir);
     expect(text.stdout).toMatch(/^ACCEPTED decision/);
+
+    // SIGHUP: the key log file is read again; the server then serves the new head.
+    const roomId = toHex(digestOf(unwrap(readRoom(readFileSync(join(dir, 'room.wrd'))))));
+    const served = async () =>
+      new Uint8Array(await (await fetch(`${base}/rooms/${roomId}/key-log`)).arrayBuffer());
+    expect(toHex(await served())).toBe(toHex(readFileSync(join(dir, 'keylog-2.wkl'))));
+    await ok(['keygen', '--out', 'late-hop.jwk'], dir);
+    await ok(
+      [
+        'keylog',
+        'add',
+        '--origin',
+        'origin.jwk',
+        '--log',
+        'live.wkl',
+        '--key',
+        'late-hop.jwk',
+      ].concat(['--may-sign', 'live/hop', '--out', 'live-3.wkl']),
+      dir,
+    );
+    const head3 = readFileSync(join(dir, 'live-3.wkl'));
+    writeFileSync(join(dir, 'live.wkl'), head3);
+    process.emit('SIGHUP');
+    expect(err).toContain('wai-steer: key log read again');
+    expect(toHex(await served())).toBe(toHex(head3));
+    // A head that does not verify is refused with a warning, and the one in use stays.
+    writeFileSync(join(dir, 'live.wkl'), 'not a key log');
+    process.emit('SIGHUP');
+    expect(err).toMatch(/the key log was not reloaded/);
+    expect(toHex(await served())).toBe(toHex(head3));
+    expect(await cli(['verify', '--url', `${base}/steer`, '--json'], dir)).toMatchObject({
+      code: 0,
+    });
+
     await stop!();
     expect(await serving).toBe(0);
   });

@@ -29,7 +29,9 @@ export const serve: Command = {
 Loads the server's config and starts the steering server: it answers steering requests with
 signed decisions and their manifests, serves each decision at its URI, and ingests per-hop
 records. It prints where it listens on stderr and runs until SIGINT or SIGTERM, then closes
-cleanly (answers what is queued, writes the store). The config's format is the server's (see
+cleanly (answers what is queued, writes the store). SIGHUP reads the key log file again (after
+the origin published a new head); a head that does not verify is refused with a warning and the
+one in use stays. The config's format is the server's (see
 its README); a config that does not read is one line on stderr naming the field.`,
   async run(ctx) {
     const path = ctx.path(ctx.string('config'));
@@ -44,9 +46,24 @@ its README); a config that does not read is one line on stderr naming the field.
       throw e;
     }
     for (const warning of running.warnings) ctx.warn(warning);
-    ctx.io.stderr.write(`wai-steer: serving at ${running.url} (SIGINT or SIGTERM stops)\n`);
+    ctx.io.stderr.write(
+      `wai-steer: serving at ${running.url} (SIGHUP reads the key log again; SIGINT or SIGTERM stops)\n`,
+    );
+    // SIGHUP: the origin published a new key log head (a key added or revoked). A head that does
+    // not verify is refused with a warning, and the one in use stays.
+    const reload = (): void => {
+      try {
+        running.reloadKeyLog();
+        ctx.io.stderr.write('wai-steer: key log read again\n');
+      } catch (e) {
+        const issues = issuesOf(e);
+        ctx.warn(`the key log was not reloaded: ${issues?.[0] ?? (e as Error).message}`);
+      }
+    };
+    if (ctx.io.onStop !== undefined) process.on('SIGHUP', reload);
     await new Promise<void>((resolve) => {
       const stop = async (): Promise<void> => {
+        process.off('SIGHUP', reload);
         await running.close();
         resolve();
       };
