@@ -1,8 +1,7 @@
 import { connect } from 'node:net';
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type RunningServer, startServer } from '../src/server.js';
-import { demoApp, demoRoom, freePort } from './helpers/setup.js';
+import { describe, expect, it } from 'vitest';
+import { demoApp, useDemoServer } from './helpers/setup.js';
 
 const RUNS = Number(process.env.FUZZ_RUNS ?? 400);
 
@@ -129,24 +128,10 @@ describe('fuzzed handlers', () => {
 });
 
 describe('fuzzed sockets', () => {
-  let server: RunningServer;
-  let remove: () => void;
-  beforeAll(async () => {
-    const port = await freePort();
-    const room = demoRoom(port);
-    remove = room.remove;
-    server = await startServer({
-      ...room.config,
-      store: { path: ':memory:', synchronous: 'normal' },
-    });
-  });
-  afterAll(async () => {
-    await server.close();
-    remove();
-  });
+  const running = useDemoServer();
 
   function exchange(raw: Uint8Array): Promise<string> {
-    const { port } = new URL(server.url);
+    const { port } = new URL(running.server.url);
     return new Promise((resolve) => {
       const chunks: Buffer[] = [];
       const s = connect(Number(port), '127.0.0.1', () => {
@@ -187,7 +172,7 @@ describe('fuzzed sockets', () => {
       Buffer.from(`GET /steer?${'a'.repeat(9000)} HTTP/1.1\r\nHost: x\r\n\r\n`),
     );
     expect(long).toMatch(/^HTTP\/1\.1 414/);
-    const health = await fetch(`${server.url}/healthz`);
+    const health = await fetch(`${running.server.url}/healthz`);
     expect(health.status).toBe(200);
   });
 });

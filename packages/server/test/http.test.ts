@@ -1,27 +1,12 @@
 import { request } from 'node:http';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type RunningServer, startServer } from '../src/server.js';
-import { demoRoom, freePort } from './helpers/setup.js';
+import { describe, expect, it } from 'vitest';
+import { useDemoServer } from './helpers/setup.js';
 
 describe('the HTTP surface', () => {
-  let server: RunningServer;
-  let remove: () => void;
-  beforeAll(async () => {
-    const port = await freePort();
-    const room = demoRoom(port);
-    remove = room.remove;
-    server = await startServer({
-      ...room.config,
-      store: { path: ':memory:', synchronous: 'normal' },
-    });
-  });
-  afterAll(async () => {
-    await server.close();
-    remove();
-  });
+  const running = useDemoServer();
 
   it('serves a manifest cross-origin, then its decision by digest (GET and HEAD)', async () => {
-    const res = await fetch(`${server.url}/steer?_HLS_pathway=cdn-a`, {
+    const res = await fetch(`${running.server.url}/steer?_HLS_pathway=cdn-a`, {
       headers: { origin: 'https://player.example' },
     });
     expect(res.status).toBe(200);
@@ -32,20 +17,20 @@ describe('the HTTP surface', () => {
     expect(text.endsWith('}')).toBe(true);
     const uri = JSON.parse(text)['science.transaction.wai-decision'] as string;
     const path = new URL(uri).pathname;
-    const got = await fetch(`${server.url}${path}`);
+    const got = await fetch(`${running.server.url}${path}`);
     expect(got.status).toBe(200);
     expect(got.headers.get('content-type')).toBe('application/octet-stream');
     expect(got.headers.get('cache-control')).toBe('public, max-age=31536000, immutable');
     const bytes = new Uint8Array(await got.arrayBuffer());
     expect(new TextDecoder().decode(bytes.subarray(0, 4))).toBe('WSD1');
-    const head = await fetch(`${server.url}${path}`, { method: 'HEAD' });
+    const head = await fetch(`${running.server.url}${path}`, { method: 'HEAD' });
     expect(head.status).toBe(200);
     expect(head.headers.get('content-length')).toBe(String(bytes.length));
     expect((await head.arrayBuffer()).byteLength).toBe(0);
   });
 
   it('answers a record over the limit with 413 without reading it', async () => {
-    const { port } = new URL(server.url);
+    const { port } = new URL(running.server.url);
     const status = await new Promise<number>((resolve, reject) => {
       const req = request(
         {
@@ -64,7 +49,7 @@ describe('the HTTP surface', () => {
       req.write(Buffer.alloc(1000));
     });
     expect(status).toBe(413);
-    const chunked = await fetch(`${server.url}/records`, {
+    const chunked = await fetch(`${running.server.url}/records`, {
       method: 'POST',
       body: new Uint8Array(70_000),
     });
@@ -72,13 +57,13 @@ describe('the HTTP surface', () => {
   });
 
   it('answers a CORS preflight and unknown paths', async () => {
-    const pre = await fetch(`${server.url}/steer`, {
+    const pre = await fetch(`${running.server.url}/steer`, {
       method: 'OPTIONS',
       headers: { origin: 'https://player.example', 'access-control-request-method': 'GET' },
     });
     expect(pre.status).toBe(204);
     expect(pre.headers.get('access-control-allow-methods')).toContain('GET');
-    const nf = await fetch(`${server.url}/nope`);
+    const nf = await fetch(`${running.server.url}/nope`);
     expect(nf.status).toBe(404);
     expect(await nf.json()).toMatchObject({ error: 'not_found' });
   });

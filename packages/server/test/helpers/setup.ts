@@ -3,11 +3,12 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { nodeBackend } from '@wai-steering/wire/node';
+import { afterAll, beforeAll } from 'vitest';
 import { SteeringApp } from '../../src/app.js';
 import { loadConfig, type ServerConfig } from '../../src/config.js';
 import { type DemoSetup, setupDemo } from '../../src/demo/setup.js';
 import { HopSimulator } from '../../src/demo/simulator.js';
-import { readMaterials } from '../../src/server.js';
+import { type RunningServer, readMaterials, startServer } from '../../src/server.js';
 import { SqliteStore } from '../../src/store/sqlite.js';
 
 /** A free TCP port on 127.0.0.1 (closed again: a small race, fine for tests). */
@@ -148,4 +149,27 @@ export async function postPeriods(
 /** The text of a body. */
 export function text(body: string | Uint8Array): string {
   return typeof body === 'string' ? body : new TextDecoder().decode(body);
+}
+
+/**
+ * A running server on a fresh demo room and an in-memory store, for the tests of a `describe`
+ * block: started before them, closed after. Read `.server` inside the tests.
+ */
+export function useDemoServer(): { readonly server: RunningServer } {
+  const held = {} as { server: RunningServer };
+  let remove: () => void = () => {};
+  beforeAll(async () => {
+    const port = await freePort();
+    const room = demoRoom(port);
+    remove = room.remove;
+    held.server = await startServer({
+      ...room.config,
+      store: { path: ':memory:', synchronous: 'normal' },
+    });
+  });
+  afterAll(async () => {
+    await held.server.close();
+    remove();
+  });
+  return held;
 }
