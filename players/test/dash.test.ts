@@ -28,8 +28,9 @@ function checkDash(run: Run, mode: 'query' | 'headers'): void {
     expect(e.decision!.report.present & 0b100, e.target).toBe(0b100);
   }
   expect(queryOf(run.steering[0]!.target).get('_DASH_pathway')).toBe(`"${INITIAL}"`);
-  // A throughput was read at least once (from `_DASH_throughput`, or CMCD `mtp` × 1000).
-  expect(run.steering.some((e) => (e.decision!.report.present & 0b010) !== 0)).toBe(true);
+  // Whether dash.js has a throughput sample to send is its own affair (on a fast machine, in
+  // header mode, it sent none in a whole run): `checkReports` holds the server to stating a
+  // throughput exactly when the request carries one (`_DASH_throughput`, or CMCD `mtp` × 1000).
   checkFollowsFirstPathway(run);
   checkClone(run);
 }
