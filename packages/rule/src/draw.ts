@@ -15,6 +15,13 @@ const DRAW_TAG: Uint8Array = /* @__PURE__ */ (() => {
 /** §6.3: draws and band offsets are in parts per million of [0, 1 000 000). */
 export const PPM = 1_000_000;
 
+/** The draw's message, the tag in place: each draw writes the digest and session over it. */
+const DRAW_MESSAGE: Uint8Array = /* @__PURE__ */ (() => {
+  const message = new Uint8Array(DRAW_TAG.length + 48);
+  message.set(DRAW_TAG, 0);
+  return message;
+})();
+
 /**
  * §6.3: d = u32(SHA-256("wai:steering-draw" ‖ 0x01 ‖ policy digest ‖ session)[0..4]) mod
  * 1 000 000, the first four bytes read as a u32, little-endian as every u32 of this family (§2).
@@ -31,8 +38,7 @@ export function drawOf(
   if (!(session instanceof Uint8Array) || session.length !== 16) {
     throw new TypeError('drawOf: the session must be 16 bytes');
   }
-  const message = new Uint8Array(DRAW_TAG.length + 48);
-  message.set(DRAW_TAG, 0);
+  const message = DRAW_MESSAGE; // the tag is in place; the rest is written over each time
   message.set(policyDigest, DRAW_TAG.length);
   message.set(session, DRAW_TAG.length + 32);
   const h = (backend ?? getBackend()).sha256(message);

@@ -41,11 +41,22 @@ export interface QueryPart {
 const encoder = new TextEncoder();
 const ascii = (s: string): Uint8Array => encoder.encode(s);
 
-const HLS_PATHWAY = ascii('_HLS_pathway');
-const HLS_THROUGHPUT = ascii('_HLS_throughput');
-const DASH_PATHWAY = ascii('_DASH_pathway');
-const DASH_THROUGHPUT = ascii('_DASH_throughput');
-const CMCD = ascii('CMCD');
+/** The names of §4.2 to §4.4 a server reads. */
+const READ_NAME_STRINGS = [
+  '_HLS_pathway',
+  '_HLS_throughput',
+  '_DASH_pathway',
+  '_DASH_throughput',
+  'CMCD',
+] as const;
+const READ_NAMES = READ_NAME_STRINGS.map(ascii);
+const [HLS_PATHWAY, HLS_THROUGHPUT, DASH_PATHWAY, DASH_THROUGHPUT, CMCD] = READ_NAMES as [
+  Uint8Array,
+  Uint8Array,
+  Uint8Array,
+  Uint8Array,
+  Uint8Array,
+];
 const CMCD_HEADER = 'cmcd-request';
 
 const HASH = 0x23;
@@ -139,14 +150,164 @@ export function readQuery(
   return parts;
 }
 
+const EMPTY = new Uint8Array(0);
+const NON_ASCII = /[^\x00-\x7f]/;
+
+/**
+ * §4.1: the value of the first part of each name the server reads, decoded; the CMCD value as a
+ * Latin-1 string (each byte one character), which RFC 9651 then parses.
+ */
+interface ReadValues {
+  hlsPathway?: Uint8Array;
+  hlsThroughput?: Uint8Array;
+  dashPathway?: Uint8Array;
+  dashThroughput?: Uint8Array;
+  cmcd?: string;
+}
+
+/** The parts of `readQuery(target, isReadName)`, the first of each name kept. */
+function valuesOfParts(parts: readonly QueryPart[]): ReadValues {
+  const values: ReadValues = {};
+  const hlsPathway = firstValue(parts, HLS_PATHWAY);
+  if (hlsPathway !== undefined) values.hlsPathway = hlsPathway;
+  const hlsThroughput = firstValue(parts, HLS_THROUGHPUT);
+  if (hlsThroughput !== undefined) values.hlsThroughput = hlsThroughput;
+  const dashPathway = firstValue(parts, DASH_PATHWAY);
+  if (dashPathway !== undefined) values.dashPathway = dashPathway;
+  const dashThroughput = firstValue(parts, DASH_THROUGHPUT);
+  if (dashThroughput !== undefined) values.dashThroughput = dashThroughput;
+  const cmcd = firstValue(parts, CMCD);
+  if (cmcd !== undefined) values.cmcd = latin1(cmcd);
+  return values;
+}
+
+/**
+ * The read values of a target string that is all ASCII, whose UTF-8 bytes are its char codes:
+ * the same as `valuesOfParts(readQuery(target, isReadName))`, read from the string without
+ * encoding it, and without decoding the parts whose name is not read. Each part costs a few
+ * native searches; the `%` search is carried forward, so the whole is linear in the target.
+ * `undefined` for a string with a non-ASCII character, which takes the byte path. Tested
+ * against it (test/report.prop.test.ts).
+ */
+function readValuesAscii(target: string): ReadValues | undefined {
+  if (NON_ASCII.test(target)) return undefined;
+  const values: ReadValues = {};
+  let end = target.indexOf('#');
+  if (end === -1) end = target.length;
+  const question = target.indexOf('?');
+  if (question === -1 || question > end) return values;
+  let nextPercent = -1; // the first `%` at or after the part's start, or `end`
+  for (let start = question + 1; start <= end; ) {
+    let amp = target.indexOf('&', start);
+    if (amp === -1 || amp > end) amp = end;
+    if (nextPercent < start) {
+      nextPercent = target.indexOf('%', start);
+      if (nextPercent === -1 || nextPercent > end) nextPercent = end;
+    }
+    let read = -1; // the index in READ_NAMES of the part's name
+    let eq = -1;
+    if (nextPercent >= amp) {
+      // No `%` in the part: the name is read only when it is spelled as it is.
+      const c = target.charCodeAt(start);
+      if (c === 0x5f || c === 0x43) {
+        for (let r = 0; r < READ_NAME_STRINGS.length; r++) {
+          const name = READ_NAME_STRINGS[r]!;
+          const after = start + name.length;
+          if (
+            after <= amp &&
+            target.startsWith(name, start) &&
+            (after === amp || target.charCodeAt(after) === EQUALS)
+          ) {
+            read = r;
+            eq = after === amp ? -1 : after;
+            break;
+          }
+        }
+      }
+    } else {
+      // A `%` in the part: find the name's end, and decode the name when the `%` is in it.
+      for (let k = start; k < amp; k++) {
+        if (target.charCodeAt(k) === EQUALS) {
+          eq = k;
+          break;
+        }
+      }
+      const nameEnd = eq === -1 ? amp : eq;
+      if (nextPercent < nameEnd) {
+        const name = decodeRange(target, start, nameEnd);
+        if (name !== undefined) {
+          for (let r = 0; r < READ_NAMES.length; r++) {
+            if (equalBytes(name, READ_NAMES[r]!)) read = r;
+          }
+        }
+      } else {
+        const name = target.slice(start, nameEnd);
+        read = READ_NAME_STRINGS.indexOf(name as (typeof READ_NAME_STRINGS)[number]);
+      }
+    }
+    if (read !== -1) setValue(values, read, target, eq === -1 ? amp : eq + 1, amp);
+    start = amp + 1;
+  }
+  return values;
+}
+
+/**
+ * §4.1: the value `target[from, to)` of a part whose name is READ_NAMES[read], when no part of
+ * that name came before it; a value with a bad `%` is skipped, so a later part may be read.
+ */
+function setValue(values: ReadValues, read: number, target: string, from: number, to: number) {
+  if (read === 4) {
+    if (values.cmcd !== undefined) return;
+    const cmcd = decodeRangeLatin1(target, from, to);
+    if (cmcd !== undefined) values.cmcd = cmcd;
+    return;
+  }
+  const slot = (['hlsPathway', 'hlsThroughput', 'dashPathway', 'dashThroughput'] as const)[read]!;
+  if (values[slot] !== undefined) return;
+  const value = from === to ? EMPTY : decodeRange(target, from, to);
+  if (value !== undefined) values[slot] = value;
+}
+
+const BAD_PERCENT = /%(?![0-9A-Fa-f]{2})/;
+const HIGH_PERCENT = /%[89A-Fa-f]/;
+
+/**
+ * §4.1: the ASCII `target[from, to)` percent-decoded, as Latin-1 (a byte a character);
+ * `undefined` on a bad `%`. A decoded byte over 0x7F makes the CMCD value fail to parse (C9):
+ * such a value decodes to one character that does (U+0080).
+ */
+function decodeRangeLatin1(target: string, from: number, to: number): string | undefined {
+  const raw = target.slice(from, to);
+  if (raw.indexOf('%') === -1) return raw;
+  if (BAD_PERCENT.test(raw)) return undefined;
+  if (HIGH_PERCENT.test(raw)) return '\u0080';
+  return decodeURIComponent(raw); // every escape is %00 to %7F: ASCII, one character each
+}
+
+/** §4.1: the ASCII `target[from, to)` percent-decoded to bytes; `undefined` on a bad `%`. */
+function decodeRange(target: string, from: number, to: number): Uint8Array | undefined {
+  const out = new Uint8Array(to - from);
+  let o = 0;
+  for (let k = from; k < to; k++) {
+    const c = target.charCodeAt(k);
+    if (c !== PERCENT) {
+      out[o++] = c;
+      continue;
+    }
+    const hi = k + 1 < to ? hexValue(target.charCodeAt(k + 1)) : -1;
+    const lo = k + 2 < to ? hexValue(target.charCodeAt(k + 2)) : -1;
+    if (hi < 0 || lo < 0) return undefined;
+    out[o++] = (hi << 4) | lo;
+    k += 2;
+  }
+  return o === out.length ? out : out.subarray(0, o);
+}
+
 function equalBytes(a: Uint8Array, b: Uint8Array): boolean {
   if (a.length !== b.length) return false;
   for (let k = 0; k < a.length; k++) if (a[k] !== b[k]) return false;
   return true;
 }
-
-/** The names of §4.2 to §4.4 a server reads. */
-const READ_NAMES = [HLS_PATHWAY, HLS_THROUGHPUT, DASH_PATHWAY, DASH_THROUGHPUT, CMCD];
 
 function isReadName(name: Uint8Array): boolean {
   for (const read of READ_NAMES) if (equalBytes(name, read)) return true;
@@ -174,7 +335,18 @@ function unquote(value: Uint8Array): Uint8Array {
  * are allowed within the 20 digits; `+5`, `5.0` and 21 digits are not integers.
  */
 function readInteger(value: Uint8Array): bigint | null {
-  if (value.length < 1 || value.length > 20) return null;
+  const length = value.length;
+  if (length < 1 || length > 20) return null;
+  // Up to 15 digits the value is below 2^53: exact in a double, made a bigint once.
+  if (length <= 15) {
+    let n = 0;
+    for (let k = 0; k < length; k++) {
+      const c = value[k]!;
+      if (c < 0x30 || c > 0x39) return null;
+      n = n * 10 + (c - 0x30);
+    }
+    return BigInt(n);
+  }
   let n = 0n;
   for (const c of value) {
     if (c < 0x30 || c > 0x39) return null;
@@ -184,22 +356,61 @@ function readInteger(value: Uint8Array): bigint | null {
 }
 
 /**
- * Whether `value` is the UTF-8 bytes of `id`. Pathway ids are ASCII (§3.3), compared byte by
- * byte with no encoding; any other id is compared by its UTF-8 bytes.
+ * Whether `value` is the UTF-8 bytes of `id`. An id's UTF-8 is at least as long as the id in
+ * UTF-16 units, and as long only when the id is ASCII: then the bytes are the char codes. A
+ * longer value can only be the bytes of an id with a non-ASCII character, compared by encoding.
  */
 function isId(value: Uint8Array, id: string): boolean {
-  for (let k = 0; k < id.length; k++) {
+  const n = id.length;
+  if (value.length === n) {
+    for (let k = 0; k < n; k++) {
+      const c = id.charCodeAt(k);
+      if (c > 0x7f || value[k] !== c) return false;
+    }
+    return true;
+  }
+  if (value.length < n) return false;
+  for (let k = 0; k < n; k++) {
     if (id.charCodeAt(k) > 0x7f) return equalBytes(value, encoder.encode(id));
   }
-  if (value.length !== id.length) return false;
-  for (let k = 0; k < id.length; k++) if (value[k] !== id.charCodeAt(k)) return false;
-  return true;
+  return false;
+}
+
+/**
+ * The ids of a policy, each by its UTF-8 bytes read as Latin-1 (a byte a character), with the
+ * snapshot they were made from: a lookup is one map access, not a comparison with each id.
+ */
+interface IdIndex {
+  readonly ids: readonly string[];
+  readonly index: ReadonlyMap<string, number>;
+}
+
+const idIndexes = new WeakMap<readonly string[], IdIndex>();
+
+function idIndexOf(ids: readonly string[]): IdIndex {
+  const hit = idIndexes.get(ids);
+  // The array may have changed since: the snapshot holds the same strings when it has not.
+  if (
+    hit !== undefined &&
+    hit.ids.length === ids.length &&
+    hit.ids.every((id, k) => id === ids[k])
+  ) {
+    return hit;
+  }
+  const index = new Map<string, number>();
+  for (let k = ids.length - 1; k >= 0; k--) index.set(latin1(encoder.encode(ids[k]!)), k); // the first of equal ids
+  const made = { ids: ids.slice(), index };
+  idIndexes.set(ids, made);
+  return made;
 }
 
 /** The index of the pathway whose id's bytes equal `value`, or `null`. */
-function matchPathway(value: Uint8Array, ids: readonly string[]): number | null {
-  for (let k = 0; k < ids.length; k++) if (isId(value, ids[k]!)) return k;
-  return null;
+export function matchPathway(value: Uint8Array, ids: readonly string[]): number | null {
+  if (ids.length <= 4) {
+    for (let k = 0; k < ids.length; k++) if (isId(value, ids[k]!)) return k;
+    return null;
+  }
+  return idIndexOf(ids).index.get(latin1(value)) ?? null;
 }
 
 /** A Latin-1 view of bytes: each byte one character, so a non-ASCII byte stays non-ASCII. */
@@ -216,11 +427,10 @@ function latin1(bytes: Uint8Array): string {
  * else the `CMCD-Request` header, its name matched case-insensitively. `undefined` when neither.
  */
 function cmcdValue(
-  parts: readonly QueryPart[],
+  values: ReadValues,
   headers: Readonly<Record<string, string>> | undefined,
 ): string | undefined {
-  const query = firstValue(parts, CMCD);
-  if (query !== undefined) return latin1(query);
+  if (values.cmcd !== undefined) return values.cmcd;
   if (headers === undefined) return undefined;
   // Names that differ only in case are one field: its lines are combined with ", " as
   // RFC 9651 §4.2 combines field lines (C8 gives lowercase names, so one at most in practice).
@@ -301,7 +511,10 @@ export function readReport(request: SteeringRequest, pathwayIds: readonly string
   if (headers !== undefined && (typeof headers !== 'object' || headers === null)) {
     throw new TypeError('headers are a record of strings');
   }
-  const parts = readQuery(request.target, isReadName);
+  const target = request.target;
+  const values =
+    (typeof target === 'string' ? readValuesAscii(target) : undefined) ??
+    valuesOfParts(readQuery(target, isReadName));
   const ids = pathwayIds;
 
   let pathway: number | null = null;
@@ -309,16 +522,16 @@ export function readReport(request: SteeringRequest, pathwayIds: readonly string
   if (protocol === 'hls') {
     // §4.2: c is `_HLS_pathway`, unquoted, when it is a pathway's id; T is
     // `_HLS_throughput` when it is an integer (never unquoted, C9).
-    const p = firstValue(parts, HLS_PATHWAY);
+    const p = values.hlsPathway;
     if (p !== undefined) pathway = matchPathway(unquote(p), ids);
-    const t = firstValue(parts, HLS_THROUGHPUT);
+    const t = values.hlsThroughput;
     if (t !== undefined) throughput = readInteger(t);
   } else {
     // §4.3: c is the first item of `_DASH_pathway` (unquoted, then cut at ",", items not
     // trimmed, C9) that is a pathway's id, at position j. When none is (C9: including a list
     // that names no pathway of the policy), j is 0.
     let j = 0;
-    const p = firstValue(parts, DASH_PATHWAY);
+    const p = values.dashPathway;
     if (p !== undefined) {
       const items = cut(unquote(p), COMMA);
       for (let k = 0; k < items.length; k++) {
@@ -332,7 +545,7 @@ export function readReport(request: SteeringRequest, pathwayIds: readonly string
     }
     // §4.3: T is the item of `_DASH_throughput` at position j when it is an integer. C9: no
     // item at j, or one that does not read, gives no T here (CMCD `mtp` may give it).
-    const t = firstValue(parts, DASH_THROUGHPUT);
+    const t = values.dashThroughput;
     if (t !== undefined) {
       const item = cut(t, COMMA)[j];
       if (item !== undefined) throughput = readInteger(item);
@@ -341,7 +554,7 @@ export function readReport(request: SteeringRequest, pathwayIds: readonly string
 
   // §4.4: CMCD is read for both protocols (C9). B is `bl`; T is `mtp` × 1000 only when §4.2
   // or §4.3 gave none.
-  const cmcd = readCmcd(cmcdValue(parts, headers));
+  const cmcd = readCmcd(cmcdValue(values, headers));
   if (throughput === null && cmcd.mtp !== null) throughput = cmcd.mtp * 1000n;
   return { pathway, throughput, buffer: cmcd.bl };
 }

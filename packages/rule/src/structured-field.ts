@@ -325,8 +325,10 @@ class Parser {
       if (dot !== -1 && length > 16) this.fail('a decimal has at most 16 characters', start);
     }
     if (dot === -1) {
-      const value = BigInt(this.s.slice(digitsStart, this.i));
-      return { type: 'integer', value: negative ? -value : value };
+      // At most 15 digits: below 2^53, exact in a double, made a bigint once.
+      let n = 0;
+      for (let k = digitsStart; k < this.i; k++) n = n * 10 + (this.s.charCodeAt(k) - 0x30);
+      return { type: 'integer', value: BigInt(negative ? -n : n) };
     }
     const fraction = this.s.slice(dot + 1, this.i);
     if (fraction.length === 0) this.fail('a decimal cannot end with "."');

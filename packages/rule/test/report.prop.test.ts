@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { readReport, reportJson } from '../src/report.js';
+import { matchPathway, readReport, reportJson } from '../src/report.js';
 
 const RUNS = Number(process.env.FUZZ_RUNS ?? 2000);
 const U64_MAX = (1n << 64n) - 1n;
@@ -96,6 +96,38 @@ describe('readReport never throws on what a client may send', () => {
       { numRuns: RUNS },
     );
   });
+
+  it('a target string reads as its UTF-8 bytes, with ids that the pieces name', () => {
+    // The ASCII string path reads names and values without encoding the target; the byte path
+    // is the reference. Ids drawn from what the pieces spell, so that pathways match.
+    const named = fc.uniqueArray(fc.constantFrom('a', 'b', '0', 'ab', 'é', 'a,b', '"a"', ''), {
+      maxLength: 4,
+    });
+    const query = fc
+      .array(
+        fc.oneof(
+          piece,
+          fc.constantFrom('a', 'b', 'ab', '0', '1', '%61', '%E9', '%C3%A9', 'é'),
+          // Read names spelled with `%`, whole and with a bad escape.
+          fc.constantFrom('%5FHLS_pathway=', '_DASH_p%61thway=', '%43MCD=', 'CMC%4=', '%5F%5'),
+          // Read names with no `=`, which a longer name may begin with.
+          fc.constantFrom('_HLS_pathway', '_DASH_throughput', 'CMCD'),
+        ),
+        {
+          maxLength: 30,
+        },
+      )
+      .map((a) => `/s?${a.join('')}`);
+    fc.assert(
+      fc.property(fc.constantFrom('hls', 'dash' as const), query, named, (p, t, i) => {
+        const bytes = new TextEncoder().encode(t);
+        expect(readReport({ protocol: p, target: t }, i)).toEqual(
+          readReport({ protocol: p, target: bytes }, i),
+        );
+      }),
+      { numRuns: RUNS * 5 },
+    );
+  });
 });
 
 describe('linear time', () => {
@@ -109,5 +141,43 @@ describe('linear time', () => {
       buffer: null,
     });
     expect(performance.now() - t0).toBeLessThan(3000); // quadratic work would take minutes
+  });
+});
+
+describe('matching a pathway id', () => {
+  const idPiece = fc.constantFrom('cdn-', 'a', 'b', '1', 'é', 'ß', '😀', '', ',');
+  const id = fc.array(idPiece, { maxLength: 3 }).map((a) => a.join(''));
+  const utf8 = (s: string) => new TextEncoder().encode(s);
+  const reference = (value: Uint8Array, ids: readonly string[]) => {
+    const k = ids.findIndex((i) => Buffer.from(utf8(i)).equals(value));
+    return k === -1 ? null : k;
+  };
+
+  it('is the first id whose UTF-8 bytes are the value, for short and long lists', () => {
+    fc.assert(
+      fc.property(
+        fc.array(id, { maxLength: 12 }),
+        fc.oneof(id.map(utf8), fc.uint8Array({ maxLength: 8 })),
+        (ids, value) => {
+          expect(matchPathway(value, ids)).toBe(reference(value, ids));
+        },
+      ),
+      { numRuns: RUNS * 5 },
+    );
+  });
+
+  it('follows a list changed between calls', () => {
+    fc.assert(
+      fc.property(fc.array(id, { minLength: 5, maxLength: 12 }), id, fc.nat(), (ids, other, at) => {
+        const list = [...ids];
+        const value = utf8(list[at % list.length]!);
+        expect(matchPathway(value, list)).toBe(reference(value, list));
+        list[at % list.length] = other;
+        expect(matchPathway(value, list)).toBe(reference(value, list));
+        list.push(other);
+        expect(matchPathway(utf8(other), list)).toBe(reference(utf8(other), list));
+      }),
+      { numRuns: RUNS },
+    );
   });
 });

@@ -131,6 +131,10 @@ describe('§4.1 the query', () => {
     expect(readReport({ protocol: 'hls', target: bytes }, IDS)).toEqual(report(0));
     expect(hls('?_HLS_pathway=é', undefined, ['a', 'é'])).toEqual(report(1));
     expect(hls('?_HLS_pathway=%C3%A9', undefined, ['a', 'é'])).toEqual(report(1));
+    // The Latin-1 byte of `é` is not its UTF-8, and one UTF-8 id is not another of its length.
+    expect(hls('?_HLS_pathway=%E9', undefined, ['a', 'é'])).toEqual(report(null));
+    expect(hls('?_HLS_pathway=%C3%A9', undefined, ['a', 'ß'])).toEqual(report(null));
+    expect(hls('?_HLS_pathway=%F0%9F%98%80', undefined, ['a', '😀'])).toEqual(report(1));
   });
 });
 

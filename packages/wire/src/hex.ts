@@ -1,13 +1,12 @@
 const HEX = '0123456789abcdef';
+/** Each byte's two lowercase hexadecimal digits: one concatenation a byte, not two. */
+const PAIRS: readonly string[] = Array.from({ length: 256 }, (_, b) => HEX[b >> 4]! + HEX[b & 15]!);
 
 /** Lowercase hexadecimal of `bytes`. */
 export function toHex(bytes: Uint8Array): string {
   if (!(bytes instanceof Uint8Array)) throw new TypeError('toHex: expected a Uint8Array');
   let s = '';
-  for (let i = 0; i < bytes.length; i++) {
-    const b = bytes[i]!;
-    s += HEX[b >> 4]! + HEX[b & 15]!;
-  }
+  for (let i = 0; i < bytes.length; i++) s += PAIRS[bytes[i]!]!;
   return s;
 }
 
