@@ -62,7 +62,6 @@ const CMCD_HEADER = 'cmcd-request';
 const HASH = 0x23;
 const PERCENT = 0x25;
 const AMPERSAND = 0x26;
-const COMMA = 0x2c;
 const EQUALS = 0x3d;
 const QUESTION = 0x3f;
 const DQUOTE = 0x22;
@@ -150,18 +149,19 @@ export function readQuery(
   return parts;
 }
 
-const EMPTY = new Uint8Array(0);
 const NON_ASCII = /[^\x00-\x7f]/;
 
 /**
- * §4.1: the value of the first part of each name the server reads, decoded; the CMCD value as a
- * Latin-1 string (each byte one character), which RFC 9651 then parses.
+ * §4.1: the value of the first part of each name the server reads, percent-decoded, as Latin-1
+ * strings: each decoded byte one character (U+0000 to U+00FF), so that a byte over 0x7F stays
+ * one non-ASCII character. Strings rather than byte arrays: unquoting, cutting at "," and
+ * matching an id are then slices and map lookups, where views of bytes cost an object each.
  */
 interface ReadValues {
-  hlsPathway?: Uint8Array;
-  hlsThroughput?: Uint8Array;
-  dashPathway?: Uint8Array;
-  dashThroughput?: Uint8Array;
+  hlsPathway?: string;
+  hlsThroughput?: string;
+  dashPathway?: string;
+  dashThroughput?: string;
   cmcd?: string;
 }
 
@@ -169,13 +169,13 @@ interface ReadValues {
 function valuesOfParts(parts: readonly QueryPart[]): ReadValues {
   const values: ReadValues = {};
   const hlsPathway = firstValue(parts, HLS_PATHWAY);
-  if (hlsPathway !== undefined) values.hlsPathway = hlsPathway;
+  if (hlsPathway !== undefined) values.hlsPathway = latin1(hlsPathway);
   const hlsThroughput = firstValue(parts, HLS_THROUGHPUT);
-  if (hlsThroughput !== undefined) values.hlsThroughput = hlsThroughput;
+  if (hlsThroughput !== undefined) values.hlsThroughput = latin1(hlsThroughput);
   const dashPathway = firstValue(parts, DASH_PATHWAY);
-  if (dashPathway !== undefined) values.dashPathway = dashPathway;
+  if (dashPathway !== undefined) values.dashPathway = latin1(dashPathway);
   const dashThroughput = firstValue(parts, DASH_THROUGHPUT);
-  if (dashThroughput !== undefined) values.dashThroughput = dashThroughput;
+  if (dashThroughput !== undefined) values.dashThroughput = latin1(dashThroughput);
   const cmcd = firstValue(parts, CMCD);
   if (cmcd !== undefined) values.cmcd = latin1(cmcd);
   return values;
@@ -234,11 +234,9 @@ function readValuesAscii(target: string): ReadValues | undefined {
       }
       const nameEnd = eq === -1 ? amp : eq;
       if (nextPercent < nameEnd) {
-        const name = decodeRange(target, start, nameEnd);
+        const name = decodeRangeLatin1(target, start, nameEnd);
         if (name !== undefined) {
-          for (let r = 0; r < READ_NAMES.length; r++) {
-            if (equalBytes(name, READ_NAMES[r]!)) read = r;
-          }
+          read = READ_NAME_STRINGS.indexOf(name as (typeof READ_NAME_STRINGS)[number]);
         }
       } else {
         const name = target.slice(start, nameEnd);
@@ -256,51 +254,47 @@ function readValuesAscii(target: string): ReadValues | undefined {
  * that name came before it; a value with a bad `%` is skipped, so a later part may be read.
  */
 function setValue(values: ReadValues, read: number, target: string, from: number, to: number) {
-  if (read === 4) {
-    if (values.cmcd !== undefined) return;
-    const cmcd = decodeRangeLatin1(target, from, to);
-    if (cmcd !== undefined) values.cmcd = cmcd;
-    return;
-  }
-  const slot = (['hlsPathway', 'hlsThroughput', 'dashPathway', 'dashThroughput'] as const)[read]!;
+  const slot = READ_SLOTS[read]!;
   if (values[slot] !== undefined) return;
-  const value = from === to ? EMPTY : decodeRange(target, from, to);
+  const value = decodeRangeLatin1(target, from, to);
   if (value !== undefined) values[slot] = value;
 }
+
+/** The slot of ReadValues of each of READ_NAMES. */
+const READ_SLOTS = [
+  'hlsPathway',
+  'hlsThroughput',
+  'dashPathway',
+  'dashThroughput',
+  'cmcd',
+] as const;
 
 const BAD_PERCENT = /%(?![0-9A-Fa-f]{2})/;
 const HIGH_PERCENT = /%[89A-Fa-f]/;
 
 /**
  * §4.1: the ASCII `target[from, to)` percent-decoded, as Latin-1 (a byte a character);
- * `undefined` on a bad `%`. A decoded byte over 0x7F makes the CMCD value fail to parse (C9):
- * such a value decodes to one character that does (U+0080).
+ * `undefined` on a bad `%`.
  */
 function decodeRangeLatin1(target: string, from: number, to: number): string | undefined {
   const raw = target.slice(from, to);
   if (raw.indexOf('%') === -1) return raw;
   if (BAD_PERCENT.test(raw)) return undefined;
-  if (HIGH_PERCENT.test(raw)) return '\u0080';
-  return decodeURIComponent(raw); // every escape is %00 to %7F: ASCII, one character each
-}
-
-/** §4.1: the ASCII `target[from, to)` percent-decoded to bytes; `undefined` on a bad `%`. */
-function decodeRange(target: string, from: number, to: number): Uint8Array | undefined {
-  const out = new Uint8Array(to - from);
-  let o = 0;
-  for (let k = from; k < to; k++) {
-    const c = target.charCodeAt(k);
-    if (c !== PERCENT) {
-      out[o++] = c;
-      continue;
+  // Every escape %00 to %7F: ASCII, which decodeURIComponent decodes one character each.
+  if (!HIGH_PERCENT.test(raw)) return decodeURIComponent(raw);
+  let s = '';
+  for (let k = 0; k < raw.length; k++) {
+    const c = raw.charCodeAt(k);
+    if (c === PERCENT) {
+      s += String.fromCharCode(
+        (hexValue(raw.charCodeAt(k + 1)) << 4) | hexValue(raw.charCodeAt(k + 2)),
+      );
+      k += 2;
+    } else {
+      s += raw[k];
     }
-    const hi = k + 1 < to ? hexValue(target.charCodeAt(k + 1)) : -1;
-    const lo = k + 2 < to ? hexValue(target.charCodeAt(k + 2)) : -1;
-    if (hi < 0 || lo < 0) return undefined;
-    out[o++] = (hi << 4) | lo;
-    k += 2;
   }
-  return o === out.length ? out : out.subarray(0, o);
+  return s;
 }
 
 function equalBytes(a: Uint8Array, b: Uint8Array): boolean {
@@ -324,9 +318,11 @@ function firstValue(parts: readonly QueryPart[], name: Uint8Array): Uint8Array |
  * §4.1: unquoting removes one `"` at each end when the value both begins and ends with one; C9:
  * it needs at least 2 bytes (a lone `"` stays as it is).
  */
-function unquote(value: Uint8Array): Uint8Array {
-  return value.length >= 2 && value[0] === DQUOTE && value[value.length - 1] === DQUOTE
-    ? value.subarray(1, value.length - 1)
+function unquote(value: string): string {
+  return value.length >= 2 &&
+    value.charCodeAt(0) === DQUOTE &&
+    value.charCodeAt(value.length - 1) === DQUOTE
+    ? value.slice(1, -1)
     : value;
 }
 
@@ -334,44 +330,39 @@ function unquote(value: Uint8Array): Uint8Array {
  * §4.1: an integer is 1 to 20 ASCII digits whose value is at most 2^64 − 1. C9: leading zeros
  * are allowed within the 20 digits; `+5`, `5.0` and 21 digits are not integers.
  */
-function readInteger(value: Uint8Array): bigint | null {
+function readInteger(value: string): bigint | null {
   const length = value.length;
   if (length < 1 || length > 20) return null;
   // Up to 15 digits the value is below 2^53: exact in a double, made a bigint once.
-  if (length <= 15) {
-    let n = 0;
-    for (let k = 0; k < length; k++) {
-      const c = value[k]!;
-      if (c < 0x30 || c > 0x39) return null;
-      n = n * 10 + (c - 0x30);
-    }
-    return BigInt(n);
-  }
-  let n = 0n;
-  for (const c of value) {
+  let n = 0;
+  for (let k = 0; k < length; k++) {
+    const c = value.charCodeAt(k);
     if (c < 0x30 || c > 0x39) return null;
-    n = n * 10n + BigInt(c - 0x30);
+    if (k < 15) n = n * 10 + (c - 0x30);
   }
-  return n <= U64_MAX ? n : null;
+  if (length <= 15) return BigInt(n);
+  const big = BigInt(value); // 16 to 20 digits, all checked
+  return big <= U64_MAX ? big : null;
 }
 
 /**
- * Whether `value` is the UTF-8 bytes of `id`. An id's UTF-8 is at least as long as the id in
- * UTF-16 units, and as long only when the id is ASCII: then the bytes are the char codes. A
- * longer value can only be the bytes of an id with a non-ASCII character, compared by encoding.
+ * Whether `value` (bytes as Latin-1) is the UTF-8 bytes of `id`. An id's UTF-8 is at least as
+ * long as the id in UTF-16 units, and as long only when the id is ASCII: then the bytes are the
+ * char codes. A longer value can only be the bytes of an id with a non-ASCII character, compared
+ * by encoding.
  */
-function isId(value: Uint8Array, id: string): boolean {
+function isId(value: string, id: string): boolean {
   const n = id.length;
   if (value.length === n) {
     for (let k = 0; k < n; k++) {
       const c = id.charCodeAt(k);
-      if (c > 0x7f || value[k] !== c) return false;
+      if (c > 0x7f || value.charCodeAt(k) !== c) return false;
     }
     return true;
   }
   if (value.length < n) return false;
   for (let k = 0; k < n; k++) {
-    if (id.charCodeAt(k) > 0x7f) return equalBytes(value, encoder.encode(id));
+    if (id.charCodeAt(k) > 0x7f) return value === latin1(encoder.encode(id));
   }
   return false;
 }
@@ -404,13 +395,13 @@ function idIndexOf(ids: readonly string[]): IdIndex {
   return made;
 }
 
-/** The index of the pathway whose id's bytes equal `value`, or `null`. */
-export function matchPathway(value: Uint8Array, ids: readonly string[]): number | null {
+/** The index of the pathway whose id's UTF-8 bytes are `value` (as Latin-1), or `null`. */
+export function matchPathway(value: string, ids: readonly string[]): number | null {
   if (ids.length <= 4) {
     for (let k = 0; k < ids.length; k++) if (isId(value, ids[k]!)) return k;
     return null;
   }
-  return idIndexOf(ids).index.get(latin1(value)) ?? null;
+  return idIndexOf(ids).index.get(value) ?? null;
 }
 
 /** A Latin-1 view of bytes: each byte one character, so a non-ASCII byte stays non-ASCII. */
@@ -533,7 +524,7 @@ export function readReport(request: SteeringRequest, pathwayIds: readonly string
     let j = 0;
     const p = values.dashPathway;
     if (p !== undefined) {
-      const items = cut(unquote(p), COMMA);
+      const items = unquote(p).split(',');
       for (let k = 0; k < items.length; k++) {
         const index = matchPathway(items[k]!, ids);
         if (index !== null) {
@@ -547,7 +538,7 @@ export function readReport(request: SteeringRequest, pathwayIds: readonly string
     // item at j, or one that does not read, gives no T here (CMCD `mtp` may give it).
     const t = values.dashThroughput;
     if (t !== undefined) {
-      const item = cut(t, COMMA)[j];
+      const item = t.split(',')[j];
       if (item !== undefined) throughput = readInteger(item);
     }
   }
