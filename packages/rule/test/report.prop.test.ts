@@ -134,13 +134,13 @@ describe('linear time', () => {
   it('a 1 MB target with 100 000 parts reads fast', () => {
     const parts = Array.from({ length: 100_000 }, (_, k) => `p${k}=%41${k}`);
     const t = `/s?${parts.join('&')}&_DASH_pathway=${'x,'.repeat(100_000)}a&_DASH_throughput=${'1,'.repeat(100_000)}9`;
-    const t0 = performance.now();
     expect(readReport({ protocol: 'dash', target: t }, ['a'])).toEqual({
       pathway: 0,
       throughput: 9n,
       buffer: null,
     });
-    expect(performance.now() - t0).toBeLessThan(3000); // quadratic work would take minutes
+    // No duration is asserted: quadratic work on this target would take minutes, past the
+    // test's timeout, where linear work takes milliseconds.
   });
 });
 

@@ -280,24 +280,18 @@ describe('the whole field (RFC 9651 §4.2, C9)', () => {
 });
 
 describe('linear time', () => {
-  const time = (f: () => void): number => {
-    const t0 = performance.now();
-    f();
-    return performance.now() - t0;
-  };
-
   it('100 000-member List, Dictionary and Inner List parse fast', () => {
     const n = 100_000;
     const list = Array.from({ length: n }, (_, k) => `${k};q=${k % 7}`).join(', ');
     const dict = Array.from({ length: n }, (_, k) => `k${k}=:aGk=:`).join(',');
     const inner = `a=(${Array.from({ length: n }, (_, k) => `@${k}`).join(' ')})`;
     const dup = Array.from({ length: n }, (_, k) => `a=${k}`).join(',');
-    let ms = 0;
-    ms += time(() => expect(parseList(list).ok).toBe(true));
-    ms += time(() => expect(parseDictionary(dict).ok).toBe(true));
-    ms += time(() => expect(parseDictionary(inner).ok).toBe(true));
-    ms += time(() => expect(parseDictionary(dup).ok).toBe(true));
-    expect(ms).toBeLessThan(5000); // quadratic work would take minutes
+    // No duration is asserted (this machine's speed is not the parser's): linear work takes
+    // milliseconds, quadratic work on these inputs minutes, past the test's timeout.
+    expect(parseList(list).ok).toBe(true);
+    expect(parseDictionary(dict).ok).toBe(true);
+    expect(parseDictionary(inner).ok).toBe(true);
+    expect(parseDictionary(dup).ok).toBe(true);
   });
 
   it('long Strings, Display Strings, Tokens and Byte Sequences parse fast', () => {
@@ -308,11 +302,9 @@ describe('linear time', () => {
       `t${'a'.repeat(n)}`,
       `:${'aGVs'.repeat(n / 4)}:`,
     ];
-    for (const input of inputs) {
-      expect(time(() => expect(parseItem(input).ok).toBe(true))).toBeLessThan(3000);
-    }
+    for (const input of inputs) expect(parseItem(input).ok).toBe(true);
     // Near-misses fail once, not once per member.
     const colons = `a=${':'.repeat(n)}`;
-    expect(time(() => parseDictionary(colons))).toBeLessThan(3000);
+    expect(parseDictionary(colons).ok).toBe(false);
   });
 });

@@ -838,18 +838,17 @@ describe(`codec properties (${DEFAULT_TOTAL} cases by default; FUZZ_RUNS=${FUZZ_
 });
 
 describe('a reader never allocates beyond its input', () => {
+  // No duration is asserted: allocating what the claims say would run past the test's timeout.
   it('claims of the largest counts over a few hundred bytes are refused quickly', () => {
     // Each kind's header, then 0xff: every count and length at its largest.
     for (const kind of KINDS as unknown as readonly Kind<unknown>[]) {
       const b = new Uint8Array(300).fill(0xff);
       b.set(ascii(kind.magic));
       b[4] = 1;
-      const t0 = performance.now();
       for (let i = 0; i < 2000; i++) {
         const r = checkOutcome(kind, b);
         expect(r.ok ? 'ok' : r.refusal.reason).toBe('truncated');
       }
-      expect(performance.now() - t0).toBeLessThan(3000);
     }
   });
 });

@@ -274,6 +274,8 @@ describe('C1/C9: a count that declares more than the bytes hold is truncated', (
 });
 
 describe('C1: a reader never allocates more than the bytes could describe', () => {
+  // No duration is asserted: a reader that allocated what these claims say (millions of
+  // entries) would exhaust memory or run past the test's timeout, a thousand times over.
   /** The header of a policy up to its pathway count, set to `count`, padded to `size` bytes. */
   function hostilePolicy(count: number, size: number, fill: number): Uint8Array {
     const p = policyFields();
@@ -286,17 +288,13 @@ describe('C1: a reader never allocates more than the bytes could describe', () =
   it('a policy claiming 255 pathways in 300 bytes is truncated, quickly', () => {
     for (const fill of [0, 0xff, 0x01]) {
       const b = hostilePolicy(255, 300, fill);
-      const t0 = performance.now();
       for (let i = 0; i < 1000; i++) expectRefused(readPolicy(b), 'truncated');
-      expect(performance.now() - t0).toBeLessThan(2000);
     }
   });
   it('a key log claiming 65535 entries, each with 255 authorities of 255 bytes, in 300 bytes', () => {
     const b = new Uint8Array(300).fill(0xff);
     b.set(encodeKeyLog(keyLogFields({ entries: [] })).subarray(0, 77));
-    const t0 = performance.now();
     for (let i = 0; i < 1000; i++) expectRefused(readKeyLog(b), 'truncated');
-    expect(performance.now() - t0).toBeLessThan(2000);
   });
   it('a decision claiming 255 pathways of 255 digests each, in 400 bytes', () => {
     const d = decisionFields();
@@ -304,9 +302,7 @@ describe('C1: a reader never allocates more than the bytes could describe', () =
     const b = new Uint8Array(400).fill(0xff);
     b.set(encodeDecision(d).subarray(0, at));
     b[at] = 255;
-    const t0 = performance.now();
     for (let i = 0; i < 1000; i++) expectRefused(readDecision(b), 'truncated');
-    expect(performance.now() - t0).toBeLessThan(2000);
   });
 });
 
