@@ -19,8 +19,14 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { dashElement, hlsTag } from '@wai-steering/manifest';
-import { readReport, reportJson, type SteeringRequest } from '@wai-steering/rule';
-import { type Outcome, VerifierCache, verifyDecision } from '@wai-steering/verifier';
+import { type ReportJson, readReport, reportJson, type SteeringRequest } from '@wai-steering/rule';
+import {
+  type CorpusRequest,
+  type CorpusVector,
+  type Outcome,
+  VerifierCache,
+  verifyDecision,
+} from '@wai-steering/verifier';
 import {
   encodePolicy,
   type PolicyFields,
@@ -58,30 +64,21 @@ import {
 
 // ---- the corpus's shape ---------------------------------------------------------------------
 
-export interface RequestEntry {
-  readonly name: string;
+/** A request as the generator writes it: the verifier's `CorpusRequest`, with a note. */
+export interface RequestEntry extends CorpusRequest {
   readonly note: string;
-  readonly policy: string;
-  readonly request: SteeringRequest;
-  readonly report: { pathway: number | null; throughput: string | null; buffer: string | null };
+  readonly report: ReportJson;
 }
 
-export interface VectorEntry {
-  readonly name: string;
+/** A vector as the generator writes it: the verifier's `CorpusVector`, with what it is about. */
+export interface VectorEntry extends CorpusVector {
   readonly note: string;
-  readonly room: string;
-  readonly key_log: string | null;
-  readonly policy: string;
-  readonly decision: string;
-  readonly records: readonly string[];
-  readonly manifest: string | null;
   readonly hls_tag: string;
   readonly dash_element: string;
   /** The steering request the decision's report was read from (accepted vectors). */
   readonly request?: SteeringRequest;
   /** What the vector is about, stated by hand: for a refused vector its reason and place. */
   readonly facts: AcceptFacts | { readonly reason: string; readonly where: Where };
-  readonly outcome: Outcome;
 }
 
 export interface CorpusFile {

@@ -3,6 +3,7 @@
 // HLS tag and DASH element. Skipped when the corpus is not there.
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { Corpus } from '@wai-steering/verifier';
 import {
   nobleBackend,
   parseHex,
@@ -18,28 +19,8 @@ import { REPO_DIR } from './paths.js';
 
 const VECTORS = join(REPO_DIR, 'conformance', 'vectors.json');
 
-interface Vector {
-  readonly name: string;
-  readonly room: string;
-  readonly key_log: string | null;
-  readonly policy: string;
-  readonly decision: string;
-  readonly records: readonly string[];
-  readonly manifest: string | null;
-  readonly hls_tag?: string;
-  readonly dash_element?: string;
-  readonly outcome: { readonly outcome: string };
-}
-
-interface Request {
-  readonly name: string;
-  readonly policy: string;
-  readonly request: unknown;
-  readonly report: unknown;
-}
-
 const corpus = existsSync(VECTORS)
-  ? (JSON.parse(readFileSync(VECTORS, 'utf8')) as { requests: Request[]; vectors: Vector[] })
+  ? (JSON.parse(readFileSync(VECTORS, 'utf8')) as Corpus)
   : undefined;
 
 const bytes = (hex: string): Uint8Array => parseHex(hex)!;

@@ -55,8 +55,8 @@ export interface AppResponse {
   readonly close?: boolean;
 }
 
-/** What the application needs: the room, the policy, the key, the store and its limits. */
-export interface AppOptions {
+/** What the server serves under: the room, the policy and the steering key, read and checked. */
+export interface AppMaterials {
   readonly room: RoomContext;
   readonly roomBytes: Uint8Array;
   readonly keyLogBytes: Uint8Array | null;
@@ -66,6 +66,10 @@ export interface AppOptions {
   /** The steering key: its public key signs each decision (§3.5). */
   readonly publicKey: Uint8Array;
   readonly secretKey: Uint8Array;
+}
+
+/** What the application needs: its materials, the store and its limits. */
+export interface AppOptions extends AppMaterials {
   readonly store: SteeringStore;
   readonly backend: CryptoBackend;
   /** Grace after a decision's TTL during which its session still counts (ms). */

@@ -11,13 +11,12 @@ import {
   type CryptoBackend,
   digestOf,
   jwkToKeyPair,
-  type Policy,
   readPolicy,
   toHex,
   verifyPolicySignature,
 } from '@wai-steering/wire';
 import { nodeBackend } from '@wai-steering/wire/node';
-import { SteeringApp } from './app.js';
+import { type AppMaterials, SteeringApp } from './app.js';
 import { ConfigError, type ServerConfig } from './config.js';
 import { createHttpServer, listen } from './http.js';
 import { SqliteStore } from './store/sqlite.js';
@@ -54,16 +53,8 @@ function readBytes(path: string, field: string): Uint8Array {
   }
 }
 
-/** What the server serves under, read and checked. */
-export interface Materials {
-  readonly room: RoomContext;
-  readonly roomBytes: Uint8Array;
-  readonly keyLogBytes: Uint8Array | null;
-  readonly policy: Policy;
-  readonly policyBytes: Uint8Array;
-  readonly policyDigest: Uint8Array;
-  readonly publicKey: Uint8Array;
-  readonly secretKey: Uint8Array;
+/** What the server serves under, read and checked, with what the reading warned of. */
+export interface Materials extends AppMaterials {
   readonly warnings: string[];
 }
 
@@ -163,18 +154,12 @@ export async function startServer(
 ): Promise<RunningServer> {
   const backend = options.backend ?? nodeBackend;
   const m = readMaterials(config, backend);
+  const { warnings, ...materials } = m;
   const store = new SqliteStore(config.store.path, { synchronous: config.store.synchronous });
   let app: SteeringApp;
   try {
     app = new SteeringApp({
-      room: m.room,
-      roomBytes: m.roomBytes,
-      keyLogBytes: m.keyLogBytes,
-      policy: m.policy,
-      policyBytes: m.policyBytes,
-      policyDigest: m.policyDigest,
-      publicKey: m.publicKey,
-      secretKey: m.secretKey,
+      ...materials,
       store,
       backend,
       graceMs: config.sessions.grace,

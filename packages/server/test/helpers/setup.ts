@@ -68,16 +68,10 @@ export function demoApp(
   const { setup, config, remove } = demoRoom(8080, options.periodMs ?? 2000);
   const clock = new TestClock(options.start ?? 1_800_000_000_000_000n);
   const m = readMaterials(config);
+  const { warnings: _, ...materials } = m;
   const store = new SqliteStore(':memory:');
   const app = new SteeringApp({
-    room: m.room,
-    roomBytes: m.roomBytes,
-    keyLogBytes: m.keyLogBytes,
-    policy: m.policy,
-    policyBytes: m.policyBytes,
-    policyDigest: m.policyDigest,
-    publicKey: m.publicKey,
-    secretKey: m.secretKey,
+    ...materials,
     store,
     backend: nodeBackend,
     graceMs: options.graceMs ?? 10_000,
