@@ -346,28 +346,6 @@ function readInteger(value: string): bigint | null {
 }
 
 /**
- * Whether `value` (bytes as Latin-1) is the UTF-8 bytes of `id`. An id's UTF-8 is at least as
- * long as the id in UTF-16 units, and as long only when the id is ASCII: then the bytes are the
- * char codes. A longer value can only be the bytes of an id with a non-ASCII character, compared
- * by encoding.
- */
-function isId(value: string, id: string): boolean {
-  const n = id.length;
-  if (value.length === n) {
-    for (let k = 0; k < n; k++) {
-      const c = id.charCodeAt(k);
-      if (c > 0x7f || value.charCodeAt(k) !== c) return false;
-    }
-    return true;
-  }
-  if (value.length < n) return false;
-  for (let k = 0; k < n; k++) {
-    if (id.charCodeAt(k) > 0x7f) return value === latin1(encoder.encode(id));
-  }
-  return false;
-}
-
-/**
  * The ids of a policy, each by its UTF-8 bytes read as Latin-1 (a byte a character), with the
  * snapshot they were made from: a lookup is one map access, not a comparison with each id.
  */
@@ -397,10 +375,6 @@ function idIndexOf(ids: readonly string[]): IdIndex {
 
 /** The index of the pathway whose id's UTF-8 bytes are `value` (as Latin-1), or `null`. */
 export function matchPathway(value: string, ids: readonly string[]): number | null {
-  if (ids.length <= 4) {
-    for (let k = 0; k < ids.length; k++) if (isId(value, ids[k]!)) return k;
-    return null;
-  }
   return idIndexOf(ids).index.get(value) ?? null;
 }
 
@@ -525,8 +499,9 @@ export function readReport(request: SteeringRequest, pathwayIds: readonly string
     const p = values.dashPathway;
     if (p !== undefined) {
       const items = unquote(p).split(',');
+      const byId = idIndexOf(ids).index;
       for (let k = 0; k < items.length; k++) {
-        const index = matchPathway(items[k]!, ids);
+        const index = byId.get(items[k]!) ?? null;
         if (index !== null) {
           pathway = index;
           j = k;
