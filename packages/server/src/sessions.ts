@@ -41,7 +41,7 @@ function mix32(h: number): number {
 
 export class SessionTable {
   /** Each pathway's load: the live sessions whose latest decision placed it first. */
-  readonly loads: Uint32Array;
+  private counts: Uint32Array;
   private capacity: number;
   private mask: number;
   private keys: Uint32Array;
@@ -59,7 +59,7 @@ export class SessionTable {
     if (!Number.isInteger(pathways) || pathways < 1 || pathways > 254) {
       throw new RangeError('SessionTable: 1 to 254 pathways');
     }
-    this.loads = new Uint32Array(pathways);
+    this.counts = new Uint32Array(pathways);
     let cap = 1024;
     while (cap < (options.initialCapacity ?? 1024)) cap *= 2;
     this.capacity = cap;
@@ -70,6 +70,11 @@ export class SessionTable {
     this.seed = new Uint32Array(randomBytes(16).buffer.slice(0, 16));
     this.maxSessions = options.maxSessions ?? 8_000_000;
     this.base = options.base ?? Date.now();
+  }
+
+  /** Each pathway's load: the live sessions whose latest decision placed it first. */
+  get loads(): Uint32Array {
+    return this.counts;
   }
 
   /** Live sessions held (some may have expired since the last sweep). */
@@ -144,7 +149,7 @@ export class SessionTable {
    * `maxSessions` already (nothing changes then).
    */
   place(session: Uint8Array, pathway: number, expiry: number): boolean {
-    if (!Number.isInteger(pathway) || pathway < 0 || pathway >= this.loads.length) {
+    if (!Number.isInteger(pathway) || pathway < 0 || pathway >= this.counts.length) {
       throw new RangeError('place: not a pathway');
     }
     const [k0, k1, k2, k3] = SessionTable.words(session);
@@ -155,8 +160,8 @@ export class SessionTable {
       if (p === EMPTY) break;
       const o = i * 4;
       if (keys[o] === k0 && keys[o + 1] === k1 && keys[o + 2] === k2 && keys[o + 3] === k3) {
-        this.loads[p - 1]!--;
-        this.loads[pathway]!++;
+        this.counts[p - 1]!--;
+        this.counts[pathway]!++;
         this.pathway[i] = pathway + 1;
         this.expiry[i] = Math.min(expiry, 0xffff_ffff);
         return true;
@@ -171,7 +176,7 @@ export class SessionTable {
     keys[o + 3] = k3;
     this.pathway[i] = pathway + 1;
     this.expiry[i] = Math.min(expiry, 0xffff_ffff);
-    this.loads[pathway]!++;
+    this.counts[pathway]!++;
     this.count++;
     if (this.count * 4 > this.capacity * 3) this.grow();
     return true;
@@ -181,7 +186,7 @@ export class SessionTable {
   private removeAt(i: number): void {
     const keys = this.keys;
     const mask = this.mask;
-    this.loads[this.pathway[i]! - 1]!--;
+    this.counts[this.pathway[i]! - 1]!--;
     this.count--;
     let hole = i;
     let j = i;
@@ -261,12 +266,58 @@ export class SessionTable {
     return removed;
   }
 
+  /**
+   * The policy's pathways changed (a rotation by the operator): each session's pathway `p` is
+   * now `map[p]`, or the session is dropped when `map[p]` is negative (its pathway was removed,
+   * so it counts in no load). The table then counts `pathways` loads. One pass over the table.
+   */
+  remap(map: readonly number[], pathways: number): void {
+    if (!Number.isInteger(pathways) || pathways < 1 || pathways > 254) {
+      throw new RangeError('remap: 1 to 254 pathways');
+    }
+    if (map.length !== this.counts.length) throw new RangeError('remap: one entry per pathway');
+    for (const m of map) {
+      if (!Number.isInteger(m) || m >= pathways) throw new RangeError('remap: not a pathway');
+    }
+    const oldKeys = this.keys;
+    const oldExpiry = this.expiry;
+    const oldPathway = this.pathway;
+    this.keys = new Uint32Array(this.capacity * 4);
+    this.expiry = new Uint32Array(this.capacity);
+    this.pathway = new Uint8Array(this.capacity);
+    this.counts = new Uint32Array(pathways);
+    this.count = 0;
+    this.cursor = 0;
+    for (let s = 0; s < this.capacity; s++) {
+      const p = oldPathway[s]!;
+      if (p === EMPTY) continue;
+      const to = map[p - 1]!;
+      if (to < 0) continue;
+      const o = s * 4;
+      const k0 = oldKeys[o]!;
+      const k1 = oldKeys[o + 1]!;
+      const k2 = oldKeys[o + 2]!;
+      const k3 = oldKeys[o + 3]!;
+      let i = this.hash(k0, k1, k2, k3) & this.mask;
+      while (this.pathway[i] !== EMPTY) i = (i + 1) & this.mask;
+      const n = i * 4;
+      this.keys[n] = k0;
+      this.keys[n + 1] = k1;
+      this.keys[n + 2] = k2;
+      this.keys[n + 3] = k3;
+      this.pathway[i] = to + 1;
+      this.expiry[i] = oldExpiry[s]!;
+      this.counts[to]!++;
+      this.count++;
+    }
+  }
+
   /** Removes every session. */
   clear(): void {
     this.keys.fill(0);
     this.expiry.fill(0);
     this.pathway.fill(0);
-    this.loads.fill(0);
+    this.counts.fill(0);
     this.count = 0;
     this.cursor = 0;
   }

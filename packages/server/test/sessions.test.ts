@@ -94,3 +94,27 @@ describe('SessionTable', () => {
     );
   });
 });
+
+describe('SessionTable.remap', () => {
+  it('moves each session to its pathway’s new index and drops a removed pathway’s', () => {
+    const t = new SessionTable(3, { base: 0 });
+    for (let i = 0; i < 3000; i++) t.place(session(i), i % 3, 100);
+    // Pathway 0 → 1, 1 removed, 2 → 0; a table of 2 pathways.
+    t.remap([1, -1, 0], 2);
+    expect(Array.from(t.loads)).toEqual([1000, 1000]);
+    expect(t.size).toBe(2000);
+    for (let i = 0; i < 3000; i++) {
+      expect(t.current(session(i), 0)).toBe([1, -1, 0][i % 3]);
+    }
+    // Expiries are kept: the sessions still lapse when they would have.
+    expect(t.sweep(1 << 20, 100)).toBe(2000);
+    expect(Array.from(t.loads)).toEqual([0, 0]);
+  });
+
+  it('refuses a map that does not fit the table', () => {
+    const t = new SessionTable(2, { base: 0 });
+    expect(() => t.remap([0], 2)).toThrow(RangeError);
+    expect(() => t.remap([0, 2], 2)).toThrow(RangeError);
+    expect(() => t.remap([0, 0.5], 2)).toThrow(RangeError);
+  });
+});
