@@ -155,6 +155,14 @@ export class Metrics {
     'wai_steering_store_commits_total',
     'Group commits to the store, by outcome.',
   );
+  readonly rotations = new Counter(
+    'wai_steering_policy_rotations_total',
+    'Policies put in force after the first, by who made them (operator, live).',
+  );
+  readonly capacityReports = new Counter(
+    'wai_steering_capacity_reports_total',
+    'Site capacity reports on POST /capacity, by result (taken, older, or the refusal).',
+  );
   readonly latency = new Histogram(
     'wai_steering_request_duration_seconds',
     'Time from a steering request to its manifest, durable archive included.',
@@ -182,6 +190,8 @@ export class Metrics {
       this.refused,
       this.overload,
       this.commits,
+      this.rotations,
+      this.capacityReports,
       this.latency,
       this.batch,
       ...this.extra,

@@ -26,27 +26,41 @@ import {
   type Policy,
   type Room,
   readHopRecord,
+  signPolicy,
 } from '@wai-steering/wire';
+import { LiveCapacity, type LiveOptions, type LiveValue } from '../live/capacity.js';
+import { verifyCapacityReport } from '../live/report.js';
 import { Metrics } from '../metrics.js';
 import { SessionTable } from '../sessions.js';
 import type { PruneResult } from '../store/store.js';
 import { monotonicClock } from './clock.js';
 import { CommitQueue } from './commit.js';
+import { type CheckedPolicy, checkPolicy, pathwayMap } from './policy.js';
 import { DecisionSigner } from './signer.js';
 import type {
+  CapacityResult,
   DecideRequest,
   DecideResult,
   EngineOptions,
   IngestResult,
   KeyLogResult,
   Overloaded,
+  PolicyRotated,
   ReadResult,
 } from './types.js';
 
 const ABSENT: ReadResult = Object.freeze({ kind: 'absent' });
+const NO_REPORT: Report = Object.freeze({ pathway: null, throughput: null, buffer: null });
 
 function found(bytes: Uint8Array | undefined): ReadResult {
   return bytes === undefined ? ABSENT : { kind: 'found', bytes };
+}
+
+/** The policy decisions are made under now, with what is built from it. */
+interface InForce extends CheckedPolicy {
+  readonly ids: string[];
+  readonly cache: EvidenceCache;
+  readonly signer: DecisionSigner;
 }
 
 /** The steering engine. Open one with {@link SteeringEngine.open}. */
@@ -60,9 +74,9 @@ export class SteeringEngine {
   /** The room clock, µs since the epoch. */
   readonly now: () => bigint;
   private readonly queue: CommitQueue;
-  private readonly cache: EvidenceCache;
-  private readonly signer: DecisionSigner;
-  private readonly pathwayIds: string[];
+  private inForce: InForce;
+  /** Live capacity from the sites (`live/`), when the configuration enables it. */
+  private readonly live: LiveCapacity | undefined;
   private readonly graceS: number;
   private room_: RoomContext;
   private keyLogBytes: Uint8Array | null;
@@ -73,14 +87,18 @@ export class SteeringEngine {
     this.room_ = o.room;
     this.keyLogBytes = o.keyLogBytes;
     this.now = o.clock ?? monotonicClock();
-    this.pathwayIds = o.policy.pathways.map((p) => p.id);
     this.graceS = Math.ceil(o.graceMs / 1000);
     this.sessions = new SessionTable(o.policy.pathways.length, {
       maxSessions: o.maxSessions,
       base: Number(this.now() / 1000n),
     });
     this.evidence = new MemoryEvidenceStore();
-    this.cache = new EvidenceCache(o.policy, this.evidence);
+    this.inForce = this.build({
+      policy: o.policy,
+      bytes: o.policyBytes,
+      digest: o.policyDigest,
+    });
+    this.live = o.live === undefined ? undefined : new LiveCapacity(o.policy, o.live);
     this.queue = new CommitQueue(o.store, {
       maxPending: o.maxQueue,
       onCommit: (size, ok, error) => {
@@ -89,14 +107,24 @@ export class SteeringEngine {
         if (!ok) console.error('wai-steering: a group commit failed:', error);
       },
     });
-    this.signer = new DecisionSigner(
-      o.room.roomId,
-      o.publicKey,
-      o.policyDigest,
-      o.secretKey,
-      o.backend,
-      o.encoder,
-    );
+  }
+
+  /** What decisions under a policy need: its IDs, its evidence cache, a signer of its digest. */
+  private build(checked: CheckedPolicy): InForce {
+    const o = this.o;
+    return {
+      ...checked,
+      ids: checked.policy.pathways.map((p) => p.id),
+      cache: new EvidenceCache(checked.policy, this.evidence),
+      signer: new DecisionSigner(
+        o.room.roomId,
+        o.publicKey,
+        checked.digest,
+        o.secretKey,
+        o.backend,
+        o.encoder,
+      ),
+    };
   }
 
   /**
@@ -117,14 +145,24 @@ export class SteeringEngine {
     return engine;
   }
 
-  /** The policy served. */
+  /** The policy in force: the one decisions are made under now. */
   get policy(): Policy {
-    return this.o.policy;
+    return this.inForce.policy;
   }
 
-  /** The policy's digest (§3.4). */
+  /** The digest (§3.4) of the policy in force. */
   get policyDigest(): Uint8Array {
-    return this.o.policyDigest;
+    return this.inForce.digest;
+  }
+
+  /** The bytes of the policy in force. */
+  get policyBytes(): Uint8Array {
+    return this.inForce.bytes;
+  }
+
+  /** Each pathway's live capacity and latency, and where they come from (`live/`). */
+  liveValues(): LiveValue[] | undefined {
+    return this.live?.values(this.now());
   }
 
   /** The room the records are verified against, with its key log head. */
@@ -170,9 +208,85 @@ export class SteeringEngine {
     await this.o.store.putBlob('key-log', digestOf(room.keyLog, this.o.backend), bytes);
   }
 
+  /**
+   * Puts a policy in force (§3): one the operator rotated in, or one the server signed from live
+   * capacity. It must be of the room, verify and have a signer that may sign it (§3.5). It is
+   * kept in the store before any decision names it, so that `/policies/<digest>` serves it as
+   * long as decisions are. Sessions and loads carry over: when the pathways' IDs change, each
+   * session moves to its pathway's new index, and a removed pathway's sessions are dropped.
+   */
+  async rotatePolicy(bytes: Uint8Array, by: 'operator' | 'live'): Promise<PolicyRotated> {
+    const checked = checkPolicy(this.room_, bytes, this.o.backend);
+    if (!checked.ok) throw new TypeError(`rotatePolicy: the policy ${checked.problem}`);
+    const next = this.build(checked.value);
+    const { fields, evidence } = this.assembleUnder(
+      next,
+      this.now(),
+      new Uint8Array(16),
+      'hls',
+      NO_REPORT,
+      next.ids.map(() => 0),
+    );
+    next.signer.selfCheck(fields, evidence);
+    await this.o.store.putBlob('policy', next.digest, next.bytes);
+    const map = pathwayMap(this.inForce.policy, next.policy);
+    if (map !== undefined) this.sessions.remap(map, next.ids.length);
+    const previous = this.inForce.digest;
+    this.inForce = next;
+    if (by === 'operator') {
+      this.live?.setTemplate(next.policy);
+      this.live?.rotated(this.now());
+    }
+    this.metrics.rotations.inc({ by });
+    return { kind: 'rotated', by, digest: next.digest, previous, remapped: map !== undefined };
+  }
+
+  /**
+   * A site's capacity report (`live/report.ts`): verified, held, and when the live values call
+   * for it (and no policy was signed in this period), a new policy signed with the steering key
+   * and put in force.
+   */
+  async offerCapacity(jws: string): Promise<CapacityResult> {
+    if (this.closed) return this.overloaded('the server is closing');
+    if (this.live === undefined) return { kind: 'capacity_off' };
+    const now = this.now();
+    const verified = await verifyCapacityReport(jws, {
+      room: this.room_,
+      policy: this.inForce.policy,
+      now,
+      maxAheadUs: this.o.live?.maxAheadUs ?? 5_000_000n,
+    });
+    if (!verified.ok) {
+      this.metrics.capacityReports.inc({ result: verified.refusal.reason });
+      return { kind: 'report_refused', ...verified.refusal };
+    }
+    const offered = this.live.offer(verified.report);
+    this.metrics.capacityReports.inc({ result: offered });
+    const rotated = offered === 'taken' ? await this.tickLive() : undefined;
+    return {
+      kind: 'report',
+      taken: offered === 'taken',
+      report: verified.report,
+      ...(rotated === undefined ? {} : { rotated }),
+    };
+  }
+
+  /**
+   * Signs and puts in force the policy the live values call for now, if any (a report, or a
+   * report's expiry passing: the server calls this on a timer so that a site that stops
+   * reporting ages out).
+   */
+  async tickLive(): Promise<PolicyRotated | undefined> {
+    if (this.live === undefined || this.closed) return undefined;
+    const next = this.live.next(this.inForce.policy, this.now(), this.o.publicKey);
+    if (next === undefined) return undefined;
+    const bytes = signPolicy(next, this.o.secretKey, { backend: this.o.backend });
+    return this.rotatePolicy(bytes, 'live');
+  }
+
   /** The records of the store a current or later window may name, into the evidence index. */
   private async loadEvidence(): Promise<void> {
-    const { a } = windowAt(this.o.policy, this.now());
+    const { a } = windowAt(this.inForce.policy, this.now());
     for await (const r of this.o.store.recordsEndingAfter(a)) {
       const read = readHopRecord(r.bytes);
       if (read.ok) this.evidence.add(read.value, r.digest);
@@ -184,7 +298,8 @@ export class SteeringEngine {
     m.gauge(
       'wai_steering_load',
       'Sessions steered first to each pathway (§6), the loads decisions state.',
-      () => this.pathwayIds.map((id, i) => [{ pathway: id }, this.sessions.loads[i]!] as const),
+      () =>
+        this.inForce.ids.map((id, i) => [{ pathway: id }, this.sessions.loads[i]!] as const),
     );
     m.gauge('wai_steering_sessions', 'Live sessions held by the session table.', () => [
       [{}, this.sessions.size],
@@ -201,27 +316,60 @@ export class SteeringEngine {
       'wai_steering_pathway_status',
       'Each pathway status (§5.3: 0 figure, 1 unmetered, 2 mixed, 3 stale, 4 empty) in the current window.',
       () => {
-        const ev = this.cache.at(this.now());
-        return this.pathwayIds.map((id, i) => [{ pathway: id }, ev.pathways[i]!.status] as const);
+        const ev = this.inForce.cache.at(this.now());
+        return this.inForce.ids.map((id, i) => [{ pathway: id }, ev.pathways[i]!.status] as const);
+      },
+    );
+    m.gauge(
+      'wai_steering_live_capacity',
+      'Each pathway capacity in the policy in force, and where it comes from (template, reports, expired).',
+      () => {
+        const policy = this.inForce.policy;
+        const values = this.live?.values(this.now());
+        return policy.pathways.map(
+          (p, i) =>
+            [{ pathway: p.id, source: values?.[i]?.source ?? 'template' }, p.capacity] as const,
+        );
+      },
+    );
+    m.gauge(
+      'wai_steering_live_report_age_seconds',
+      'The age of the newest capacity report of each pathway that has one.',
+      () => {
+        const values = this.live?.values(this.now()) ?? [];
+        const out: (readonly [Record<string, string>, number])[] = [];
+        values.forEach((v, i) => {
+          if (v.ageUs !== null) {
+            out.push([{ pathway: this.inForce.ids[i]! }, Number(v.ageUs) / 1e6] as const);
+          }
+        });
+        return out;
       },
     );
   }
 
-  /** §7.1: the fields of a decision at `t` over the current evidence and loads. */
-  private assemble(t: bigint, session: Uint8Array, protocol: Protocol, report: Report) {
+  /** §7.1: the fields of a decision at `t` under a policy, over its evidence and `loads`. */
+  private assembleUnder(
+    under: InForce,
+    t: bigint,
+    session: Uint8Array,
+    protocol: Protocol,
+    report: Report,
+    loads: number[],
+  ) {
     const o = this.o;
-    const evidence = this.cache.at(t);
+    const evidence = under.cache.at(t);
     const fields = assembleDecision({
       roomId: this.room_.roomId,
       signer: o.publicKey,
-      policy: o.policy,
-      policyDigest: o.policyDigest,
+      policy: under.policy,
+      policyDigest: under.digest,
       t,
       session,
       protocol,
       report,
       evidence,
-      loads: Array.from(this.sessions.loads),
+      loads,
       backend: o.backend,
     });
     return { fields, evidence };
@@ -232,9 +380,17 @@ export class SteeringEngine {
    * `signDecision`, and throws unless the bytes are the same. {@link SteeringEngine.open} runs it.
    */
   selfCheck(): void {
-    const report = { pathway: null, throughput: null, buffer: null };
-    const { fields, evidence } = this.assemble(this.now(), new Uint8Array(16), 'hls', report);
-    this.signer.selfCheck(fields, evidence);
+    const under = this.inForce;
+    const loads = Array.from(this.sessions.loads);
+    const { fields, evidence } = this.assembleUnder(
+      under,
+      this.now(),
+      new Uint8Array(16),
+      'hls',
+      NO_REPORT,
+      loads,
+    );
+    under.signer.selfCheck(fields, evidence);
   }
 
   /** Counts and returns an {@link Overloaded}. */
@@ -256,12 +412,14 @@ export class SteeringEngine {
     if (this.closed) return this.overloaded('the server is closing');
     if (this.queue.full) return this.overloaded('too many decisions await their commit');
     const o = this.o;
+    // One policy for the whole decision, whatever rotates while it awaits its commit.
+    const under = this.inForce;
     const { target, cmcd } = request;
     const protocol = protocolOf(target);
     const session = sessionOf(target) ?? new Uint8Array(randomBytes(16));
     const report = readReport(
       { protocol, target, headers: cmcd === undefined ? {} : { 'cmcd-request': cmcd } },
-      this.pathwayIds,
+      under.ids,
     );
     const t = request.t ?? this.now();
     const now = this.sessions.secondsAt(Number(t / 1000n));
@@ -271,8 +429,9 @@ export class SteeringEngine {
     if (previous < 0 && this.sessions.size >= o.maxSessions) {
       return this.overloaded('the session table is full');
     }
-    const { fields, evidence } = this.assemble(t, session, protocol, report);
-    const signed = this.signer.sign(fields, evidence);
+    const loads = Array.from(this.sessions.loads);
+    const { fields, evidence } = this.assembleUnder(under, t, session, protocol, report, loads);
+    const signed = under.signer.sign(fields, evidence);
     const digest = signed.digest;
     // After deciding, the session counts in its new first pathway until TTL + grace.
     this.sessions.place(session, fields.priority[0]!, now + fields.ttl + this.graceS);
@@ -286,7 +445,7 @@ export class SteeringEngine {
       reason: REASON_NAME[reason] ?? String(reason),
     }));
     const body = writeManifest(
-      o.policy,
+      under.policy,
       { session, ttl: fields.ttl, priority: fields.priority },
       digest,
     );
@@ -321,9 +480,9 @@ export class SteeringEngine {
     // the evidence is selected again, so that the window's later decisions name it.
     if (
       this.evidence.add(record, digest) &&
-      inWindow(record, windowAt(this.o.policy, this.now()))
+      inWindow(record, windowAt(this.inForce.policy, this.now()))
     ) {
-      this.cache.invalidate();
+      this.inForce.cache.invalidate();
     }
     this.metrics.ingested.inc({ result: inserted ? 'new' : 'duplicate' });
     return { kind: 'stored', digest, inserted, record };
@@ -339,9 +498,9 @@ export class SteeringEngine {
     return found(await this.o.store.getRecord(digest));
   }
 
-  /** The policy of a digest (§3.4): the one served, or one kept from an earlier start. */
+  /** The policy of a digest (§3.4): the one in force, or one kept (an earlier one). */
   async policyOf(digest: Uint8Array): Promise<ReadResult> {
-    if (bytesEqual(digest, this.o.policyDigest)) return found(this.o.policyBytes);
+    if (bytesEqual(digest, this.inForce.digest)) return found(this.inForce.bytes);
     return found(await this.o.store.getBlob('policy', digest));
   }
 
@@ -361,7 +520,7 @@ export class SteeringEngine {
   sweep(budget: number): void {
     const now = this.now();
     this.sessions.sweep(budget, this.sessions.secondsAt(Number(now / 1000n)));
-    const { a } = windowAt(this.o.policy, now);
+    const { a } = windowAt(this.inForce.policy, now);
     this.evidence.prune(a);
   }
 
@@ -372,7 +531,7 @@ export class SteeringEngine {
    */
   prune(recordsMs: number, decisionsMs: number): Promise<PruneResult> {
     const now = this.now();
-    const { a } = windowAt(this.o.policy, now);
+    const { a } = windowAt(this.inForce.policy, now);
     let recordsBefore = now - BigInt(recordsMs) * 1000n;
     if (recordsBefore > a) recordsBefore = a;
     return this.o.store.prune(recordsBefore, now - BigInt(decisionsMs) * 1000n);

@@ -4,6 +4,8 @@
  */
 import type { RoomContext } from '@wai-steering/verifier';
 import type { CryptoBackend, DecisionFields, HopRecord, Policy } from '@wai-steering/wire';
+import type { LiveOptions } from '../live/capacity.js';
+import type { CapacityReport, ReportRefusal } from '../live/report.js';
 import type { Metrics } from '../metrics.js';
 import type { SteeringStore } from '../store/store.js';
 
@@ -35,7 +37,41 @@ export interface EngineOptions extends EngineMaterials {
   readonly encoder?: 'fast' | 'wire';
   /** Where the engine counts (a fresh {@link Metrics} by default). */
   readonly metrics?: Metrics;
+  /** Live capacity from the sites (`docs/live-policy.md`); off when absent. */
+  readonly live?: EngineLiveOptions;
 }
+
+/** Live capacity: which pathways take live values, the thresholds, the clock skew allowed. */
+export interface EngineLiveOptions extends LiveOptions {
+  /** How far ahead of the room clock a report's `t` may be (µs; default 5 s). */
+  readonly maxAheadUs?: bigint;
+}
+
+/** A policy put in force (§3): by the operator, or signed by the server from live capacity. */
+export interface PolicyRotated {
+  readonly kind: 'rotated';
+  readonly by: 'operator' | 'live';
+  /** Its digest (§3.4), which decisions from now on name. */
+  readonly digest: Uint8Array;
+  /** The digest of the policy it replaced. */
+  readonly previous: Uint8Array;
+  /** Whether the pathways' IDs changed, so that sessions moved to new indices. */
+  readonly remapped: boolean;
+}
+
+/** A site's capacity report (`POST /capacity`): taken, ignored as older, or refused. */
+export type CapacityResult =
+  | {
+      readonly kind: 'report';
+      /** `false`: no newer than the report held for its hop (a replay), and ignored. */
+      readonly taken: boolean;
+      readonly report: CapacityReport;
+      /** The policy the report made the server sign, when it did. */
+      readonly rotated?: PolicyRotated;
+    }
+  | ({ readonly kind: 'report_refused' } & ReportRefusal)
+  | { readonly kind: 'capacity_off' }
+  | Overloaded;
 
 /** A steering request (§4): its target, its `CMCD-Request` header, and the time of deciding. */
 export interface DecideRequest {
