@@ -6,6 +6,7 @@
  * (`http.ts`) stays thin and the routes can be fuzzed without sockets.
  */
 import type { SteeringEngine } from './engine/engine.js';
+import { capacity } from './routes/capacity.js';
 import { ingest } from './routes/ingest.js';
 import { healthz, metrics } from './routes/ops.js';
 import { decision, keyLog, policy, record, roomDescriptor } from './routes/reads.js';
@@ -43,6 +44,14 @@ function digestUnder(prefix: string) {
   };
 }
 
+/** §3.1: the paths of a policy's steering URIs and its decision URI prefix. */
+function pathsOf(policy: SteeringEngine['policy']): { steering: Set<string>; decision: string } {
+  return {
+    steering: new Set([pathOfUri(policy.server_uri), pathOfUri(policy.reload_uri)]),
+    decision: pathOfUri(policy.decision_uri),
+  };
+}
+
 /** A row matching `/rooms/<room id>/<leaf>`. */
 function roomPath(leaf: string) {
   const re = new RegExp(`^/rooms/([0-9a-fA-F]{64})/${leaf}$`);
@@ -54,15 +63,22 @@ function roomPath(leaf: string) {
  * come from the policy (§3.1); the rest are fixed (`docs/server.md`, *Endpoints*).
  */
 export function steeringRoutes(engine: SteeringEngine): Route[] {
-  const { server_uri, reload_uri, decision_uri } = engine.policy;
-  const steeringPaths = new Set([pathOfUri(server_uri), pathOfUri(reload_uri)]);
-  const decisionPrefix = pathOfUri(decision_uri);
+  // The paths of the policy in force, read again when a rotation puts another in force.
+  let of = engine.policy;
+  let paths = pathsOf(of);
+  const current = () => {
+    if (engine.policy !== of) {
+      of = engine.policy;
+      paths = pathsOf(of);
+    }
+    return paths;
+  };
   return [
     {
       name: 'steering',
       methods: ['GET'],
       allow: 'GET, OPTIONS',
-      match: (path) => (steeringPaths.has(path) ? '' : undefined),
+      match: (path) => (current().steering.has(path) ? '' : undefined),
       handler: steer,
     },
     {
@@ -71,8 +87,9 @@ export function steeringRoutes(engine: SteeringEngine): Route[] {
       allow: READ_ALLOW,
       // Only a digest after the prefix is a decision; anything else goes on to the next rows.
       match: (path) => {
-        if (!path.startsWith(decisionPrefix)) return undefined;
-        const hex = path.slice(decisionPrefix.length);
+        const prefix = current().decision;
+        if (!path.startsWith(prefix)) return undefined;
+        const hex = path.slice(prefix.length);
         return isDigestHex(hex) ? hex : undefined;
       },
       handler: decision,
@@ -83,6 +100,13 @@ export function steeringRoutes(engine: SteeringEngine): Route[] {
       allow: 'POST, OPTIONS',
       match: (path) => (path === '/records' ? '' : undefined),
       handler: ingest,
+    },
+    {
+      name: 'capacity',
+      methods: ['POST'],
+      allow: 'POST, OPTIONS',
+      match: (path) => (path === '/capacity' ? '' : undefined),
+      handler: capacity,
     },
     {
       name: 'record',

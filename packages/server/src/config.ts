@@ -101,6 +101,29 @@ export const configSchema = z
       })
       .strict()
       .prefault({}),
+    live: z
+      .object({
+        pathways: z
+          .union([z.literal('all'), z.array(z.string().min(1)).min(1)], {
+            error: 'expected "all" or a list of pathway IDs',
+          })
+          .default('all'),
+        capacityThresholdPpm: integer(0, 1_000_000).default(100_000),
+        latencyThresholdMs: integer(0, 0xffff_ffff).default(10),
+        maxAhead: duration('how far ahead of the room clock a report may be dated').default(5000),
+      })
+      .strict()
+      .nullable()
+      .default(null),
+    admin: z
+      .object({
+        token: z.string({ error: 'expected the bearer token (a string)' }).min(16, {
+          error: 'expected a bearer token of at least 16 characters',
+        }),
+      })
+      .strict()
+      .nullable()
+      .default(null),
     limits: z
       .object({
         maxQueue: integer(1, 10_000_000).default(10_000),
@@ -135,6 +158,20 @@ export interface ServerConfig {
     readonly sweep: number;
   };
   readonly sessions: { readonly grace: number; readonly max: number };
+  /**
+   * Live capacity from the sites (`POST /capacity`, `docs/live-policy.md`); `null`: off. The
+   * policy file is the template.
+   */
+  readonly live: {
+    /** The pathway IDs that take live values, or `all`. */
+    readonly pathways: 'all' | readonly string[];
+    readonly capacityThresholdPpm: number;
+    readonly latencyThresholdMs: number;
+    /** ms. */
+    readonly maxAhead: number;
+  } | null;
+  /** The admin route `POST /admin/reload` and its bearer token; `null`: no admin route. */
+  readonly admin: { readonly token: string } | null;
   readonly limits: {
     readonly maxQueue: number;
     readonly maxRecordBytes: number;
@@ -174,6 +211,8 @@ export function parseConfig(input: unknown, baseDir: string = process.cwd()): Se
     },
     retention: c.retention,
     sessions: c.sessions,
+    live: c.live,
+    admin: c.admin,
     limits: c.limits,
   };
 }

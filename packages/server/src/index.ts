@@ -25,22 +25,28 @@ export {
 export { monotonicClock } from './engine/clock.js';
 export { SteeringEngine } from './engine/engine.js';
 export type {
+  CapacityResult,
   DecideRequest,
   DecideResult,
+  EngineLiveOptions,
   EngineMaterials,
   EngineOptions,
   IngestResult,
   KeyLogResult,
   Overloaded,
+  PolicyRotated,
   ReadResult,
   RecordRefused,
   RecordStored,
   Steered,
 } from './engine/types.js';
 export { createHttpServer, type HttpOptions, listen } from './http.js';
+export type { LiveOptions, LiveSource, LiveValue } from './live/capacity.js';
+export type { CapacityReport, ReportRefusal } from './live/report.js';
 export { METRICS_MEDIA_TYPE, Metrics } from './metrics.js';
 export {
   type Materials,
+  type ReloadResult,
   type RunningServer,
   readMaterials,
   type StartOptions,

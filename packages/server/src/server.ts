@@ -9,18 +9,18 @@ import {
   bytesEqual,
   CLASS_LABEL,
   type CryptoBackend,
-  digestOf,
   jwkToKeyPair,
-  readPolicy,
+  type Policy,
   toHex,
-  verifyPolicySignature,
 } from '@wai-steering/wire';
 import { nodeBackend } from '@wai-steering/wire/node';
-import { SteeringApp } from './app.js';
+import { SteeringApp, steeringRoutes } from './app.js';
 import { ConfigError, type ServerConfig } from './config.js';
 import { SteeringEngine } from './engine/engine.js';
-import type { EngineMaterials } from './engine/types.js';
+import { type CheckedPolicy, checkPolicy } from './engine/policy.js';
+import type { EngineLiveOptions, EngineMaterials } from './engine/types.js';
 import { createHttpServer, listen } from './http.js';
+import { adminReload } from './routes/capacity.js';
 import { SqliteStore } from './store/sqlite.js';
 
 /** A running server. */
@@ -40,8 +40,23 @@ export interface RunningServer {
    * with a {@link ConfigError} when it does not verify (the head in use stays).
    */
   reloadKeyLog(): Promise<void>;
+  /**
+   * Reads the key log file and the policy file again (SIGHUP, `POST /admin/reload`): a new
+   * policy is put in force, sessions and loads kept; rejects with a {@link ConfigError} when one
+   * is refused (what is in force stays).
+   */
+  reload(): Promise<ReloadResult>;
   /** Stops listening, writes what is queued, closes the store. */
   close(): Promise<void>;
+}
+
+/** What a reload put in force. */
+export interface ReloadResult {
+  /** The digest of the policy in force, hex. */
+  readonly policy: string;
+  /** Whether the policy file held another policy, now in force. */
+  readonly changed: boolean;
+  readonly warnings: readonly string[];
 }
 
 /** Extra options of {@link startServer}, for tests and embedding. */
@@ -92,24 +107,12 @@ export function readMaterials(
 ): Materials {
   const roomBytes = readBytes(config.room, 'room');
   const keyLogBytes = config.keyLog === null ? null : readBytes(config.keyLog, 'keyLog');
-  const policyBytes = readBytes(config.policy, 'policy');
   const room = openRoomFrom(roomBytes, keyLogBytes, backend);
-  const read = readPolicy(policyBytes);
-  if (!read.ok) {
-    throw new ConfigError([`policy: ${config.policy} does not read (${read.refusal.message})`]);
-  }
-  const policy = read.value;
-  if (!bytesEqual(policy.room, room.roomId)) {
-    throw new ConfigError([
-      `policy: the policy is of room ${toHex(policy.room)}, not ${toHex(room.roomId)}`,
-    ]);
-  }
-  const badSig = verifyPolicySignature(policy, backend);
-  if (badSig !== undefined) throw new ConfigError([`policy: ${badSig.reason}`]);
-  const badSigner = checkSigner(room, policy.signer);
-  if (badSigner !== undefined) {
-    throw new ConfigError([`policy: its signer may not sign it (${badSigner.reason}, §3.5)`]);
-  }
+  const {
+    policy,
+    bytes: policyBytes,
+    digest: policyDigest,
+  } = readPolicyFile(config, room, backend);
   let jwk: unknown;
   try {
     jwk = JSON.parse(new TextDecoder().decode(readBytes(config.signingKey, 'signingKey')));
@@ -148,10 +151,44 @@ export function readMaterials(
     keyLogBytes,
     policy,
     policyBytes,
-    policyDigest: digestOf(policy, backend),
+    policyDigest,
     publicKey: pair.publicKey,
     secretKey: pair.secretKey,
     warnings,
+  };
+}
+
+/** The configuration's policy file, checked against the room (`engine/policy.ts`). */
+function readPolicyFile(
+  config: ServerConfig,
+  room: RoomContext,
+  backend: CryptoBackend,
+): CheckedPolicy {
+  const checked = checkPolicy(room, readBytes(config.policy, 'policy'), backend);
+  if (!checked.ok) throw new ConfigError([`policy: ${config.policy}: ${checked.problem}`]);
+  return checked.value;
+}
+
+/** The engine's live options from the configuration: pathway IDs to indices, checked. */
+function liveOptions(config: ServerConfig, policy: Policy): EngineLiveOptions | undefined {
+  const live = config.live;
+  if (live === null) return undefined;
+  const ids = policy.pathways.map((p) => p.id);
+  const pathways = new Set<number>();
+  for (const id of live.pathways === 'all' ? ids : live.pathways) {
+    const i = ids.indexOf(id);
+    if (i < 0) {
+      throw new ConfigError([
+        `live.pathways: "${id}" is no pathway of the policy (its pathways: ${ids.join(', ')})`,
+      ]);
+    }
+    pathways.add(i);
+  }
+  return {
+    pathways,
+    capacityThresholdPpm: live.capacityThresholdPpm,
+    latencyThresholdMs: live.latencyThresholdMs,
+    maxAheadUs: BigInt(live.maxAhead) * 1000n,
   };
 }
 
@@ -163,6 +200,7 @@ export async function startServer(
   const backend = options.backend ?? nodeBackend;
   const m = readMaterials(config, backend);
   const { warnings, ...materials } = m;
+  const live = liveOptions(config, materials.policy);
   const store = new SqliteStore(config.store.path, { synchronous: config.store.synchronous });
   let engine: SteeringEngine;
   try {
@@ -174,14 +212,45 @@ export async function startServer(
       maxSessions: config.sessions.max,
       maxQueue: config.limits.maxQueue,
       ...(options.clock === undefined ? {} : { clock: options.clock }),
+      ...(live === undefined ? {} : { live }),
     });
   } catch (e) {
     await store.close();
     throw e;
   }
+  const reloadKeyLog = async (): Promise<void> => {
+    if (config.keyLog === null) return;
+    const bytes = readBytes(config.keyLog, 'keyLog');
+    await engine.replaceRoom(openRoomFrom(m.roomBytes, bytes, backend), bytes);
+  };
+  // The policy file again (SIGHUP, the admin route): a policy of another room, or one that does
+  // not verify or whose signer may not sign it, is refused and the one in force stays.
+  const reloadPolicy = async (): Promise<boolean> => {
+    const checked = readPolicyFile(config, engine.room, backend);
+    if (bytesEqual(checked.digest, engine.policyDigest)) return false;
+    if (config.live !== null) liveOptions(config, checked.policy); // its IDs still fit
+    await engine.rotatePolicy(checked.bytes, 'operator');
+    return true;
+  };
+  const reload = async (): Promise<ReloadResult> => {
+    await reloadKeyLog();
+    const changed = await reloadPolicy();
+    return { policy: toHex(engine.policyDigest), changed, warnings: [] };
+  };
+  const routes = steeringRoutes(engine);
+  if (config.admin !== null) {
+    routes.push({
+      name: 'admin',
+      methods: ['POST'],
+      allow: 'POST, OPTIONS',
+      match: (path) => (path === '/admin/reload' ? '' : undefined),
+      handler: adminReload(config.admin.token, reload),
+    });
+  }
   const app = new SteeringApp(engine, {
     maxRecordBytes: config.limits.maxRecordBytes,
     maxTargetBytes: config.limits.maxTargetBytes,
+    routes,
   });
   const http = createHttpServer(app);
   let url: string;
@@ -196,7 +265,17 @@ export async function startServer(
     ]);
   }
   // Sessions: a pass over the table every 2 s at most (§6 loads); evidence index pruned.
-  const sweeper = setInterval(() => engine.sweep(Math.ceil(engine.sessions.slots / 8)), 250);
+  let ticks = 0;
+  const sweeper = setInterval(() => {
+    engine.sweep(Math.ceil(engine.sessions.slots / 8));
+    // Live capacity: a report's expiry passing may call for a policy (CATS's age-out), once a
+    // second at most.
+    if (live !== undefined && ++ticks % 4 === 0) {
+      engine.tickLive().catch((e: unknown) => {
+        console.error('wai-steering: signing a live policy failed:', e);
+      });
+    }
+  }, 250);
   sweeper.unref();
   const pruner = setInterval(() => {
     engine.prune(config.retention.records, config.retention.decisions).catch((e: unknown) => {
@@ -212,11 +291,8 @@ export async function startServer(
     http,
     store,
     warnings: m.warnings,
-    async reloadKeyLog(): Promise<void> {
-      if (config.keyLog === null) return;
-      const bytes = readBytes(config.keyLog, 'keyLog');
-      await engine.replaceRoom(openRoomFrom(m.roomBytes, bytes, backend), bytes);
-    },
+    reloadKeyLog,
+    reload,
     close(): Promise<void> {
       closing ??= new Promise<void>((resolve) => {
         clearInterval(sweeper);

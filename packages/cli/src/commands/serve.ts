@@ -29,9 +29,10 @@ export const serve: Command = {
 Loads the server's config and starts the steering server: it answers steering requests with
 signed decisions and their manifests, serves each decision at its URI, and ingests per-hop
 records. It prints where it listens on stderr and runs until SIGINT or SIGTERM, then closes
-cleanly (answers what is queued, writes the store). SIGHUP reads the key log file again (after
-the origin published a new head); a head that does not verify is refused with a warning and the
-one in use stays. The config's format is the server's (see
+cleanly (answers what is queued, writes the store). SIGHUP reads the key log file and the policy
+file again (after the origin published a new head, or the operator signed a new policy): a new
+policy is put in force with the sessions and their loads kept; a head or a policy that does not
+verify is refused with a warning and the one in use stays. The config's format is the server's (see
 its README); a config that does not read is one line on stderr naming the field.`,
   async run(ctx) {
     const path = ctx.path(ctx.string('config'));
@@ -47,18 +48,21 @@ its README); a config that does not read is one line on stderr naming the field.
     }
     for (const warning of running.warnings) ctx.warn(warning);
     ctx.io.stderr.write(
-      `wai-steer: serving at ${running.url} (SIGHUP reads the key log again; SIGINT or SIGTERM stops)\n`,
+      `wai-steer: serving at ${running.url} (SIGHUP reads the key log and the policy again; SIGINT or SIGTERM stops)\n`,
     );
-    // SIGHUP: the origin published a new key log head (a key added or revoked). A head that does
-    // not verify is refused with a warning, and the one in use stays.
+    // SIGHUP: the origin published a new key log head (a key added or revoked), or the operator
+    // signed a new policy. One that does not verify is refused with a warning, and the one in
+    // use stays.
     const reload = (): void => {
-      running.reloadKeyLog().then(
-        () => {
-          ctx.io.stderr.write('wai-steer: key log read again\n');
+      running.reload().then(
+        (r) => {
+          ctx.io.stderr.write(
+            `wai-steer: key log read again; policy ${r.changed ? 'now' : 'still'} ${r.policy}\n`,
+          );
         },
         (e: unknown) => {
           const issues = issuesOf(e);
-          ctx.warn(`the key log was not reloaded: ${issues?.[0] ?? (e as Error).message}`);
+          ctx.warn(`not reloaded: ${issues?.[0] ?? (e as Error).message}`);
         },
       );
     };

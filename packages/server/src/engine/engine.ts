@@ -28,7 +28,7 @@ import {
   readHopRecord,
   signPolicy,
 } from '@wai-steering/wire';
-import { LiveCapacity, type LiveOptions, type LiveValue } from '../live/capacity.js';
+import { LiveCapacity, type LiveValue } from '../live/capacity.js';
 import { verifyCapacityReport } from '../live/report.js';
 import { Metrics } from '../metrics.js';
 import { SessionTable } from '../sessions.js';
@@ -298,8 +298,7 @@ export class SteeringEngine {
     m.gauge(
       'wai_steering_load',
       'Sessions steered first to each pathway (§6), the loads decisions state.',
-      () =>
-        this.inForce.ids.map((id, i) => [{ pathway: id }, this.sessions.loads[i]!] as const),
+      () => this.inForce.ids.map((id, i) => [{ pathway: id }, this.sessions.loads[i]!] as const),
     );
     m.gauge('wai_steering_sessions', 'Live sessions held by the session table.', () => [
       [{}, this.sessions.size],

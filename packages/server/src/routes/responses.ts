@@ -77,8 +77,8 @@ export function overloaded(why: string): AppResponse {
 }
 
 /** 413, closing the connection (the rest of the body is not read). */
-export function tooLarge(limit: number): AppResponse {
-  return { ...problem(413, 'too_large', `a record is at most ${limit} bytes`), close: true };
+export function tooLarge(limit: number, what = 'a record'): AppResponse {
+  return { ...problem(413, 'too_large', `${what} is at most ${limit} bytes`), close: true };
 }
 
 /** 400, closing the connection: the client went away mid-body. */
@@ -94,6 +94,36 @@ export function refused(reason: string, where: Readonly<Record<string, unknown>>
 /** A record stored: 201 when new, 200 when held already, with its digest. */
 export function stored(digest: Uint8Array, inserted: boolean): AppResponse {
   return json(inserted ? 201 : 200, { digest: toHex(digest) });
+}
+
+/** A capacity report taken (201) or ignored as no newer than the one held (200). */
+export function capacityTaken(
+  taken: boolean,
+  report: { readonly pathway: number; readonly hop: string; readonly gas: number },
+  rotated: Uint8Array | undefined,
+): AppResponse {
+  const body: Record<string, unknown> = taken
+    ? { taken: true, hop: report.hop, gas: report.gas }
+    : { taken: false, why: 'no newer than the report held for this hop' };
+  if (rotated !== undefined) body.policy = toHex(rotated);
+  return json(taken ? 201 : 200, body);
+}
+
+/** A capacity report refused: a server reason (`docs/live-policy.md`) and a sentence. */
+export function capacityRefused(reason: string, message: string): AppResponse {
+  return json(400, { reason, message });
+}
+
+/** 404: the configuration takes no capacity reports. */
+export function capacityOff(): AppResponse {
+  return problem(404, 'not_found', "this server's configuration takes no capacity reports (live)");
+}
+
+/** 401 with a bearer challenge. */
+export function forbidden(): AppResponse {
+  return problem(401, 'unauthorized', 'a bearer token is required', {
+    'www-authenticate': 'Bearer realm="wai-steering admin"',
+  });
 }
 
 /** §8.1: the steering manifest. */
@@ -141,7 +171,7 @@ export function preflight(): AppResponse {
       ...CORS,
       'access-control-allow-methods': 'GET, HEAD, POST, OPTIONS',
       'access-control-allow-headers':
-        'content-type, cmcd-request, cmcd-object, cmcd-session, cmcd-status',
+        'content-type, authorization, cmcd-request, cmcd-object, cmcd-session, cmcd-status',
       'access-control-max-age': '86400',
     },
     body: '',
