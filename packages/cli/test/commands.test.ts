@@ -380,11 +380,36 @@ describe('serve, and verify --url', () => {
     // A head that does not verify is refused with a warning, and the one in use stays.
     writeFileSync(join(dir, 'live.wkl'), 'not a key log');
     process.emit('SIGHUP');
-    await vi.waitFor(() => expect(err).toMatch(/the key log was not reloaded/));
+    await vi.waitFor(() => expect(err).toMatch(/the key log or the policy was not reloaded/));
     expect(toHex(await served())).toBe(toHex(head3));
     expect(await cli(['verify', '--url', `${base}/steer`, '--json'], dir)).toMatchObject({
       code: 0,
     });
+    writeFileSync(join(dir, 'live.wkl'), head3);
+
+    // SIGHUP with a new policy in the file: put in force without a restart; decisions name it,
+    // and the one before stays served by digest.
+    const before = JSON.parse(
+      (await cli(['verify', '--url', `${base}/steer`, '--json'], dir)).stdout,
+    ) as { digest: string };
+    writeFileSync(join(dir, 'local-2.yaml'), yaml.replace('latency: 40ms', 'latency: 45ms'));
+    await ok(
+      ['policy', 'compile', 'local-2.yaml', '--key', 'steer.jwk', '--out', 'local.wsp'],
+      dir,
+    );
+    process.emit('SIGHUP');
+    await vi.waitFor(() => expect(err).toMatch(/policy now [0-9a-f]{64}/));
+    const now = /policy now ([0-9a-f]{64})/.exec(err)![1]!;
+    expect(toHex(digestOf(unwrap(readPolicy(readFileSync(join(dir, 'local.wsp'))))))).toBe(now);
+    const after = await cli(['verify', '--url', `${base}/steer`, '--json'], dir);
+    expect(after.code, after.stderr).toBe(0);
+    const decided = await fetch(
+      `${base}/decisions/${(JSON.parse(after.stdout) as { digest: string }).digest}`,
+    );
+    const bytes = new Uint8Array(await decided.arrayBuffer());
+    // §7.1: the policy digest follows magic, version, room and signer.
+    expect(toHex(bytes.subarray(69, 101))).toBe(now);
+    expect((await fetch(`${base}/decisions/${before.digest}`)).status).toBe(200);
 
     await stop!();
     expect(await serving).toBe(0);

@@ -12,4 +12,5 @@ export {
   setupDemo,
 } from './demo/setup.js';
 export { HopSimulator, type SimulatorOptions } from './demo/simulator.js';
+export { type SiteOptions, SiteSimulator } from './demo/site.js';
 export { SessionTable, type SessionTableOptions } from './sessions.js';

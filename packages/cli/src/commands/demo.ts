@@ -43,6 +43,12 @@ export const demo: Command = {
       type: 'boolean',
       description: 'print a line on stderr for each period the hops post',
     },
+    'fill-site': {
+      type: 'string',
+      arg: 'PATHWAY',
+      description:
+        "make the pathway's edge site fill up: it reports one slot fewer each period, and the server signs a policy whose capacity follows (docs/live-policy.md)",
+    },
   },
   description: `
 Sets up a demo room in DIR: keys (JWK files), a room with an origin and its key log, a policy of
@@ -63,6 +69,7 @@ SIGINT or SIGTERM (Ctrl-C).`,
     const dir = ctx.path(ctx.optional('dir') ?? '.demo');
     const host = ctx.optional('host') ?? '127.0.0.1';
     const verbose = ctx.flag('verbose');
+    const fillSite = ctx.optional('fill-site');
     const err = (line: string): void => {
       ctx.io.stderr.write(`wai-steer: demo: ${line}\n`);
     };
@@ -79,6 +86,16 @@ SIGINT or SIGTERM (Ctrl-C).`,
           for (const r of refused) err(`a record was refused: ${r}`);
           if (verbose) err(`the hops posted the period ending at ${end} µs`);
         },
+        ...(fillSite === undefined
+          ? {}
+          : {
+              fillSite,
+              onReport: (gas: number, status: number, body: string) => {
+                if (status !== 200 && status !== 201)
+                  err(`capacity report refused: ${body.trim()}`);
+                else if (verbose) err(`${fillSite} reported ${gas} slots`);
+              },
+            }),
       });
     } catch (e) {
       if (e instanceof Error && e.name === 'ConfigError') {
@@ -92,6 +109,11 @@ SIGINT or SIGTERM (Ctrl-C).`,
       `  files (keys, room, key log, policy, config, store): ${dir}`,
       `  pathways: ${p.pathways.map((x) => x.id).join(', ')}; P = ${seconds(p.period_us)} s, W = ${seconds(p.window_us)} s, L = ${seconds(p.lag_us)} s`,
       ...running.server.warnings.map((w) => `  warning: ${w}`),
+      ...(fillSite === undefined
+        ? []
+        : [
+            `  ${fillSite}'s edge site fills up: one slot fewer each period; its capacity follows (live policy)`,
+          ]),
       '',
       `Steering URL: ${running.steeringUrl}`,
       '',

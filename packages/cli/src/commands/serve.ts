@@ -62,7 +62,9 @@ its README); a config that does not read is one line on stderr naming the field.
         },
         (e: unknown) => {
           const issues = issuesOf(e);
-          ctx.warn(`not reloaded: ${issues?.[0] ?? (e as Error).message}`);
+          ctx.warn(
+            `the key log or the policy was not reloaded: ${issues?.[0] ?? (e as Error).message}`,
+          );
         },
       );
     };

@@ -4,11 +4,12 @@
  * is a decision over the records the hops posted, signed and archived.
  */
 import { dashElement, hlsTag } from '@wai-steering/manifest';
-import { loadConfig } from '../config.js';
+import { ConfigError, loadConfig } from '../config.js';
 import { monotonicClock } from '../engine/clock.js';
 import { type RunningServer, startServer } from '../server.js';
 import { type DemoSetup, setupDemo } from './setup.js';
 import { HopSimulator } from './simulator.js';
+import { SiteSimulator } from './site.js';
 
 /** Options of {@link runDemo}. */
 export interface DemoOptions {
@@ -21,6 +22,13 @@ export interface DemoOptions {
   readonly periodMs?: number;
   /** Called after each period's records are posted. */
   readonly onPeriod?: (end: bigint, refused: readonly string[]) => void;
+  /**
+   * A pathway whose edge site fills up: it reports one slot fewer each period, and the server
+   * keeps the pathway's capacity in step (live policy, `docs/live-policy.md`).
+   */
+  readonly fillSite?: string;
+  /** Called with each of the filling site's reports. */
+  readonly onReport?: (gas: number, status: number, body: string) => void;
 }
 
 /** A running demo. */
@@ -28,6 +36,8 @@ export interface RunningDemo {
   readonly setup: DemoSetup;
   readonly server: RunningServer;
   readonly simulator: HopSimulator;
+  /** The filling site, when `fillSite` is given. */
+  readonly site: SiteSimulator | undefined;
   /** The policy's `server_uri`: where a player asks first. */
   readonly steeringUrl: string;
   readonly hlsTag: string;
@@ -43,7 +53,28 @@ export async function runDemo(options: DemoOptions): Promise<RunningDemo> {
     ...(options.periodMs === undefined ? {} : { periodMs: options.periodMs }),
   });
   const clock = monotonicClock();
-  const server = await startServer(loadConfig(setup.configPath), { clock });
+  const fill = options.fillSite;
+  const pathway = fill === undefined ? -1 : setup.policy.pathways.findIndex((p) => p.id === fill);
+  const edge = setup.hops.find((h) => h.pathway === pathway && h.place === 1);
+  if (fill !== undefined && edge === undefined) {
+    const ids = setup.policy.pathways.map((p) => p.id).join(', ');
+    throw new ConfigError([`fill-site: "${fill}" is no pathway of the demo (${ids})`]);
+  }
+  const config = loadConfig(setup.configPath);
+  const server = await startServer(
+    fill === undefined
+      ? config
+      : {
+          ...config,
+          live: {
+            pathways: [fill],
+            capacityThresholdPpm: 0,
+            latencyThresholdMs: 10,
+            maxAhead: 5000,
+          },
+        },
+    { clock },
+  );
   const simulator = new HopSimulator({
     policy: setup.policy,
     roomId: setup.roomId,
@@ -59,14 +90,29 @@ export async function runDemo(options: DemoOptions): Promise<RunningDemo> {
     await server.close();
     throw e;
   }
+  const site =
+    fill === undefined || edge === undefined
+      ? undefined
+      : new SiteSimulator({
+          base: server.url,
+          roomId: setup.roomId,
+          pathway: fill,
+          hop: edge,
+          periodUs: setup.policy.period_us,
+          clock,
+          ...(options.onReport === undefined ? {} : { onReport: options.onReport }),
+        });
+  site?.start();
   return {
     setup,
     server,
     simulator,
+    site,
     steeringUrl: setup.policy.server_uri,
     hlsTag: hlsTag(setup.policy),
     dashElement: dashElement(setup.policy),
     async close(): Promise<void> {
+      site?.stop();
       await simulator.stop();
       await server.close();
     },
