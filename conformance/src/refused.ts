@@ -21,6 +21,7 @@ import {
   STATUS,
   toHex,
 } from '@wai-steering/wire';
+import { ED25519_L } from '@wai-steering/wire/internal';
 import {
   BAND_UNMETERED,
   BEFORE_FIRST_WINDOW,
@@ -179,15 +180,12 @@ function givenWith(b: Built, i: number, j: number, blob: Uint8Array | null): Par
   return { ...parts, records };
 }
 
-/** L, the order of the Ed25519 base point (companion C2 step 4). */
-const L_ORDER = (1n << 252n) + 27742317777372353535851937790883648493n;
-
 /** A record's bytes with its signature's S replaced by S + L (still below 2^256). */
 function withUnreducedS(bytes: Uint8Array): Uint8Array {
   const at = bytes.length - 32;
   let n = 0n;
   for (let i = 31; i >= 0; i--) n = (n << 8n) | BigInt(bytes[at + i]!);
-  n += L_ORDER;
+  n += ED25519_L; // L, the order of the base point (companion C2 step 4)
   const out = bytes.slice();
   for (let i = 0; i < 32; i++) {
     out[at + i] = Number(n & 0xffn);

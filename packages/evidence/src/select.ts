@@ -10,6 +10,7 @@ import {
   STATUS,
   toHex,
 } from '@wai-steering/wire';
+import { latin1 } from '@wai-steering/wire/internal';
 import { evaluatePathway, type Figure, isStatable } from './figure.js';
 import { inWindow, type Window } from './window.js';
 
@@ -43,11 +44,8 @@ export const MAX_NAMED = 255;
 /** The policy fields the selection reads. */
 export type SelectPolicy = Pick<PolicyFields, 'basis' | 'floor' | 'pathways'>;
 
-function digestKey(d: Uint8Array): string {
-  let s = '';
-  for (let i = 0; i < d.length; i++) s += String.fromCharCode(d[i]!);
-  return s;
-}
+/** A digest as a `Map` key: its bytes as Latin-1. */
+const digestKey: (d: Uint8Array) => string = latin1;
 
 /** A set of 32-byte digests, keyed by their first 30 bits (a small integer), then by bytes. */
 class DigestSet {
