@@ -9,6 +9,8 @@
  * OpenSSL alone is not strict (it takes a small-order or non-canonical A, and a small-order R):
  * the pre-checks are what make it C2.
  */
+/// <reference types="node" />
+// The package's one Node entry: its `tsconfig.json` (the portable sources) leaves it out.
 import * as nodeCrypto from 'node:crypto';
 import {
   createHash,

@@ -30,7 +30,8 @@ describe('hex', () => {
           expect(bytesEqual(a, a.slice())).toBe(true);
           if (a.length > 0) {
             const near = a.slice();
-            near[at % a.length] ^= 1 << (at % 8);
+            const k = at % a.length;
+            near[k] = near[k]! ^ (1 << (at % 8));
             expect(bytesEqual(a, near)).toBe(false);
             expect(bytesEqual(a, a.subarray(1))).toBe(false);
           }
