@@ -4,6 +4,7 @@
  * figure (§5.3, §5.4).
  */
 import {
+  bytesEqual,
   compareBytes,
   type HopRecordFields,
   type PolicyFields,
@@ -58,7 +59,7 @@ class DigestSet {
   has(d: Uint8Array): boolean {
     const list = this.map.get(DigestSet.prefix(d));
     if (list === undefined) return false;
-    for (const x of list) if (sameKey(x, d)) return true;
+    for (const x of list) if (bytesEqual(x, d)) return true;
     return false;
   }
 
@@ -169,7 +170,7 @@ export function selectEvidence(
         if (
           inWindow(c.record, window) &&
           c.record.end > c.record.start &&
-          sameKey(c.record.hop, hop.key)
+          bytesEqual(c.record.hop, hop.key)
         ) {
           candidates.push(c);
         }
@@ -203,12 +204,6 @@ function untiledHop(candidates: readonly EvidenceRecord[]): EvidenceRecord[] {
   return [...byStart.values()].sort((x, y) =>
     x.record.start < y.record.start ? -1 : x.record.start > y.record.start ? 1 : 0,
   );
-}
-
-function sameKey(x: Uint8Array, y: Uint8Array): boolean {
-  if (x.length !== y.length) return false;
-  for (let i = 0; i < x.length; i++) if (x[i] !== y[i]) return false;
-  return true;
 }
 
 const STALE_NONE: Figure = { status: STATUS.stale, class: 0, joules: 0n, delivery: 0n };
