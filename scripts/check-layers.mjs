@@ -2,7 +2,7 @@
 // Checks the layer order of the packages: a package imports only the packages before it, and
 // the portable packages import no `node:` module and use no Node global.
 import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 
 const root = new URL('..', import.meta.url).pathname;
 const ORDER = ['wire', 'evidence', 'rule', 'manifest', 'verifier', 'server', 'cli'];
@@ -81,9 +81,93 @@ for (const [i, pkg] of ORDER.entries()) {
   }
 }
 
+// The benchmarks (`packages/*/bench/`) and the conformance corpus (`conformance/`): each file
+// imports only its own package (relatively, inside it), the packages its `package.json` declares
+// (a bench: its package's dependencies, and the shared bench harness), and Node's modules.
+function importsOf(file) {
+  const src = stripComments(readFileSync(file, 'utf8'));
+  return [
+    ...src.matchAll(/\b(?:import|export)\s[^'"]*?from\s*['"]([^'"]+)['"]/g),
+    ...src.matchAll(/\bimport\s*\(\s*['"]([^'"]+)['"]\s*\)/g),
+    ...src.matchAll(/\bimport\s+['"]([^'"]+)['"]/g),
+  ].map((m) => m[1]);
+}
+
+function checkDeclared({ dir, packageDir, allowedScoped, allowedOther, what }) {
+  for (const file of walk(dir)) {
+    const rel = relative(root, file);
+    for (const spec of importsOf(file)) {
+      if (spec.startsWith('node:')) continue;
+      if (spec.startsWith('.')) {
+        const target = relative(packageDir, join(dirname(file), spec));
+        if (target.startsWith('..')) problems.push(`${rel}: reaches outside its package (${spec})`);
+        continue;
+      }
+      const name = spec.startsWith('@')
+        ? spec.split('/').slice(0, 2).join('/')
+        : spec.split('/')[0];
+      const scoped = /^@wai-steering\//.test(name);
+      if (scoped ? !allowedScoped.has(name) : !allowedOther.has(name)) {
+        problems.push(`${rel}: ${what} may not import ${spec}`);
+      }
+    }
+  }
+}
+
+for (const pkg of ORDER) {
+  const packageDir = join(root, 'packages', pkg);
+  let manifest;
+  try {
+    manifest = JSON.parse(readFileSync(join(packageDir, 'package.json'), 'utf8'));
+  } catch {
+    continue;
+  }
+  const deps = Object.keys({ ...manifest.dependencies, ...manifest.peerDependencies });
+  const dev = Object.keys({ ...manifest.devDependencies });
+  checkDeclared({
+    dir: join(packageDir, 'bench'),
+    packageDir,
+    // Its own package by name (a subpath export), its dependencies, and the harness.
+    allowedScoped: new Set([
+      manifest.name,
+      ...deps.filter((d) => d.startsWith('@wai-steering/')),
+      '@wai-steering/bench',
+    ]),
+    allowedOther: new Set([...deps, ...dev].filter((d) => !d.startsWith('@wai-steering/'))),
+    what: `a bench of ${pkg}`,
+  });
+}
+
+{
+  const packageDir = join(root, 'conformance');
+  const manifest = JSON.parse(readFileSync(join(packageDir, 'package.json'), 'utf8'));
+  const declared = Object.keys({ ...manifest.dependencies, ...manifest.devDependencies });
+  const rootManifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
+  const tools = Object.keys(rootManifest.devDependencies ?? {});
+  // The corpus is the verifier's: it sits after it, and never imports the server or the cli.
+  const after = new Set(ORDER.slice(0, ORDER.indexOf('verifier') + 1));
+  for (const d of declared) {
+    const scoped = /^@wai-steering\/(.+)$/.exec(d);
+    if (scoped && !after.has(scoped[1])) {
+      problems.push(`conformance/package.json: the corpus may not depend on ${d}`);
+    }
+  }
+  for (const sub of ['src', 'test']) {
+    checkDeclared({
+      dir: join(packageDir, sub),
+      packageDir,
+      allowedScoped: new Set(declared.filter((d) => d.startsWith('@wai-steering/'))),
+      allowedOther: new Set([...declared, ...tools].filter((d) => !d.startsWith('@wai-steering/'))),
+      what: 'the conformance corpus',
+    });
+  }
+}
+
 if (problems.length > 0) {
   console.error(`layer check: ${problems.length} problem(s)`);
   for (const p of problems) console.error(`  ${p}`);
   process.exit(1);
 }
-console.log('layer check: the layer order holds and the portable packages are free of Node');
+console.log(
+  'layer check: the layer order holds, the portable packages are free of Node, and the benches and the corpus import only what they declare',
+);

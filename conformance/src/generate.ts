@@ -8,8 +8,8 @@
  * (reason, priority, statuses, and limits, figures, report, clones and band where they matter)
  * are stated by hand (accepted.ts) and asserted of the verifier's outcome, with the manifest,
  * the HLS tag, the DASH element and the draw written independently from the text
- * (independent.ts); every refused vector's reason and place is stated by hand (refused.ts) and
- * asserted. The outcome stored is the verifier's, after those assertions.
+ * (independent.ts); every refused vector's reason and place is stated by hand (refused/, a file
+ * for each step of §9.1) and asserted. The outcome stored is the verifier's, after those assertions.
  *
  * Usage: `pnpm --filter @wai-steering/conformance generate` (writes the file), or
  * `tsx src/generate.ts --check` (compares instead of writing; exit 1 when they differ).
@@ -45,7 +45,7 @@ import {
   manifestByHand,
 } from './independent.js';
 import { Prng } from './prng.js';
-import { type Context, REFUSAL_SCENARIOS, REFUSED, type Where } from './refused.js';
+import { type Context, REFUSAL_SCENARIOS, REFUSED, type Where } from './refused/index.js';
 import { REQUEST_IDS, REQUESTS } from './requests.js';
 import {
   type AcceptFacts,

@@ -6,7 +6,7 @@
  *
  * Usage: `pnpm --filter @wai-steering/conformance corpus [--vectors FILE] [--positions N]`.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { readReport, reportJson } from '@wai-steering/rule';
@@ -144,106 +144,46 @@ export function coveredReasons(corpus: CorpusFile): Set<string> {
   );
 }
 
-// ---- the texts ------------------------------------------------------------------------------
+// ---- the reason codes ----------------------------------------------------------------------
+
+/** `reasons.json`: companion C7's table and energy-steering §10's codes, copied from the texts. */
+interface ReasonsFile {
+  readonly c7: readonly { readonly from: string; readonly codes: readonly string[] }[];
+  readonly section10: {
+    readonly table: readonly { readonly reason: string; readonly raisedAt: string }[];
+    readonly alsoRaises: readonly string[];
+    readonly alsoRaisesForTheRoom: readonly string[];
+  };
+}
+
+/** The path of `reasons.json`, beside this package's `src/`. */
+export const REASONS_PATH: string = resolve(HERE, '..', 'reasons.json');
 
 /**
- * The directory of the shared texts: `WAI_SHARED_DIR`, or `../shared` beside the directory that
- * holds `pnpm-workspace.yaml`, found by walking up from `from`.
+ * The reason codes of the code (wire's REASONS), C7's (in the order of its table) and §10's: its
+ * table, the codes its paragraph says a verifier also raises, and "live-rooms §9.1's codes for
+ * the room", which are C7's live-rooms row (`room` is the row's codes as §10 reads them).
  */
-export function sharedDir(from: string = HERE): string {
-  const env = process.env.WAI_SHARED_DIR;
-  if (env !== undefined && env !== '') return resolve(env);
-  let dir = resolve(from);
-  for (;;) {
-    if (existsSync(join(dir, 'pnpm-workspace.yaml'))) return resolve(dir, '..', 'shared');
-    const up = dirname(dir);
-    if (up === dir) throw new Error(`no pnpm-workspace.yaml above ${from}; set WAI_SHARED_DIR`);
-    dir = up;
-  }
-}
-
-/** The text of a section: from its heading line to the next heading of its level or above. */
-function section(text: string, heading: RegExp): string {
-  const lines = text.split('\n');
-  const start = lines.findIndex((l) => heading.test(l));
-  if (start < 0) throw new Error(`no section ${heading}`);
-  const level = /^#+/.exec(lines[start]!)![0].length;
-  let end = lines.length;
-  for (let i = start + 1; i < lines.length; i++) {
-    const m = /^(#+)\s/.exec(lines[i]!);
-    if (m !== null && m[1]!.length <= level) {
-      end = i;
-      break;
-    }
-  }
-  return lines.slice(start, end).join('\n');
-}
-
-/** The first cells of a Markdown table's body rows (the header and the rule skipped). */
-function tableRows(text: string): { first: string; rest: string }[] {
-  const rows = text.split('\n').filter((l) => l.trimStart().startsWith('|'));
-  return rows.slice(2).map((row) => {
-    const cells = row.split('|').slice(1, -1);
-    return { first: cells[0] ?? '', rest: cells.slice(1).join('|') };
-  });
-}
-
-const codes = (text: string): string[] => [...text.matchAll(/`([a-z_]+)`/g)].map((m) => m[1]!);
-
-/** Companion C7's reason codes, in the order of its table, with the row each is in. */
-export function parseC7(companion: string): {
-  codes: string[];
-  rows: { codes: string[]; from: string }[];
-} {
-  const rows = tableRows(section(companion, /^## C7\b/)).map((r) => ({
-    codes: codes(r.first),
-    from: r.rest.trim(),
-  }));
-  return { codes: rows.flatMap((r) => r.codes), rows };
-}
-
-/**
- * Energy-steering §10: the codes of its table, and the codes it says a verifier also raises:
- * those it names, and "live-rooms §9.1's codes for the room", which are C7's live-rooms row.
- */
-export function parseSection10(
-  spec: string,
-  companion: string,
-): { table: string[]; reused: string[] } {
-  const text = section(spec, /^## 10\. Reasons/);
-  const table = tableRows(text).flatMap((r) => codes(r.first));
-  const after = text.split('\n').filter((l) => !l.trimStart().startsWith('|'));
-  const paragraph = after
-    .slice(after.findIndex((l) => l.startsWith('A verifier of this extension')))
-    .join(' ');
-  // "at `room`" names a place, not a code.
-  const reused = codes(paragraph.replace(/\bat `[a-z_]+`/g, ''));
-  if (/live-rooms §9\.1's codes/.test(paragraph)) {
-    const row = parseC7(companion).rows.find((r) => /live-rooms/.test(r.from));
-    if (row === undefined) throw new Error("C7 has no live-rooms row for §10's reused codes");
-    reused.push(...row.codes);
-  }
-  return { table, reused };
-}
-
-/** The reason codes of the code (wire's REASONS), C7's and §10's. */
-export function reasonLists(dir: string = sharedDir()): {
+export function reasonLists(path: string = REASONS_PATH): {
   code: string[];
   c7: string[];
   section10: string[];
+  room: { section10: string[]; c7: string[] };
 } {
-  if (!existsSync(join(dir, 'spec', 'companion.md'))) {
-    throw new Error(
-      `the shared texts are not in ${dir} (spec/companion.md, spec/energy-steering.md): set WAI_SHARED_DIR`,
-    );
-  }
-  const companion = readFileSync(join(dir, 'spec', 'companion.md'), 'utf8');
-  const spec = readFileSync(join(dir, 'spec', 'energy-steering.md'), 'utf8');
-  const s10 = parseSection10(spec, companion);
+  const file = JSON.parse(readFileSync(path, 'utf8')) as ReasonsFile;
+  const s10 = file.section10;
+  const liveRooms = file.c7.find((r) => /live-rooms/.test(r.from));
   return {
     code: [...REASONS],
-    c7: parseC7(companion).codes,
-    section10: [...new Set([...s10.table, ...s10.reused])],
+    c7: file.c7.flatMap((r) => r.codes),
+    section10: [
+      ...new Set([
+        ...s10.table.map((r) => r.reason),
+        ...s10.alsoRaises,
+        ...s10.alsoRaisesForTheRoom,
+      ]),
+    ],
+    room: { section10: [...s10.alsoRaisesForTheRoom], c7: [...(liveRooms?.codes ?? [])] },
   };
 }
 

@@ -41,6 +41,7 @@ import {
   NOT_A_CLONE,
   nobleBackend,
   type PolicyFields,
+  type ReasonName,
   type RoomFields,
   signingMessage,
   toHex,
@@ -301,7 +302,7 @@ export interface PolicySpec {
 
 /** The facts an accepted scenario is about, stated by hand and asserted of the verifier. */
 export interface AcceptFacts {
-  readonly reason: 'buffer' | 'floor' | 'share' | 'hold' | 'rank' | 'none';
+  readonly reason: ReasonName;
   readonly priority: readonly string[];
   /** Each pathway's status name, by id (every pathway). */
   readonly status: Readonly<Record<string, string>>;

@@ -87,6 +87,9 @@ describe('conformance/vectors.json', () => {
     expect(lists.c7).toHaveLength(30);
     expect(lists.code).toEqual(lists.c7);
     expect([...lists.section10].sort()).toEqual([...lists.c7].sort());
+    // §10's "live-rooms §9.1's codes for the room" are C7's live-rooms row.
+    expect(lists.room.section10).toEqual(lists.room.c7);
+    expect(lists.room.c7).toHaveLength(6);
   });
 
   it('refuses every single-byte mutation of the accepted vectors', () => {

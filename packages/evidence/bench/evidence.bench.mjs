@@ -3,6 +3,10 @@
 // 24 periods per hop (3 072 records), as an EvidenceCache does at each window move.
 //
 //   node bench/evidence.bench.mjs            (BENCH_ROUNDS, default 7; BENCH_SECONDS, default 1)
+//
+// The recomputation is measured against the project's baseline (one raw node:crypto Ed25519
+// signature) in the same rounds (`@wai-steering/bench`).
+import { BASELINE_NAME, baselineSign, compare, measure, settings } from '@wai-steering/bench';
 import { encodeHopRecord, NO_CAPACITY_LIMIT, NOT_A_CLONE } from '@wai-steering/wire';
 import { nodeBackend } from '@wai-steering/wire/node';
 import { EvidenceCache, MemoryEvidenceStore, selectEvidence, windowAt } from '../dist/index.js';
@@ -12,8 +16,7 @@ const HOPS = 4;
 const PERIODS = 12;
 const HELD = 24;
 const P = 10_000_000n;
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 7);
-const SECONDS = Number(process.env.BENCH_SECONDS ?? 1);
+const { rounds: ROUNDS, seconds: SECONDS, clock } = settings({ rounds: 7, seconds: 1 });
 
 const key = (p, h) => {
   const k = new Uint8Array(32);
@@ -76,41 +79,33 @@ if (named !== PATHWAYS * HOPS * PERIODS || check.pathways.some((p) => p.status !
   throw new Error('bench setup: expected every pathway with a figure');
 }
 
-function median(xs) {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length % 2 === 1 ? s[m] : (s[m - 1] + s[m]) / 2;
-}
-
-function msPer(op) {
-  let n = 0;
-  const start = performance.now();
-  let elapsed = 0;
-  do {
-    op();
-    n++;
-    elapsed = performance.now() - start;
-  } while (elapsed < SECONDS * 1000);
-  return elapsed / n;
-}
-
-for (let i = 0; i < 20; i++) selectEvidence(policy, window, store); // warm up
-const recompute = [];
-for (let r = 0; r < ROUNDS; r++) recompute.push(msPer(() => selectEvidence(policy, window, store)));
-const ms = median(recompute);
+const recompute = compare(
+  baselineSign,
+  { recompute: () => selectEvidence(policy, window, store) },
+  { rounds: ROUNDS, seconds: SECONDS, clock, batch: 1, warmup: 0.5 },
+).recompute;
+const ms = recompute.median / 1000;
 
 const cache = new EvidenceCache(policy, store);
 cache.at(t);
-let hits = 0;
-const hitStart = performance.now();
-for (let i = 0; i < 1_000_000; i++) if (cache.at(t + BigInt(i & 1023)) !== undefined) hits++;
-const hitNs = ((performance.now() - hitStart) * 1e6) / hits;
+let sink = 0;
+const hit = measure(
+  (i) => {
+    if (cache.at(t + BigInt(i & 1023)) !== undefined) sink++;
+  },
+  { rounds: ROUNDS, seconds: Math.min(SECONDS, 0.5), clock },
+);
 
 console.log(
   `evidence recomputation, ${PATHWAYS} pathways × ${HOPS} hops × ${PERIODS} periods ` +
-    `(${named} records named of ${store.size} held; median of ${ROUNDS} rounds):`,
+    `(${named} records named of ${store.size} held; median of ${ROUNDS} rounds, best in brackets):`,
 );
 console.log(
-  `  ${ms.toFixed(3)} ms per recomputation, ${Math.round(named / (ms / 1000)).toLocaleString('en')} records/s`,
+  `  ${ms.toFixed(3)} ms (${(recompute.best / 1000).toFixed(3)}) per recomputation, ` +
+    `${Math.round(named / (ms / 1000)).toLocaleString('en')} records/s; ` +
+    `${recompute.ratio.toFixed(1)} × ${BASELINE_NAME}`,
 );
-console.log(`  EvidenceCache.at while the window holds: ${hitNs.toFixed(1)} ns`);
+console.log(
+  `  EvidenceCache.at while the window holds: ${(hit.median * 1000).toFixed(1)} ns (${(hit.best * 1000).toFixed(1)})`,
+);
+if (sink === -1) console.log(sink);

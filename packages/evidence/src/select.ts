@@ -4,12 +4,14 @@
  * figure (§5.3, §5.4).
  */
 import {
+  bytesEqual,
   compareBytes,
   type HopRecordFields,
   type PolicyFields,
   STATUS,
   toHex,
 } from '@wai-steering/wire';
+import { latin1 } from '@wai-steering/wire/internal';
 import { evaluatePathway, type Figure, isStatable } from './figure.js';
 import { inWindow, type Window } from './window.js';
 
@@ -43,11 +45,8 @@ export const MAX_NAMED = 255;
 /** The policy fields the selection reads. */
 export type SelectPolicy = Pick<PolicyFields, 'basis' | 'floor' | 'pathways'>;
 
-function digestKey(d: Uint8Array): string {
-  let s = '';
-  for (let i = 0; i < d.length; i++) s += String.fromCharCode(d[i]!);
-  return s;
-}
+/** A digest as a `Map` key: its bytes as Latin-1. */
+const digestKey: (d: Uint8Array) => string = latin1;
 
 /** A set of 32-byte digests, keyed by their first 30 bits (a small integer), then by bytes. */
 class DigestSet {
@@ -60,7 +59,7 @@ class DigestSet {
   has(d: Uint8Array): boolean {
     const list = this.map.get(DigestSet.prefix(d));
     if (list === undefined) return false;
-    for (const x of list) if (sameKey(x, d)) return true;
+    for (const x of list) if (bytesEqual(x, d)) return true;
     return false;
   }
 
@@ -171,7 +170,7 @@ export function selectEvidence(
         if (
           inWindow(c.record, window) &&
           c.record.end > c.record.start &&
-          sameKey(c.record.hop, hop.key)
+          bytesEqual(c.record.hop, hop.key)
         ) {
           candidates.push(c);
         }
@@ -205,12 +204,6 @@ function untiledHop(candidates: readonly EvidenceRecord[]): EvidenceRecord[] {
   return [...byStart.values()].sort((x, y) =>
     x.record.start < y.record.start ? -1 : x.record.start > y.record.start ? 1 : 0,
   );
-}
-
-function sameKey(x: Uint8Array, y: Uint8Array): boolean {
-  if (x.length !== y.length) return false;
-  for (let i = 0; i < x.length; i++) if (x[i] !== y[i]) return false;
-  return true;
 }
 
 const STALE_NONE: Figure = { status: STATUS.stale, class: 0, joules: 0n, delivery: 0n };

@@ -4,6 +4,7 @@
  */
 import type { Evidence } from '@wai-steering/evidence';
 import {
+  bytesEqual,
   type CryptoBackend,
   type DecisionFields,
   type DecisionPathway,
@@ -18,11 +19,6 @@ import { drawOf } from './draw.js';
 import { applyRule } from './first.js';
 import { orderPathways } from './order.js';
 import type { Protocol, Report } from './report.js';
-
-/** §7.1 `reason` by name (C8's names). */
-export const REASON_NAME: Readonly<
-  Record<number, 'buffer' | 'floor' | 'share' | 'hold' | 'rank' | 'none'>
-> = Object.freeze({ 1: 'buffer', 2: 'floor', 3: 'share', 4: 'hold', 5: 'rank', 6: 'none' });
 
 /** The inputs of one decision. */
 export interface AssembleInput {
@@ -108,7 +104,7 @@ function prepare(policy: PolicyFields, evidence: Evidence): Prepared {
 export function assembleDecision(input: AssembleInput): DecisionFields {
   const { policy, policyDigest, t, session, report, evidence, loads } = input;
   const room = input.roomId ?? policy.room;
-  if (!equalBytes(room, policy.room)) {
+  if (!bytesEqual(room, policy.room)) {
     throw new RangeError("assembleDecision: the room id is not the policy's room");
   }
   const prepared = prepare(policy, evidence);
@@ -183,10 +179,4 @@ export function assembleAndSign(
   // §7.3: the digest is SHA-256 over the bytes before `sig`.
   const digest = backend.sha256(bytes.subarray(0, bytes.length - 64));
   return { fields, bytes, digest };
-}
-
-function equalBytes(a: Uint8Array, b: Uint8Array): boolean {
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
-  return true;
 }

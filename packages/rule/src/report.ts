@@ -4,6 +4,8 @@
  * Every value is exact: a `bigint`, never a float. A value that does not read is absent
  * (`null`), never zero (§4).
  */
+import { bytesEqual } from '@wai-steering/wire';
+import { latin1 } from '@wai-steering/wire/internal';
 import { parseDictionary, type SfMember } from './structured-field.js';
 
 /** §7.1 `protocol`: which family of parameters the report is read from (C9). */
@@ -297,20 +299,14 @@ function decodeRangeLatin1(target: string, from: number, to: number): string | u
   return s;
 }
 
-function equalBytes(a: Uint8Array, b: Uint8Array): boolean {
-  if (a.length !== b.length) return false;
-  for (let k = 0; k < a.length; k++) if (a[k] !== b[k]) return false;
-  return true;
-}
-
 function isReadName(name: Uint8Array): boolean {
-  for (const read of READ_NAMES) if (equalBytes(name, read)) return true;
+  for (const read of READ_NAMES) if (bytesEqual(name, read)) return true;
   return false;
 }
 
 /** §4.1: of the parts with this name, the first is read. */
 function firstValue(parts: readonly QueryPart[], name: Uint8Array): Uint8Array | undefined {
-  for (const part of parts) if (equalBytes(part.name, name)) return part.value;
+  for (const part of parts) if (bytesEqual(part.name, name)) return part.value;
   return undefined;
 }
 
@@ -376,15 +372,6 @@ function idIndexOf(ids: readonly string[]): IdIndex {
 /** The index of the pathway whose id's UTF-8 bytes are `value` (as Latin-1), or `null`. */
 export function matchPathway(value: string, ids: readonly string[]): number | null {
   return idIndexOf(ids).index.get(value) ?? null;
-}
-
-/** A Latin-1 view of bytes: each byte one character, so a non-ASCII byte stays non-ASCII. */
-function latin1(bytes: Uint8Array): string {
-  let s = '';
-  for (let k = 0; k < bytes.length; k += 0x2000) {
-    s += String.fromCharCode.apply(null, bytes.subarray(k, k + 0x2000) as unknown as number[]);
-  }
-  return s;
 }
 
 /**

@@ -10,7 +10,7 @@ import {
   type SfResult,
 } from '../src/structured-field.js';
 import { dictionaryToSuite, itemToSuite, listToSuite } from './helpers/sf-json.js';
-import { vectorsDir } from './helpers/shared.js';
+import { vectorsDir } from './helpers/vectors.js';
 
 interface SuiteCase {
   readonly name: string;

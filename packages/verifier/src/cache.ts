@@ -1,4 +1,5 @@
 import {
+  bytesEqual,
   type CryptoBackend,
   type HopRecord,
   hopRecordBodyOf,
@@ -8,6 +9,7 @@ import {
   toHex,
   verifyHopRecord,
 } from '@wai-steering/wire';
+import { latin1 } from '@wai-steering/wire/internal';
 
 /** What is known of one given record blob, independent of any decision. */
 export interface BlobFacts {
@@ -48,7 +50,7 @@ export class VerifierCache {
   /** The facts of a record blob, computed once. */
   facts(blob: Uint8Array, backend: CryptoBackend): BlobFacts {
     const held = this.byArray.get(blob);
-    if (held !== undefined && sameBytes(held.copy, blob)) return held.value;
+    if (held !== undefined && bytesEqual(held.copy, blob)) return held.value;
     const key = latin1(blob);
     let facts = this.byContent.get(key);
     if (facts === undefined) {
@@ -94,7 +96,7 @@ export class VerifierCache {
     }
     const joined = concat(parts);
     const hit = held.get(tag);
-    if (hit !== undefined && sameBytes(hit.copy, joined)) return hit.value as T;
+    if (hit !== undefined && bytesEqual(hit.copy, joined)) return hit.value as T;
     const value = compute();
     held.set(tag, { copy: joined, value });
     return value;
@@ -112,18 +114,4 @@ function concat(parts: readonly Uint8Array[]): Uint8Array {
     o += p.length + 4;
   }
   return out;
-}
-
-function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
-  return true;
-}
-
-function latin1(bytes: Uint8Array): string {
-  let s = '';
-  for (let i = 0; i < bytes.length; i += 4096) {
-    s += String.fromCharCode.apply(null, bytes.subarray(i, i + 4096) as unknown as number[]);
-  }
-  return s;
 }

@@ -27,12 +27,8 @@ export {
   type AcceptedPathway,
   type Outcome,
   outcomeJson,
-  REASON_NAMES,
-  type ReasonName,
   type Refused,
   type RefusedWhere,
-  STATUS_NAMES,
-  type StatusName,
 } from './outcome.js';
 export {
   type CheckOptions,

@@ -1,12 +1,4 @@
-import type { Place, Reason, Refusal } from '@wai-steering/wire';
-
-/** §5.3 status names, by status code. */
-export const STATUS_NAMES = ['figure', 'unmetered', 'mixed', 'stale', 'empty'] as const;
-export type StatusName = (typeof STATUS_NAMES)[number];
-
-/** §6.4 reason names, by reason code (1 to 6). */
-export const REASON_NAMES = ['buffer', 'floor', 'share', 'hold', 'rank', 'none'] as const;
-export type ReasonName = (typeof REASON_NAMES)[number];
+import type { Place, Reason, ReasonName, Refusal, StatusName } from '@wai-steering/wire';
 
 /** C8: a pathway of an accepted outcome. */
 export interface AcceptedPathway {

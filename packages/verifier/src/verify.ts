@@ -12,24 +12,18 @@ import {
   LIMIT,
   type Policy,
   PRESENT,
+  REASON_NAME,
   Refusal,
   readDecision,
   readPolicy,
   STATUS,
+  STATUS_NAME,
   toHex,
   verifyDecisionSignature,
   verifyPolicySignature,
 } from '@wai-steering/wire';
 import { VerifierCache } from './cache.js';
-import {
-  type Accepted,
-  type Outcome,
-  REASON_NAMES,
-  type Refused,
-  refused,
-  refusedBy,
-  STATUS_NAMES,
-} from './outcome.js';
+import { type Accepted, type Outcome, type Refused, refused, refusedBy } from './outcome.js';
 import { checkHopAuthorised, checkSigner, openRoom, type RoomContext } from './room.js';
 
 /** §9.1: what a verifier is given. */
@@ -246,10 +240,10 @@ export function verifyDecision(input: VerifyInput, options: VerifyOptions = {}):
     digest: toHex(digest),
     priority: decision.priority.map((p) => policy.pathways[p]!.id),
     ttl: decision.ttl,
-    reason: REASON_NAMES[decision.reason - 1]!,
+    reason: REASON_NAME[decision.reason]!,
     pathways: decision.pathways.map((pw, i) => ({
       id: policy.pathways[i]!.id,
-      status: STATUS_NAMES[pw.status]!,
+      status: STATUS_NAME[pw.status]!,
       class: pw.class,
       joules: pw.joules.toString(),
       delivery: pw.delivery.toString(),

@@ -5,10 +5,11 @@
 //
 //   node bench/wire.bench.mjs        (BENCH_ROUNDS, BENCH_SECONDS; BENCH_CRYPTO=0 skips crypto)
 //
-// Each figure is the median of the rounds; read and write rounds are interleaved so that a
-// machine whose load changes during the run penalises both alike.
+// Each figure is the median of the rounds, each measured against the project's baseline (one raw
+// node:crypto Ed25519 signature) in the same round, in alternating order (`@wai-steering/bench`).
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { BASELINE_NAME, baselineSign, compare, fmt, settings, table } from '@wai-steering/bench';
 
 const DIST = new URL('../dist/index.js', import.meta.url);
 if (!existsSync(fileURLToPath(DIST))) {
@@ -27,28 +28,7 @@ const {
   NOT_A_CLONE,
 } = wire;
 
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
-const SECONDS = Number(process.env.BENCH_SECONDS ?? 1);
-
-function median(xs) {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length % 2 === 1 ? s[m] : (s[m - 1] + s[m]) / 2;
-}
-
-/** Operations per second of `op` over about `seconds`, in batches of `batch`. */
-function rate(op, seconds, batch = 256) {
-  const limit = seconds * 1000;
-  let n = 0;
-  const start = performance.now();
-  let elapsed = 0;
-  do {
-    for (let i = 0; i < batch; i++) op();
-    n += batch;
-    elapsed = performance.now() - start;
-  } while (elapsed < limit);
-  return (n * 1000) / elapsed;
-}
+const { rounds: ROUNDS, seconds: SECONDS, clock } = settings({ rounds: 5, seconds: 1 });
 
 function bytes32(seed) {
   const b = new Uint8Array(32);
@@ -163,35 +143,25 @@ console.log(
   `wire bench: node ${process.version}, ${ROUNDS} rounds of ${SECONDS}s per figure; ` +
     `WSP1 of 32 pathways × 4 hops (${policyBytes.length} bytes), WMH1 of 8 tracks (${hopBytes.length} bytes)`,
 );
-for (const op of Object.values(ops)) rate(op, 0.3);
-
-const samples = Object.fromEntries(Object.keys(ops).map((k) => [k, []]));
-for (let r = 0; r < ROUNDS; r++) {
-  const names = Object.keys(ops);
-  if (r % 2 === 1) names.reverse();
-  for (const name of names) samples[name].push(rate(ops[name], SECONDS));
-}
-
-const rows = Object.entries(samples).map(([name, xs]) => {
-  const perSecond = median(xs);
-  return { name, perSecond, mbps: (perSecond * sizes[name]) / 1e6, us: 1e6 / perSecond };
+const figures = compare(baselineSign, ops, {
+  rounds: ROUNDS,
+  seconds: SECONDS,
+  clock,
+  warmup: 0.3,
 });
-
-function table(title, header, lines) {
-  const widths = header.map((h, i) => Math.max(h.length, ...lines.map((l) => l[i].length)));
-  const row = (cells) =>
-    cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ');
-  console.log(`\n${title}`);
-  console.log(`  ${row(header)}`);
-  console.log(`  ${widths.map((w) => '-'.repeat(w)).join('  ')}`);
-  for (const l of lines) console.log(`  ${row(l)}`);
-}
-
-const int = (x) => Math.round(x).toLocaleString('en-US');
 table(
-  'records (median of rounds)',
-  ['operation', 'records/s', 'µs/record', 'MB/s'],
-  rows.map((r) => [r.name, int(r.perSecond), r.us.toFixed(2), r.mbps.toFixed(1)]),
+  `records (median of rounds; × baseline: ${BASELINE_NAME})`,
+  ['operation', 'records/s', 'µs/record', 'MB/s', '× baseline'],
+  Object.keys(ops).map((name) => {
+    const us = figures[name].median;
+    return [
+      name,
+      fmt.int(1e6 / us),
+      us.toFixed(2),
+      (sizes[name] / us).toFixed(1),
+      figures[name].ratio.toFixed(3),
+    ];
+  }),
 );
 
 // The crypto backends, from the other benchmark, when it is there.
@@ -208,31 +178,7 @@ if (process.env.BENCH_CRYPTO !== '0' && existsSync(fileURLToPath(cryptoBench))) 
     console.log('\ncrypto bench: crypto.bench.mjs exports no benchCrypto function; skipped');
   } else {
     console.log('');
-    const result = await run({ rounds: ROUNDS, seconds: SECONDS });
-    if (result?.perSecond !== undefined) {
-      const { perSecond, ratios = {}, goals = {} } = result;
-      const lines = [];
-      for (const op of ['verify', 'sign']) {
-        const raw = perSecond[`raw ${op}`];
-        if (raw !== undefined) lines.push([`raw node:crypto ${op}`, int(raw), '1.000', '']);
-        for (const backend of ['node', 'noble']) {
-          const name = `${backend} ${op}`;
-          const ops_ = perSecond[name];
-          if (ops_ === undefined) continue;
-          const ratio = ratios[name] ?? ops_ / raw;
-          const goal = goals[name];
-          const verdict =
-            goal === undefined ? '' : `${ratio >= goal ? 'met' : 'NOT MET'} (≥ ${goal})`;
-          const label = op === 'verify' ? `${backend} strict verify` : `${backend} sign`;
-          lines.push([label, int(ops_), ratio.toFixed(3), verdict]);
-        }
-      }
-      table(
-        'crypto (median of rounds; ratio to raw node:crypto)',
-        ['operation', 'ops/s', '× raw', 'goal'],
-        lines,
-      );
-    }
+    await run({ rounds: ROUNDS, seconds: SECONDS });
   }
 } else if (process.env.BENCH_CRYPTO !== '0') {
   console.log('\ncrypto bench: bench/crypto.bench.mjs not found; skipped');

@@ -1,12 +1,20 @@
+import { assertBytes } from './internal/bytes.js';
+
 const HEX = '0123456789abcdef';
-/** Each byte's two lowercase hexadecimal digits: one concatenation a byte, not two. */
-const PAIRS: readonly string[] = Array.from({ length: 256 }, (_, b) => HEX[b >> 4]! + HEX[b & 15]!);
+/**
+ * Each byte's two lowercase hexadecimal digits: one concatenation a byte, not two. The one table
+ * of the package (`keyId` and `leToBigint` of the strict verifier read it too).
+ */
+export const HEX_PAIRS: readonly string[] = /* @__PURE__ */ Array.from(
+  { length: 256 },
+  (_, b) => HEX[b >> 4]! + HEX[b & 15]!,
+);
 
 /** Lowercase hexadecimal of `bytes`. */
 export function toHex(bytes: Uint8Array): string {
-  if (!(bytes instanceof Uint8Array)) throw new TypeError('toHex: expected a Uint8Array');
+  assertBytes(bytes, 'toHex');
   let s = '';
-  for (let i = 0; i < bytes.length; i++) s += PAIRS[bytes[i]!]!;
+  for (let i = 0; i < bytes.length; i++) s += HEX_PAIRS[bytes[i]!]!;
   return s;
 }
 
@@ -27,11 +35,15 @@ export function fromHex(hex: string): Uint8Array {
   return out;
 }
 
-/** Whether two byte strings are equal. */
+/**
+ * Whether two byte strings are equal. Every byte is compared (no early exit), so that the time
+ * depends on the lengths alone: the one byte equality of the project, also for secret keys.
+ */
 export function bytesEqual(a: Uint8Array, b: Uint8Array): boolean {
   if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
-  return true;
+  let d = 0;
+  for (let i = 0; i < a.length; i++) d |= a[i]! ^ b[i]!;
+  return d === 0;
 }
 
 /** Bytewise comparison: negative, zero or positive. */

@@ -6,7 +6,7 @@ export type { CryptoBackend, VerifyOutcome } from './crypto/backend.js';
 export { getBackend, useBackend } from './crypto/index.js';
 export { nobleBackend } from './crypto/noble.js';
 export { verifyStrict } from './crypto/strict.js';
-export { digestOf, roomIdOf } from './digest.js';
+export { digestOf, roomIdOf, sha256 } from './digest.js';
 export { DOMAIN_TAGS, signingMessage } from './domain.js';
 export { bytesEqual, compareBytes, fromHex, parseHex, toHex } from './hex.js';
 export { type Signed, unwrap } from './internal/record.js';
@@ -29,8 +29,12 @@ export {
   LIMIT,
   PRESENT,
   PROTOCOL,
+  REASON_NAME,
+  type ReasonName,
   readDecision,
   STATUS,
+  STATUS_NAME,
+  type StatusName,
   signDecision,
   verifyDecisionSignature,
 } from './records/decision.js';

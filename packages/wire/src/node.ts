@@ -9,6 +9,8 @@
  * OpenSSL alone is not strict (it takes a small-order or non-canonical A, and a small-order R):
  * the pre-checks are what make it C2.
  */
+/// <reference types="node" />
+// The package's one Node entry: its `tsconfig.json` (the portable sources) leaves it out.
 import * as nodeCrypto from 'node:crypto';
 import {
   createHash,
@@ -26,6 +28,8 @@ import {
   preCheckSignature,
   verifyStrict,
 } from './crypto/strict.js';
+import { bytesEqual } from './hex.js';
+import { assertBytes } from './internal/bytes.js';
 
 /** PKCS #8 (RFC 8410) DER of an Ed25519 private key, before its 32-byte seed. */
 /** `crypto.hash`, where this Node has it. */
@@ -56,17 +60,6 @@ const signers = new BoundedCache<Signer>(4096);
  */
 const verifiers = new BoundedCache<KeyObject | null | 'noble'>(4096);
 
-function assertBytes(value: unknown, what: string): asserts value is Uint8Array {
-  if (!(value instanceof Uint8Array)) throw new TypeError(`${what}: expected a Uint8Array`);
-}
-
-/** Whether two 32-byte arrays hold the same bytes. */
-function equal32(a: Uint8Array, b: Uint8Array): boolean {
-  let d = 0;
-  for (let i = 0; i < 32; i++) d |= a[i]! ^ b[i]!;
-  return d === 0;
-}
-
 /**
  * The last key each way, compared byte for byte before the caches are asked: a signer or a
  * verifier that uses one key many times in a row skips building the cache key (its hex).
@@ -83,7 +76,7 @@ function bufferOf(bytes: Uint8Array): Buffer {
 function signer(secretKey: Uint8Array): Signer {
   assertBytes(secretKey, 'secretKey');
   if (secretKey.length !== 32) throw new RangeError('secretKey: expected 32 bytes');
-  if (lastSigner !== undefined && equal32(secretKey, lastSecret)) return lastSigner;
+  if (lastSigner !== undefined && bytesEqual(secretKey, lastSecret)) return lastSigner;
   const id = keyId(secretKey);
   let s = signers.get(id);
   if (s === undefined) {
@@ -110,7 +103,7 @@ function importPublicKey(publicKey: Uint8Array): KeyObject {
 
 function verifier(publicKey: Uint8Array): KeyObject | null | 'noble' {
   if (publicKey.length !== 32) return null; // C2 step 1: not a 32-byte key
-  if (lastVerifier !== undefined && equal32(publicKey, lastPublic)) return lastVerifier;
+  if (lastVerifier !== undefined && bytesEqual(publicKey, lastPublic)) return lastVerifier;
   const id = keyId(publicKey);
   let v = verifiers.get(id);
   if (v === undefined) {

@@ -6,6 +6,7 @@ import {
   bytesEqual,
   digestOf,
   parseHex,
+  REASON_NAME,
   readDecision,
   readHopRecord,
   STATUS,
@@ -20,7 +21,6 @@ import { readBytes, readDir, writeOutput } from '../internal/files.js';
 import { readSecretKeyFile } from '../internal/keys.js';
 import { describeRefusal, readPolicyFile, readRoomFile } from '../internal/records.js';
 import { readRequestFile } from '../internal/request.js';
-import { REASON_NAME } from '../internal/show.js';
 import { signing } from '../internal/sign.js';
 import { parseU64 } from '../internal/units.js';
 

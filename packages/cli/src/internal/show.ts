@@ -12,7 +12,9 @@ import {
   NOT_A_CLONE,
   namesOrigin,
   type Policy,
+  REASON_NAME,
   type Room,
+  STATUS_NAME,
   toHex,
 } from '@wai-steering/wire';
 import { formatBitrate, formatPpm, formatUs } from './units.js';
@@ -207,16 +209,6 @@ export function hopRecordText(r: HopRecord): string {
   }
   return `${lines.join('\n')}\n`;
 }
-
-export const STATUS_NAME: readonly string[] = ['figure', 'unmetered', 'mixed', 'stale', 'empty'];
-export const REASON_NAME: Readonly<Record<number, string>> = {
-  1: 'buffer',
-  2: 'floor',
-  3: 'share',
-  4: 'hold',
-  5: 'rank',
-  6: 'none',
-};
 
 export function decisionJson(d: Decision): Record<string, unknown> {
   return {

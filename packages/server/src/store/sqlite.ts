@@ -20,10 +20,10 @@
  * last transactions before a checkpoint. `synchronous = FULL` also fsyncs the WAL at each commit,
  * which survives a power loss and costs an fsync per group commit.
  */
-import { hash } from 'node:crypto';
 import { statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
+import { bytesEqual, sha256 } from '@wai-steering/wire';
 import Database from 'better-sqlite3';
 import { joinDecision, splitAgainst } from './compact.js';
 import type {
@@ -85,17 +85,9 @@ function keyOf(digest: Uint8Array): bigint {
   return new DataView(digest.buffer, digest.byteOffset, 8).getBigInt64(0, false);
 }
 
-function sha256(data: Uint8Array): Buffer {
-  return hash('sha256', data, 'buffer');
-}
-
 /** `t` of a tail (its first 8 bytes, u64), µs; exact below 2^53. */
 function tailTimeOf(tail: Uint8Array): number {
   return Number(new DataView(tail.buffer, tail.byteOffset, 8).getBigUint64(0, true));
-}
-
-function equal(a: Uint8Array, b: Uint8Array): boolean {
-  return a.length === b.length && Buffer.compare(a, b) === 0;
 }
 
 /** The value of `f`, or its exception, as a settled promise. */
@@ -285,7 +277,9 @@ export class SqliteStore implements SteeringStore {
           tail = d.tail;
           const cur = this.current;
           set =
-            cur !== undefined && (cur.body === d.set || equal(cur.body, d.set)) ? undefined : d.set;
+            cur !== undefined && (cur.body === d.set || bytesEqual(cur.body, d.set))
+              ? undefined
+              : d.set;
           if (set === undefined && cur !== undefined && cur.body !== d.set)
             this.current = { ...cur, body: d.set };
         } else {
@@ -300,7 +294,7 @@ export class SqliteStore implements SteeringStore {
         if (set !== undefined || cur === undefined) {
           if (touched && cur !== undefined) s.touchSet.run(cur.lastT, cur.id);
           // The caller's set object, when given, so that its next decisions are known by identity.
-          const body = d.set !== undefined && equal(d.set, set!) ? d.set : set!;
+          const body = d.set !== undefined && bytesEqual(d.set, set!) ? d.set : set!;
           const first = s.nextDecisionId.get() as number;
           const info = s.insertSet.run(first, t, this.minStartOf(body), body);
           cur = { id: Number(info.lastInsertRowid), body, lastT: t };
@@ -359,7 +353,7 @@ export class SqliteStore implements SteeringStore {
       const set = this.setBody(row.set_id);
       if (set === undefined) continue;
       const bytes = joinDecision(set, asBytes(row.tail));
-      if (equal(sha256(bytes.subarray(0, bytes.length - 64)), digest)) return bytes;
+      if (bytesEqual(sha256(bytes.subarray(0, bytes.length - 64)), digest)) return bytes;
     }
     return undefined;
   }

@@ -1,10 +1,11 @@
 import { ed25519 } from '@noble/curves/ed25519.js';
 import { sha256 } from '@noble/hashes/sha2.js';
+import { assertBytes } from '../internal/bytes.js';
 import type { CryptoBackend, VerifyOutcome } from './backend.js';
 import { verifyStrict } from './strict.js';
 
 function secretKey32(secretKey: Uint8Array): Uint8Array {
-  if (!(secretKey instanceof Uint8Array)) throw new TypeError('secretKey: expected a Uint8Array');
+  assertBytes(secretKey, 'secretKey');
   if (secretKey.length !== 32) throw new RangeError('secretKey: expected 32 bytes');
   return secretKey;
 }
@@ -19,14 +20,14 @@ export const nobleBackend: CryptoBackend = Object.freeze({
     return ed25519.getPublicKey(secretKey32(secretKey));
   },
   sign(secretKey: Uint8Array, message: Uint8Array): Uint8Array {
-    if (!(message instanceof Uint8Array)) throw new TypeError('message: expected a Uint8Array');
+    assertBytes(message, 'message');
     return ed25519.sign(message, secretKey32(secretKey));
   },
   verify(publicKey: Uint8Array, message: Uint8Array, signature: Uint8Array): VerifyOutcome {
     return verifyStrict(publicKey, message, signature);
   },
   sha256(data: Uint8Array): Uint8Array {
-    if (!(data instanceof Uint8Array)) throw new TypeError('data: expected a Uint8Array');
+    assertBytes(data, 'data');
     return sha256(data);
   },
 });

@@ -12,6 +12,8 @@
 import type { EdwardsPoint } from '@noble/curves/abstract/edwards.js';
 import { ed25519 } from '@noble/curves/ed25519.js';
 import { sha512 } from '@noble/hashes/sha2.js';
+import { bytesEqual, HEX_PAIRS } from '../hex.js';
+import { assertBytes } from '../internal/bytes.js';
 import type { VerifyOutcome } from './backend.js';
 
 const Point = ed25519.Point;
@@ -33,26 +35,18 @@ function leBytes32(n: bigint): Uint8Array {
   return out;
 }
 
-const HEX: readonly string[] = /* @__PURE__ */ Array.from({ length: 256 }, (_, i) =>
-  i.toString(16).padStart(2, '0'),
-);
-
 /** Lowercase hexadecimal of `bytes`: the cache key of a public or secret key. */
 export function keyId(bytes: Uint8Array): string {
   let s = '';
-  for (let i = 0; i < bytes.length; i++) s += HEX[bytes[i]!]!;
+  for (let i = 0; i < bytes.length; i++) s += HEX_PAIRS[bytes[i]!]!;
   return s;
 }
 
 /** The unsigned little-endian integer of `bytes`. */
 export function leToBigint(bytes: Uint8Array): bigint {
   let s = '0x';
-  for (let i = bytes.length - 1; i >= 0; i--) s += HEX[bytes[i]!]!;
+  for (let i = bytes.length - 1; i >= 0; i--) s += HEX_PAIRS[bytes[i]!]!;
   return BigInt(s);
-}
-
-function assertBytes(value: unknown, what: string): asserts value is Uint8Array {
-  if (!(value instanceof Uint8Array)) throw new TypeError(`${what}: expected a Uint8Array`);
 }
 
 /**
@@ -235,13 +229,6 @@ export function challenge(R: Uint8Array, A: Uint8Array, message: Uint8Array): bi
   return leToBigint(h) % ED25519_L;
 }
 
-/** Whether the first 32 bytes of `a` and `b` (from `bOffset`) are equal. */
-function equal32(a: Uint8Array, b: Uint8Array, bOffset: number): boolean {
-  let d = 0;
-  for (let i = 0; i < 32; i++) d |= a[i]! ^ b[bOffset + i]!;
-  return d === 0;
-}
-
 /**
  * Companion C2, steps 1 to 5, literally, on noble's point arithmetic; the first step that fails
  * decides. A key that is not 32 bytes does not decode (step 1).
@@ -268,5 +255,5 @@ export function verifyStrict(
   // C2 step 5: the encoding of [S]B − [k]A is R's 32 bytes (cofactorless; encodings compared).
   const k = challenge(rBytes, publicKey, message);
   const check = Point.BASE.multiplyUnsafe(S).subtract(A.multiplyUnsafe(k));
-  return equal32(check.toBytes(), signature, 0) ? 'ok' : 'bad_signature';
+  return bytesEqual(check.toBytes(), rBytes) ? 'ok' : 'bad_signature';
 }

@@ -103,10 +103,26 @@ export class ByteReader {
   }
 }
 
+/**
+ * A Latin-1 view of bytes: each byte one character (so a non-ASCII byte stays non-ASCII, and the
+ * string writes back exactly), and a cheap `Map` key for a digest. One `fromCharCode` call up to
+ * 8 KiB (faster than a character a byte from 16 bytes on), in 8 KiB chunks beyond.
+ */
 export function latin1(bytes: Uint8Array): string {
+  const n = bytes.length;
+  if (n <= CHUNK) return String.fromCharCode.apply(null, bytes as unknown as number[]);
   let s = '';
-  for (let i = 0; i < bytes.length; i++) s += String.fromCharCode(bytes[i]!);
+  for (let i = 0; i < n; i += CHUNK) {
+    s += String.fromCharCode.apply(null, bytes.subarray(i, i + CHUNK) as unknown as number[]);
+  }
   return s;
+}
+
+const CHUNK = 0x2000;
+
+/** Caller misuse: a `TypeError` naming the argument unless `value` is a `Uint8Array`. */
+export function assertBytes(value: unknown, what: string): asserts value is Uint8Array {
+  if (!(value instanceof Uint8Array)) throw new TypeError(`${what}: expected a Uint8Array`);
 }
 
 /** A growable writer of little-endian fields. */
@@ -172,7 +188,7 @@ export class ByteWriter {
   }
 
   raw(bytes: Uint8Array, field: string, size?: number): this {
-    if (!(bytes instanceof Uint8Array)) throw new TypeError(`${field}: expected a Uint8Array`);
+    assertBytes(bytes, field);
     if (size !== undefined && bytes.length !== size) {
       throw new TypeError(`${field}: expected ${size} bytes, got ${bytes.length}`);
     }

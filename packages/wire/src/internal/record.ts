@@ -1,7 +1,8 @@
 import type { CryptoBackend } from '../crypto/backend.js';
 import { signingMessage } from '../domain.js';
+import { bytesEqual } from '../hex.js';
 import { type Magic, Refusal, type Result } from '../refusal.js';
-import { ByteReader } from './bytes.js';
+import { assertBytes, ByteReader } from './bytes.js';
 
 /** A record as read: its fields, its `sig`, and the bytes its digest covers. */
 export type Signed<T> = T & {
@@ -21,7 +22,7 @@ export function readRecord<T>(
   readFields: (r: ByteReader) => T,
   rules: (value: T, r: ByteReader) => void,
 ): Result<Signed<T>> {
-  if (!(input instanceof Uint8Array)) throw new TypeError(`read ${magic}: expected a Uint8Array`);
+  if (!(input instanceof Uint8Array)) assertBytes(input, `read ${magic}`); // the message built on misuse only
   // Copy the input before checking it, so that a caller cannot change it under us.
   const bytes = input.slice();
   const r = new ByteReader(bytes, magic);
@@ -75,7 +76,7 @@ export function sealRecord(
     throw new TypeError(`sign ${magic}: the secret key must be 32 bytes`);
   }
   const pub = backend.publicKey(secretKey);
-  if (!equal(pub, signer)) {
+  if (!bytesEqual(pub, signer)) {
     throw new TypeError(`sign ${magic}: the secret key is not the record's signing key`);
   }
   const sig = backend.sign(secretKey, signingMessage(magic, body));
@@ -96,12 +97,6 @@ export function checkSignature(
   const outcome = backend.verify(key, signingMessage(magic, body), sig);
   if (outcome === 'ok') return undefined;
   return new Refusal(outcome, { magic, field: outcome === 'bad_key' ? 'key' : 'sig' });
-}
-
-function equal(a: Uint8Array, b: Uint8Array): boolean {
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
-  return true;
 }
 
 /** The body followed by 64 zero bytes: a record that reads, to check its rules before signing. */

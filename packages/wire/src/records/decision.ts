@@ -26,8 +26,28 @@ export const DECISION_REASON = {
   none: 6,
 } as const;
 
+/** §6.4 reason names (C8's), as `DECISION_REASON` spells them. */
+export type ReasonName = keyof typeof DECISION_REASON;
+
+/** §6.4: the name of each reason code (1 to 6), `REASON_NAME[4] === 'hold'`. */
+export const REASON_NAME: Readonly<Record<number, ReasonName>> =
+  /* @__PURE__ */ namesOf(DECISION_REASON);
+
 /** §5.3 status. */
 export const STATUS = { figure: 0, unmetered: 1, mixed: 2, stale: 3, empty: 4 } as const;
+
+/** §5.3 status names (C8's), as `STATUS` spells them. */
+export type StatusName = keyof typeof STATUS;
+
+/** §5.3: the name of each status code (0 to 4), `STATUS_NAME[0] === 'figure'`. */
+export const STATUS_NAME: Readonly<Record<number, StatusName>> = /* @__PURE__ */ namesOf(STATUS);
+
+/** The inverse of a table of codes by name: the names by code, frozen. */
+function namesOf<N extends string>(codes: Readonly<Record<N, number>>): Record<number, N> {
+  const out: Record<number, N> = {};
+  for (const name of Object.keys(codes) as N[]) out[codes[name]] = name;
+  return Object.freeze(out);
+}
 
 /** §7.1 `limits` bits (§6.1). */
 export const LIMIT = { latency: 1, quality: 2, capacity: 4 } as const;

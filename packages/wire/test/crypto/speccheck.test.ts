@@ -6,12 +6,12 @@ import { nobleBackend } from '../../src/crypto/noble.js';
 import { decodePointStrict, ED25519_L, isCanonicalY, leToBigint } from '../../src/crypto/strict.js';
 import { fromHex } from '../../src/hex.js';
 import { nodeBackend } from '../../src/node.js';
-import { vectorPath } from '../helpers/shared.js';
+import { vectorPath } from '../helpers/vectors.js';
 
 /**
  * novifinancial/ed25519-speccheck `cases.json`: twelve cases, numbered 0 to 11 in the order of
  * the file (the paper's and the README's numbering). Under C2 (libsodium's rules) exactly case 3
- * verifies (`shared/vectors/README.md`). The outcome of each follows C2's first failing step:
+ * verifies (`test/vectors/README.md`). The outcome of each follows C2's first failing step:
  *
  * | case | what it is | C2 step | outcome |
  * |---|---|---|---|
@@ -39,7 +39,7 @@ interface Case {
 }
 
 const cases = JSON.parse(
-  readFileSync(vectorPath('ed25519', 'speccheck-cases.json'), 'utf8'),
+  readFileSync(vectorPath('ed25519-speccheck', 'cases.json'), 'utf8'),
 ) as readonly Case[];
 
 const EXPECTED: readonly VerifyOutcome[] = [

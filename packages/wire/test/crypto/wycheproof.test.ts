@@ -5,7 +5,7 @@ import type { CryptoBackend } from '../../src/crypto/backend.js';
 import { nobleBackend } from '../../src/crypto/noble.js';
 import { fromHex } from '../../src/hex.js';
 import { nodeBackend } from '../../src/node.js';
-import { vectorPath } from '../helpers/shared.js';
+import { vectorPath } from '../helpers/vectors.js';
 
 /**
  * Wycheproof `ed25519_test.json` (C2SP/wycheproof, testvectors_v1): every `valid` case verifies
@@ -32,7 +32,7 @@ interface Suite {
 }
 
 const suite = JSON.parse(
-  readFileSync(vectorPath('ed25519', 'wycheproof-ed25519_test.json'), 'utf8'),
+  readFileSync(vectorPath('wycheproof', 'ed25519_test.json'), 'utf8'),
 ) as Suite;
 const cases = suite.testGroups.flatMap((g) => g.tests.map((t) => ({ pk: g.publicKey.pk, t })));
 const BACKENDS: readonly CryptoBackend[] = [nobleBackend, nodeBackend];
