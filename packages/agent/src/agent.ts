@@ -70,6 +70,11 @@ export interface HopAgentOptions {
   readonly keep?: number;
   /** Called with each record cut. */
   readonly onRecord?: (cut: CutRecord) => void;
+  /**
+   * No timer of its own: the caller drives it with {@link HopAgent.poll} (a test or a simulation
+   * that moves its own clock).
+   */
+  readonly manual?: boolean;
 }
 
 /** A record the agent cut. */
@@ -262,15 +267,24 @@ export class HopAgent {
     });
     // The periods already over since the last record: cut now.
     await this.cutUpTo(cur, undefined);
-    this.nextBoundary = (from > cur ? from : cur) + this.P;
+    this.nextBoundary = cur + this.P;
     this.schedule();
   }
 
   private schedule(): void {
-    if (this.stopped) return;
+    if (this.stopped || this.o.manual === true) return;
     const wait = Number(this.nextBoundary - this.clock()) / 1000;
     // Woken at least every second, so that a step of the room clock is seen within one.
     this.timer = setTimeout(() => void this.wake(), Math.min(1000, Math.max(0, wait)));
+  }
+
+  /**
+   * Does what the clock makes due now: at a period boundary, reads the counter and cuts the
+   * periods over; resolves when they are cut and spooled (not when they are delivered).
+   */
+  async poll(): Promise<void> {
+    await this.wake();
+    await this.chain;
   }
 
   private async wake(): Promise<void> {
@@ -532,6 +546,16 @@ export class HopAgent {
       lastEnd: this.lastEnd,
       pending,
     };
+  }
+
+  /** Resolves when every server has taken every record spooled so far (or `timeoutMs` passed). */
+  async delivered(timeoutMs = 30_000): Promise<boolean> {
+    const until = Date.now() + timeoutMs;
+    while (this.couriers.some((c) => c.pending > 0)) {
+      if (Date.now() > until) return false;
+      await sleep(20);
+    }
+    return true;
   }
 
   /** The delivery workers, one per server. */
