@@ -5,6 +5,7 @@
  * reason, which is logged once and moves the record to `refused/`). A server that is down, or
  * answers `5xx` or `429`, is retried; a later record is never sent before an earlier one is taken.
  */
+import { causeOf } from './internal/cause.js';
 import type { Spool, SpooledRecord } from './spool.js';
 
 /** What a server answered. */
@@ -127,7 +128,7 @@ export class Courier {
     try {
       res = await this.o.transport(this.o.server, rec.bytes);
     } catch (e) {
-      const cause = (e as { cause?: { code?: string } }).cause?.code ?? (e as Error).message;
+      const cause = causeOf(e);
       return this.retry(rec, `unreachable: ${cause}`);
     }
     if (res.status === 200 || res.status === 201) {

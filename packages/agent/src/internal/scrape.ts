@@ -1,4 +1,5 @@
 import { SourceError } from '../types.js';
+import { causeOf } from './cause.js';
 import { parseExposition, type Sample } from './exposition.js';
 
 /** A series selector: a metric name and labels each sample must have with these values. */
@@ -16,7 +17,7 @@ export async function scrape(url: string, selector: Selector, timeoutMs = 5000):
     if (res.status !== 200) throw new SourceError(`scraping ${url}: HTTP ${res.status}`);
   } catch (e) {
     if (e instanceof SourceError) throw e;
-    const cause = (e as { cause?: { code?: string } }).cause?.code ?? (e as Error).message;
+    const cause = causeOf(e);
     throw new SourceError(`cannot scrape ${url}: ${cause}`);
   }
   const wanted = Object.entries(selector.labels ?? {});
