@@ -15,6 +15,7 @@ export interface Sample {
 
 const NAME = /^[a-zA-Z_:][a-zA-Z0-9_:]*/;
 const LABEL = /^[a-zA-Z_][a-zA-Z0-9_]*/;
+const VALUE = /^[+-]?(?:\d+\.?\d*(?:[eE][+-]?\d+)?|\.\d+(?:[eE][+-]?\d+)?|Inf|NaN)$/i;
 
 function parseLine(line: string): Sample | undefined {
   const m = NAME.exec(line);
@@ -59,8 +60,12 @@ function parseLine(line: string): Sample | undefined {
       labels[l[0]] = value;
     }
   }
-  const rest = line.slice(i).trim().split(/\s+/);
-  if (rest.length < 1 || rest[0] === '') return undefined;
+  const tail = line.slice(i);
+  if (!/^\s/.test(tail)) return undefined;
+  // The value, then an optional timestamp: nothing else.
+  const rest = tail.trim().split(/\s+/);
+  if (rest.length > 2 || !VALUE.test(rest[0]!)) return undefined;
+  if (rest.length === 2 && !/^-?\d+$/.test(rest[1]!)) return undefined;
   return { name, labels, value: rest[0]! };
 }
 
