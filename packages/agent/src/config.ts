@@ -51,9 +51,11 @@ const duration = (what: string) =>
     return us;
   });
 
-const path = z.string({ error: 'expected a file path' }).min(1, 'expected a file path');
+const missingOr = (message: string) => (issue: { input?: unknown }) =>
+  issue.input === undefined ? 'missing' : message;
+const path = z.string({ error: missingOr('expected a file path') }).min(1, 'expected a file path');
 const url = z
-  .string({ error: 'expected an http(s) URL' })
+  .string({ error: missingOr('expected an http(s) URL') })
   .regex(/^https?:\/\/[^\s/]+(\/\S*)?$/, 'expected an http(s) URL');
 const int = (min: number, max: number) =>
   z

@@ -170,6 +170,33 @@ describe('delivery', () => {
     expect(readdirSync(join(spool, 'done')).length).toBe(2);
     expect(readdirSync(join(spool, 'records')).filter((n) => n.endsWith('.wmh'))).toEqual([]);
   });
+  it('resends at restart what the spool holds, once, in period order', async () => {
+    const room = makeRoom([['energy/ModelBased', 'live/hop']]);
+    const server = await upServer(room);
+    await server.down();
+    const spool = join(tempDir(), 'spool');
+    const clock = new ManualClock(B0 + 1000n);
+    const energy = modelSource({ idleWatts: 2, nanojoulesPerByte: 0 });
+    const a = rig(room, server, energy, spool, clock, new ManualClock(0n));
+    await a.agent.start();
+    await a.at(1n);
+    await a.at(2n);
+    await a.agent.stop();
+    expect(readdirSync(join(spool, 'records')).filter((n) => n.endsWith('.wmh')).length).toBe(2);
+    await server.up();
+    const b = rig(room, server, energy, spool, clock, new ManualClock(0n));
+    await b.agent.start();
+    expect(await b.agent.delivered()).toBe(true);
+    expect(b.logs.some((l) => l.msg === 'resending the spool' && l.records === 2)).toBe(true);
+    await b.at(3n);
+    expect(await b.agent.delivered()).toBe(true);
+    expect(spans(server.records)).toEqual([
+      [0n, 1n],
+      [1n, 2n],
+      [2n, 3n],
+    ]);
+    expect(server.received.length).toBe(3);
+  });
 });
 
 describe('restart', () => {

@@ -449,4 +449,39 @@ describe('hop run: errors', () => {
     expect(rec.tracks).toEqual([{ track: 1, kind: 1, direction: 2, bytes: '1234' }]);
     expect(rec.subscriber_us[0]).toBe('2000000');
   });
+  it('--dry-run prints each record, and neither spools nor sends', async () => {
+    const d = tempDir();
+    const port = await freePort();
+    const [h] = materials(d, port, [{ name: 'edge', ujPerTick: 1n }]);
+    const child = spawn(
+      process.execPath,
+      [BIN, 'hop', 'run', '--config', 'hop.yaml', '--dry-run'],
+      {
+        cwd: h!.dir,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
+    let out = '';
+    let err = '';
+    child.stdout?.on('data', (c: Buffer) => {
+      out += c.toString();
+    });
+    child.stderr?.on('data', (c: Buffer) => {
+      err += c.toString();
+    });
+    try {
+      await until('a record printed', () => out.includes('\n'), 20_000);
+    } finally {
+      const done = new Promise((r) => child.once('exit', r));
+      child.kill('SIGTERM');
+      await done;
+    }
+    expect(child.exitCode, err).toBe(0);
+    const rec = JSON.parse(out.split('\n')[0]!);
+    // The counter did not move: a metered record of 0 µJ.
+    expect(rec).toMatchObject({ kind: 'WMH1', class: 4, joules: '0' });
+    expect(BigInt(rec.end) - BigInt(rec.start)).toBe(P);
+    expect(readdirSync(h!.dir)).not.toContain('spool');
+    expect(err).toContain('"dryRun":true');
+  });
 });
