@@ -190,15 +190,15 @@ export class HopAgent {
       checkHopKey(this.o.room, this.o.key.publicKey, this.o.energy.class);
     }
     const e = this.o.energy;
-    let firstReading: CounterReading | undefined;
     if (e.kind === 'counter') {
+      // An unreadable source refuses the start (one line naming it), rather than signing
+      // every period unmetered.
       try {
-        firstReading = await e.read();
+        await e.read();
       } catch (err) {
         throw new AgentConfigError(`energy source ${e.describe}: ${(err as Error).message}`);
       }
     }
-    void firstReading;
     if (this.o.dryRun !== true) {
       this.spool = new Spool(this.o.spool!, this.o.servers, this.o.keep);
       const transport = this.o.transport ?? httpTransport();
