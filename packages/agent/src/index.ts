@@ -42,6 +42,11 @@ export { type Decimal, floorScaled, parseDecimal } from './internal/decimal.js';
 export { parseExposition, type Sample } from './internal/exposition.js';
 export { checkHopKey, type HopKey, hopKeyFromJwk, openHopRoom } from './keys.js';
 export { type SimulatedOptions, SimulatedSource } from './simulated.js';
+export {
+  type SimulatedHopSpec,
+  SimulatedHops,
+  type SimulatedHopsOptions,
+} from './simulated-hops.js';
 export { type Cursor, Spool, type SpooledRecord, serverId } from './spool.js';
 export {
   type NginxLogOptions,

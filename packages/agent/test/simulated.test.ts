@@ -3,7 +3,13 @@
 import { join } from 'node:path';
 import { CLASS } from '@wai-steering/wire';
 import { afterEach, describe, expect, it } from 'vitest';
-import { HopAgent, metricsText, SimulatedSource, serveAgentHttp } from '../src/index.js';
+import {
+  HopAgent,
+  metricsText,
+  SimulatedHops,
+  SimulatedSource,
+  serveAgentHttp,
+} from '../src/index.js';
 import { ManualClock, makeRoom, tempDir } from './helpers/room.js';
 import { TestSteeringServer } from './helpers/steering.js';
 
@@ -85,5 +91,76 @@ describe('simulated hops', () => {
     const late = await fetch(`http://127.0.0.1:${port}/health`);
     expect(late.status).toBe(503);
     expect(await late.json()).toMatchObject({ ok: false, lastEnd: String(B0 + P) });
+  });
+});
+
+describe("SimulatedHops (the demo's hops)", () => {
+  it('run each hop as an agent on the real clock: the history, then every period, all taken', async () => {
+    const room = makeRoom([
+      ['energy/ModelBased', 'live/hop'],
+      ['live/hop'],
+      ['energy/OnChipCounter', 'live/hop'],
+    ]);
+    const server = new TestSteeringServer(room.ctx);
+    await server.up(0);
+    cleanups.push(() => server.down());
+    const Pd = 500_000n;
+    const periods: [bigint, readonly string[], readonly string[]][] = [];
+    const hops = new SimulatedHops({
+      room: room.ctx,
+      period: Pd,
+      lag: Pd / 2n,
+      hops: [
+        {
+          name: 'a-edge',
+          key: room.hops[0]!,
+          pathway: 0,
+          place: 1,
+          class: 2,
+          nanojoulesPerByte: 60,
+          idleWatts: 30,
+        },
+        {
+          name: 'a-shield',
+          key: room.hops[1]!,
+          pathway: 0,
+          place: 2,
+          class: 0,
+          nanojoulesPerByte: 0,
+          idleWatts: 0,
+        },
+        {
+          name: 'b-edge',
+          key: room.hops[2]!,
+          pathway: 1,
+          place: 1,
+          class: 4,
+          nanojoulesPerByte: 40,
+          idleWatts: 20,
+        },
+      ],
+      servers: [server.url],
+      spoolDir: join(tempDir(), 'spools'),
+      audience: (p) => (p === 0 ? 120 : 90),
+      history: 2,
+      onPeriod: (end, refused, pending) => periods.push([end, refused, pending]),
+    });
+    cleanups.push(() => hops.stop());
+    await hops.start();
+    const until = Date.now() + 20_000;
+    while (periods.length < 4 && Date.now() < until) await new Promise((r) => setTimeout(r, 50));
+    await hops.stop();
+    expect(periods.length).toBeGreaterThanOrEqual(4);
+    expect(periods.every(([, refused]) => refused.length === 0)).toBe(true);
+    expect(hops.refused).toBe(0);
+    expect(hops.posted).toBe(server.records.length);
+    for (const [i, key] of room.hops.entries()) {
+      const mine = server.records.filter((r) =>
+        Buffer.from(r.hop).equals(Buffer.from(key.publicKey)),
+      );
+      for (let j = 1; j < mine.length; j++) expect(mine[j]!.start).toBe(mine[j - 1]!.end);
+      expect(mine.every((r) => r.class === [2, 0, 4][i])).toBe(true);
+      expect(mine.length).toBeGreaterThanOrEqual(3);
+    }
   });
 });
