@@ -408,6 +408,24 @@ describe('hop run: errors', () => {
     );
   });
 
+  it('a wrong key is one line naming the file', async () => {
+    const d = tempDir();
+    const port = await freePort();
+    const [h] = materials(d, port, [{ name: 'edge', ujPerTick: 1n }]);
+    const jwk = JSON.parse(readFileSync(join(h!.dir, 'hop.jwk'), 'utf8'));
+    delete jwk.d;
+    writeFileSync(join(h!.dir, 'hop.jwk'), JSON.stringify(jwk));
+    expectUserError(
+      await cli(['hop', 'run', '--config', 'hop.yaml'], h!.dir),
+      /key .*hop\.jwk: holds a public key only \(no "d"\)/,
+    );
+    writeFileSync(join(h!.dir, 'hop.jwk'), 'not json');
+    expectUserError(
+      await cli(['hop', 'run', '--config', 'hop.yaml'], h!.dir),
+      /key .*hop\.jwk: not a JWK/,
+    );
+  });
+
   it('an unreadable source is one line naming it', async () => {
     const d = tempDir();
     const port = await freePort();
