@@ -78,7 +78,7 @@ interface Hop {
 function materials(
   dir: string,
   port: number,
-  hops: readonly { name: string; ujPerTick: bigint }[],
+  hops: readonly { name: string; ujPerTick: bigint; listen?: number }[],
 ) {
   mkdirSync(join(dir, 'keys'), { recursive: true });
   const authority = newKey();
@@ -188,6 +188,7 @@ function materials(
         '      track: 1',
         '      tier: 0',
         '      segment: 2s',
+        ...(h.listen === undefined ? [] : [`listen: { host: 127.0.0.1, port: ${h.listen} }`]),
         'delivery:',
         '  backoff: { initial: 50ms, max: 500ms }',
         '',
@@ -273,13 +274,15 @@ describe('hop run against the real steering server', () => {
   let server: RunningServer;
   let hops: Hop[];
   let undrive: () => void;
+  let agentPort: number;
 
   beforeAll(async () => {
     dir = tempDir();
     const port = await freePort();
+    agentPort = await freePort();
     // cdn-a spends a third of cdn-b's energy for the same bytes.
     hops = materials(dir, port, [
-      { name: 'cdn-a', ujPerTick: 10_000n },
+      { name: 'cdn-a', ujPerTick: 10_000n, listen: agentPort },
       { name: 'cdn-b', ujPerTick: 30_000n },
     ]);
     server = await startServer(loadConfig(join(dir, 'server.json')));
@@ -328,6 +331,13 @@ describe('hop run against the real steering server', () => {
     const [a, b] = decision.pathways;
     // a's J/D is below b's: compared by their products (§6.2).
     expect(a!.joules * b!.delivery < b!.joules * a!.delivery).toBe(true);
+    // The agent's own endpoints.
+    const health = await fetch(`http://127.0.0.1:${agentPort}/health`);
+    expect(health.status).toBe(200);
+    expect(await health.json()).toMatchObject({ ok: true, pending: { [server.url]: 0 } });
+    const metrics = await (await fetch(`http://127.0.0.1:${agentPort}/metrics`)).text();
+    expect(metrics).toMatch(/^wai_agent_periods_total\{class="OnChipCounter"\} [3-9]/m);
+    expect(metrics).toContain('wai_agent_records_refused_total{server=');
     const lines = hops[0]!.stderr.split('\n').filter((l) => l.includes('"msg":"period"'));
     expect(lines.length).toBeGreaterThanOrEqual(3);
     const line = JSON.parse(lines.at(-1)!);
