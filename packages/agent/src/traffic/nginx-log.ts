@@ -39,6 +39,18 @@ export interface NginxLogOptions {
   readonly pollMs?: number;
 }
 
+/** A log file being read: its descriptor, inode, where reading is, and a line begun. */
+interface Followed {
+  readonly fd: number;
+  readonly ino: number;
+  offset: number;
+  partial: string;
+  readonly decoder: InstanceType<typeof TextDecoder>;
+}
+
+/** How long a rotated-away log is still read, ms. */
+const RETIRED_MS = 10_000;
+
 interface Bucket {
   bytes: Map<number, bigint>;
   us: bigint[];
@@ -63,17 +75,14 @@ interface LogLine {
 /** The nginx log source; see the module's comment for what it states. */
 export class NginxLogSource implements TrafficSource {
   readonly describe: string;
-  private fd: number | undefined;
-  private ino = -1;
-  private offset = 0;
-  private partial = '';
+  private file: Followed | undefined;
+  private retired: (Followed & { until: number })[] = [];
   private from = 0n;
   private period = 1n;
   /** Periods before this are cut: a late line goes to this one. */
   private open = 0n;
   private readonly buckets = new Map<bigint, Bucket>();
   private timer: NodeJS.Timeout | undefined;
-  private readonly decoder = new TextDecoder();
   /** Lines that matched no route, or did not read. */
   unmatched = 0;
   unreadable = 0;
@@ -117,49 +126,57 @@ export class NginxLogSource implements TrafficSource {
         `cannot read ${this.o.path}: ${(e as NodeJS.ErrnoException).code ?? e}`,
       );
     }
-    if (this.fd !== undefined) closeSync(this.fd);
-    this.fd = openSync(this.o.path, 'r');
-    this.ino = ino;
-    this.offset = 0;
-    this.partial = '';
+    if (this.file !== undefined) {
+      // A worker may still write to the old file until it has reopened the log: it is read
+      // on for a while before it is closed.
+      this.retired.push({ ...this.file, until: Date.now() + RETIRED_MS });
+    }
+    this.file = {
+      fd: openSync(this.o.path, 'r'),
+      ino,
+      offset: 0,
+      partial: '',
+      decoder: new TextDecoder(),
+    };
     return true;
   }
 
   /** Reads what the log gained; follows a rotation (a new file at the path, or a truncation). */
   poll(): void {
-    if (this.fd === undefined) {
-      if (!this.reopen(false)) return;
-    }
-    this.drain();
+    for (const old of this.retired) this.drain(old);
+    const now = Date.now();
+    for (const old of this.retired.filter((r) => r.until < now)) closeSync(old.fd);
+    this.retired = this.retired.filter((r) => r.until >= now);
+    if (this.file === undefined && !this.reopen(false)) return;
+    const file = this.file!;
+    this.drain(file);
     let st: { ino: number; size: number } | undefined;
     try {
       st = statSync(this.o.path);
     } catch {
       st = undefined; // rotated away, the new file not yet created
     }
-    if (st !== undefined && st.ino !== this.ino) {
-      this.drain();
+    if (st !== undefined && st.ino !== file.ino) {
       this.reopen(false);
-      this.drain();
-    } else if (st !== undefined && st.size < this.offset) {
+      this.drain(this.file!);
+    } else if (st !== undefined && st.size < file.offset) {
       // copytruncate: the file was emptied in place.
-      this.offset = 0;
-      this.partial = '';
-      this.drain();
+      file.offset = 0;
+      file.partial = '';
+      this.drain(file);
     }
   }
 
-  private drain(): void {
-    const fd = this.fd!;
-    const size = fstatSync(fd).size;
+  private drain(file: Followed): void {
+    const size = fstatSync(file.fd).size;
     const chunk = Buffer.alloc(64 * 1024);
-    while (this.offset < size) {
-      const n = readSync(fd, chunk, 0, chunk.length, this.offset);
+    while (file.offset < size) {
+      const n = readSync(file.fd, chunk, 0, chunk.length, file.offset);
       if (n === 0) break;
-      this.offset += n;
-      const text = this.partial + this.decoder.decode(chunk.subarray(0, n), { stream: true });
+      file.offset += n;
+      const text = file.partial + file.decoder.decode(chunk.subarray(0, n), { stream: true });
       const lines = text.split('\n');
-      this.partial = lines.pop() ?? '';
+      file.partial = lines.pop() ?? '';
       for (const line of lines) this.line(line);
     }
   }
@@ -235,8 +252,9 @@ export class NginxLogSource implements TrafficSource {
 
   async close(): Promise<void> {
     if (this.timer !== undefined) clearInterval(this.timer);
-    if (this.fd !== undefined) closeSync(this.fd);
-    this.fd = undefined;
+    for (const f of [this.file, ...this.retired]) if (f !== undefined) closeSync(f.fd);
+    this.file = undefined;
+    this.retired = [];
   }
 }
 
