@@ -275,7 +275,20 @@ export class HopAgent {
     if (this.stopped || this.o.manual === true) return;
     const wait = Number(this.nextBoundary - this.clock()) / 1000;
     // Woken at least every second, so that a step of the room clock is seen within one.
-    this.timer = setTimeout(() => void this.wake(), Math.min(1000, Math.max(0, wait)));
+    this.timer = setTimeout(
+      () => {
+        this.wake().catch((e: unknown) => {
+          // A record that could not be signed or spooled (a full disk): said, and its span is
+          // cut again at the next boundary.
+          this.log({
+            level: 'error',
+            msg: 'a period could not be cut',
+            error: (e as Error).message,
+          });
+        });
+      },
+      Math.min(1000, Math.max(0, wait)),
+    );
   }
 
   /**
