@@ -5,7 +5,7 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 
 const root = new URL('..', import.meta.url).pathname;
-const ORDER = ['wire', 'evidence', 'rule', 'manifest', 'verifier', 'server', 'cli'];
+const ORDER = ['wire', 'evidence', 'rule', 'manifest', 'verifier', 'agent', 'server', 'cli'];
 // The cli may start the server; the server never imports the cli.
 const PEERS = {};
 const PORTABLE = new Set(['wire', 'evidence', 'rule', 'manifest', 'verifier']);

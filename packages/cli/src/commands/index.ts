@@ -2,6 +2,7 @@ import type { Command } from '../internal/command.js';
 import { conformance } from './conformance.js';
 import { decide } from './decide.js';
 import { demo } from './demo.js';
+import { hopRun } from './hop.js';
 import { keylogAdd, keylogCreate, keylogInspect, keylogRevoke } from './keylog.js';
 import { keygen, pubkey } from './keys.js';
 import { dashElementCommand, hlsTagCommand } from './mappings.js';
@@ -35,4 +36,5 @@ export const COMMANDS: readonly Command[] = [
   conformance,
   serve,
   demo,
+  hopRun,
 ];

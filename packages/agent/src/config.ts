@@ -1,0 +1,364 @@
+/**
+ * The agent's configuration (`hop.yaml`), validated with zod: an error names the field and the
+ * rule it breaks (`energy.url: expected an http(s) URL`). Paths are relative to the file's
+ * directory. {@link createHopAgent} reads the files it names and builds the agent.
+ */
+import { readFileSync } from 'node:fs';
+import { dirname, isAbsolute, resolve } from 'node:path';
+import type { RoomContext } from '@wai-steering/verifier';
+import { CLASS, readPolicy } from '@wai-steering/wire';
+import { parse as parseYaml } from 'yaml';
+import { z } from 'zod';
+import { HopAgent, type HopAgentOptions } from './agent.js';
+import { modelSource } from './energy/model.js';
+import { ENERGY_PRESETS, prometheusEnergySource } from './energy/prometheus.js';
+import { raplSource } from './energy/rapl.js';
+import { type EnergySource, unmetered } from './energy/source.js';
+import { type HopKey, hopKeyFromJwk, openHopRoom } from './keys.js';
+import { nginxLogSource, type Route } from './traffic/nginx-log.js';
+import { prometheusTrafficSource } from './traffic/prometheus.js';
+import { noTraffic, type TrafficSource } from './traffic/source.js';
+import { AgentConfigError, SourceError } from './types.js';
+
+const UNITS_US: Readonly<Record<string, bigint>> = {
+  us: 1n,
+  ms: 1000n,
+  s: 1_000_000n,
+  m: 60_000_000n,
+  h: 3_600_000_000n,
+};
+
+/** A duration in whole µs: `"500ms"`, `"2s"`, `"1m"`, `"250us"`; `undefined` when it does not read. */
+export function parseDurationUs(value: unknown): bigint | undefined {
+  if (typeof value === 'number' && Number.isSafeInteger(value) && value >= 0) {
+    return BigInt(value) * 1_000_000n;
+  }
+  if (typeof value !== 'string') return undefined;
+  const m = /^\s*(\d{1,15})\s*(us|ms|s|m|h)\s*$/.exec(value);
+  return m === null ? undefined : BigInt(m[1]!) * UNITS_US[m[2]!]!;
+}
+
+const duration = (what: string) =>
+  z.union([z.string(), z.number()]).transform((v, ctx) => {
+    const us = parseDurationUs(v);
+    if (us === undefined) {
+      ctx.addIssue({
+        code: 'custom',
+        message: `expected ${what}: a whole duration such as "500ms", "2s", "1m"`,
+      });
+      return z.NEVER;
+    }
+    return us;
+  });
+
+const missingOr = (message: string) => (issue: { input?: unknown }) =>
+  issue.input === undefined ? 'missing' : message;
+const path = z.string({ error: missingOr('expected a file path') }).min(1, 'expected a file path');
+const url = z
+  .string({ error: missingOr('expected an http(s) URL') })
+  .regex(/^https?:\/\/[^\s/]+(\/\S*)?$/, 'expected an http(s) URL');
+const int = (min: number, max: number) =>
+  z
+    .number({ error: `expected an integer from ${min} to ${max}` })
+    .int(`expected an integer from ${min} to ${max}`)
+    .min(min, `expected an integer from ${min} to ${max}`)
+    .max(max, `expected an integer from ${min} to ${max}`);
+const decimal = z.union([z.string(), z.number()], { error: 'expected a decimal number' });
+const labels = z.record(z.string(), z.string(), { error: 'expected labels: name: value' });
+const className = z.enum(['ModelBased', 'Estimator', 'OnChipCounter', 'CalibratedInstrument'], {
+  error: 'expected ModelBased, Estimator, OnChipCounter or CalibratedInstrument',
+});
+const kind = z.enum(['media', 'other'], { error: 'expected media or other' });
+const selector = z.strictObject({ metric: z.string().min(1), labels: labels.optional() });
+
+const energySchema = z.discriminatedUnion(
+  'source',
+  [
+    z.strictObject({
+      source: z.literal('rapl'),
+      root: path.optional(),
+      zones: z.array(z.string().min(1)).min(1).optional(),
+    }),
+    z
+      .strictObject({
+        source: z.literal('prometheus'),
+        url,
+        preset: z
+          .enum(['node_rapl', 'kepler', 'scaphandre'], {
+            error: 'expected node_rapl, kepler or scaphandre',
+          })
+          .optional(),
+        metric: z.string().min(1).optional(),
+        unit: z
+          .enum(['joules', 'microjoules'], { error: 'expected joules or microjoules' })
+          .optional(),
+        labels: labels.optional(),
+        class: className.optional(),
+      })
+      .refine((e) => e.preset !== undefined || (e.metric !== undefined && e.unit !== undefined), {
+        message: 'give a preset, or a metric and its unit',
+      }),
+    z.strictObject({
+      source: z.literal('model'),
+      idleWatts: decimal,
+      nanojoulesPerByte: decimal,
+    }),
+    z.strictObject({ source: z.literal('none') }),
+  ],
+  { error: 'expected source: rapl, prometheus, model or none' },
+);
+
+const route = z.strictObject({
+  match: z.string().min(1),
+  track: int(0, 0xffff_ffff),
+  kind: kind.default('media'),
+  tier: int(0, 7).optional(),
+  segment: duration('the media duration of a segment').optional(),
+});
+
+const trafficSchema = z.discriminatedUnion(
+  'source',
+  [
+    z.strictObject({
+      source: z.literal('nginx'),
+      log: path,
+      routes: z.array(route).min(1, 'expected at least one route'),
+    }),
+    z.strictObject({
+      source: z.literal('prometheus'),
+      url,
+      bytes: selector,
+      sessions: selector.optional(),
+      track: int(0, 0xffff_ffff).default(1),
+      kind: kind.default('media'),
+    }),
+    z.strictObject({ source: z.literal('none') }),
+  ],
+  { error: 'expected source: nginx, prometheus or none' },
+);
+
+/** The schema of `hop.yaml`. */
+export const hopConfigSchema = z
+  .strictObject({
+    room: path,
+    keyLog: path.nullable().default(null),
+    key: path,
+    policy: path.optional(),
+    period: duration('the period P').optional(),
+    lag: duration('the lag L').optional(),
+    servers: z.array(url).min(1, 'expected at least one steering server'),
+    spool: path,
+    listen: z
+      .strictObject({ host: z.string().min(1).default('127.0.0.1'), port: int(0, 65535) })
+      .optional(),
+    energy: energySchema,
+    traffic: trafficSchema.prefault({ source: 'none' }),
+    delivery: z
+      .strictObject({
+        cutDelay: duration('how long after a period its traffic is taken').optional(),
+        backoff: z
+          .strictObject({
+            initial: duration('the first retry delay').default(250_000n),
+            max: duration('the longest retry delay').default(30_000_000n),
+          })
+          .prefault({}),
+        backfill: int(0, 1_000_000).default(10_000),
+        keep: int(0, 10_000_000).default(10_000),
+      })
+      .prefault({}),
+  })
+  .refine((c) => c.policy !== undefined || c.period !== undefined, {
+    message: 'give the policy (its period P and lag L) or a period',
+    path: ['period'],
+  });
+
+/** The configuration as read, paths absolute. */
+export type HopConfig = z.output<typeof hopConfigSchema> & { readonly baseDir: string };
+
+function describeIssue(issue: z.core.$ZodIssue): string {
+  const where = issue.path.length === 0 ? '(top level)' : issue.path.map(String).join('.');
+  let message = issue.message;
+  if (issue.code === 'unrecognized_keys') {
+    message = `unknown field${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((k) => `"${k}"`).join(', ')}`;
+  } else if (issue.code === 'invalid_type' && /received undefined/.test(issue.message)) {
+    message = 'missing';
+  }
+  return `${where}: ${message}`;
+}
+
+/** Validates a configuration object; the error names the first field that breaks a rule. */
+export function parseHopConfig(input: unknown, baseDir: string, name = 'hop config'): HopConfig {
+  const parsed = hopConfigSchema.safeParse(input);
+  if (!parsed.success) {
+    const issues = parsed.error.issues.map(describeIssue);
+    const more = issues.length > 1 ? ` (and ${issues.length - 1} more)` : '';
+    throw new AgentConfigError(`${name}: ${issues[0]}${more}`);
+  }
+  return { ...parsed.data, baseDir };
+}
+
+/** Reads `hop.yaml` (or JSON). */
+export function loadHopConfig(file: string): HopConfig {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (e) {
+    throw new AgentConfigError(
+      `hop config ${file}: cannot read it (${(e as NodeJS.ErrnoException).code ?? e})`,
+    );
+  }
+  let input: unknown;
+  try {
+    input = parseYaml(text);
+  } catch (e) {
+    throw new AgentConfigError(
+      `hop config ${file}: does not parse: ${(e as Error).message.split('\n')[0]}`,
+    );
+  }
+  return parseHopConfig(input, dirname(resolve(file)), `hop config ${file}`);
+}
+
+function readFile(file: string, what: string): Uint8Array {
+  try {
+    return new Uint8Array(readFileSync(file));
+  } catch (e) {
+    throw new AgentConfigError(
+      `${what} ${file}: cannot read it (${(e as NodeJS.ErrnoException).code ?? e})`,
+    );
+  }
+}
+
+const CLASS_OF: Readonly<Record<string, number>> = {
+  ModelBased: CLASS.ModelBased,
+  Estimator: CLASS.Estimator,
+  OnChipCounter: CLASS.OnChipCounter,
+  CalibratedInstrument: CLASS.CalibratedInstrument,
+};
+
+function energyOf(c: HopConfig, abs: (p: string) => string): EnergySource {
+  const e = c.energy;
+  try {
+    switch (e.source) {
+      case 'rapl':
+        return raplSource({
+          root: abs(e.root ?? '/sys/class/powercap'),
+          ...(e.zones === undefined ? {} : { zones: e.zones }),
+        });
+      case 'prometheus': {
+        const p = e.preset === undefined ? undefined : ENERGY_PRESETS[e.preset];
+        return prometheusEnergySource({
+          url: e.url,
+          metric: e.metric ?? p!.metric,
+          unit: e.unit ?? p!.unit,
+          ...(e.labels === undefined ? {} : { labels: e.labels }),
+          class: e.class !== undefined ? CLASS_OF[e.class]! : (p?.class ?? CLASS.Estimator),
+        });
+      }
+      case 'model':
+        return modelSource(e);
+      case 'none':
+        return unmetered();
+    }
+  } catch (err) {
+    if (err instanceof SourceError) throw new AgentConfigError(`energy: ${err.message}`);
+    throw err;
+  }
+}
+
+function trafficOf(c: HopConfig, abs: (p: string) => string): TrafficSource {
+  const t = c.traffic;
+  switch (t.source) {
+    case 'nginx': {
+      const routes: Route[] = t.routes.map((r, i) => {
+        let pattern: RegExp;
+        try {
+          pattern = new RegExp(r.match);
+        } catch (e) {
+          throw new AgentConfigError(`traffic.routes.${i}.match: ${(e as Error).message}`);
+        }
+        return {
+          pattern,
+          track: r.track,
+          kind: r.kind === 'media' ? 1 : 2,
+          ...(r.tier === undefined ? {} : { tier: r.tier }),
+          ...(r.segment === undefined ? {} : { segmentUs: r.segment }),
+        };
+      });
+      try {
+        return nginxLogSource({ path: abs(t.log), routes });
+      } catch (e) {
+        throw new AgentConfigError(`traffic: ${(e as Error).message}`);
+      }
+    }
+    case 'prometheus':
+      return prometheusTrafficSource({
+        url: t.url,
+        bytes: t.bytes,
+        ...(t.sessions === undefined ? {} : { sessions: t.sessions }),
+        track: t.track,
+        kind: t.kind === 'media' ? 1 : 2,
+      });
+    case 'none':
+      return noTraffic();
+  }
+}
+
+/** What {@link readHopMaterials} read. */
+export interface HopMaterials {
+  readonly room: RoomContext;
+  readonly key: HopKey;
+  readonly period: bigint;
+  readonly lag: bigint | undefined;
+}
+
+/** Reads the room, key log, key and policy a configuration names; checks the room verifies. */
+export function readHopMaterials(c: HopConfig): HopMaterials {
+  const abs = (p: string) => (isAbsolute(p) ? p : resolve(c.baseDir, p));
+  const room = openHopRoom(
+    readFile(abs(c.room), 'room'),
+    c.keyLog === null ? null : readFile(abs(c.keyLog), 'key log'),
+  );
+  const keyPath = abs(c.key);
+  let jwk: unknown;
+  try {
+    jwk = JSON.parse(new TextDecoder().decode(readFile(keyPath, 'key')));
+  } catch (e) {
+    if (e instanceof AgentConfigError) throw e;
+    throw new AgentConfigError(`key ${keyPath}: not a JWK (not JSON)`);
+  }
+  const key = hopKeyFromJwk(jwk, `key ${keyPath}`);
+  let period = c.period;
+  let lag = c.lag;
+  if (c.policy !== undefined) {
+    const p = readPolicy(readFile(abs(c.policy), 'policy'));
+    if (!p.ok)
+      throw new AgentConfigError(`policy ${abs(c.policy)}: does not read (${p.refusal.reason})`);
+    period ??= p.value.period_us;
+    lag ??= p.value.lag_us;
+  }
+  return { room, key, period: period!, lag };
+}
+
+/** Builds the agent a configuration describes (reading its files), with overrides. */
+export function createHopAgent(c: HopConfig, overrides: Partial<HopAgentOptions> = {}): HopAgent {
+  const abs = (p: string) => (isAbsolute(p) ? p : resolve(c.baseDir, p));
+  const m = readHopMaterials(c);
+  return new HopAgent({
+    room: m.room,
+    key: m.key,
+    period: m.period,
+    ...(m.lag === undefined ? {} : { lag: m.lag }),
+    energy: energyOf(c, abs),
+    traffic: trafficOf(c, abs),
+    servers: c.servers,
+    spool: abs(c.spool),
+    ...(c.delivery.cutDelay === undefined ? {} : { cutDelay: c.delivery.cutDelay }),
+    backoff: {
+      initialMs: Number(c.delivery.backoff.initial / 1000n),
+      maxMs: Number(c.delivery.backoff.max / 1000n),
+    },
+    backfill: c.delivery.backfill,
+    keep: c.delivery.keep,
+    ...overrides,
+  });
+}

@@ -1,0 +1,443 @@
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { CLASS, type HopRecord } from '@wai-steering/wire';
+import { afterEach, describe, expect, it } from 'vitest';
+import {
+  AgentConfigError,
+  type EnergySource,
+  HopAgent,
+  type HopAgentOptions,
+  modelSource,
+  noTraffic,
+  raplSource,
+  SimulatedSource,
+} from '../src/index.js';
+import { ManualClock, makeRoom, type TestRoom, tempDir } from './helpers/room.js';
+import { TestSteeringServer } from './helpers/steering.js';
+
+const P = 1_000_000n;
+const B0 = 1_800_000_000_000_000n;
+
+const cleanups: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const c of cleanups.splice(0).reverse()) await c();
+});
+
+function counterTree(): { root: string; set: (uj: bigint) => void } {
+  const root = tempDir('wai-powercap-');
+  mkdirSync(join(root, 'intel-rapl:0'));
+  writeFileSync(join(root, 'intel-rapl:0', 'max_energy_range_uj'), '262143328850\n');
+  const set = (uj: bigint) => writeFileSync(join(root, 'intel-rapl:0', 'energy_uj'), `${uj}\n`);
+  set(0n);
+  return { root, set };
+}
+
+interface Rig {
+  agent: HopAgent;
+  clock: ManualClock;
+  mono: ManualClock;
+  logs: Record<string, unknown>[];
+  at: (k: bigint, extraUs?: bigint) => Promise<void>;
+}
+
+function rig(
+  room: TestRoom,
+  server: TestSteeringServer | string,
+  energy: EnergySource,
+  spool: string,
+  clock: ManualClock,
+  mono: ManualClock,
+  more: Partial<HopAgentOptions> = {},
+): Rig {
+  const logs: Record<string, unknown>[] = [];
+  const agent = new HopAgent({
+    room: room.ctx,
+    key: room.hops[0]!,
+    period: P,
+    energy,
+    traffic: noTraffic(),
+    servers: [typeof server === 'string' ? server : server.url],
+    spool,
+    clock: clock.now,
+    monotonic: mono.now,
+    cutDelay: 0n,
+    manual: true,
+    backoff: { initialMs: 10, maxMs: 100 },
+    log: (l) => logs.push(l),
+    ...more,
+  });
+  cleanups.push(() => agent.stop());
+  return {
+    agent,
+    clock,
+    mono,
+    logs,
+    // Both clocks move together to just after boundary k.
+    at: async (k, extraUs = 1000n) => {
+      clock.set(B0 + k * P + extraUs);
+      mono.set(k * P + extraUs);
+      await agent.poll();
+    },
+  };
+}
+
+async function upServer(room: TestRoom): Promise<TestSteeringServer> {
+  const s = new TestSteeringServer(room.ctx);
+  await s.up(0);
+  cleanups.push(() => s.down());
+  return s;
+}
+
+/** The spans of records, relative to B0 in periods. */
+const spans = (rs: readonly HopRecord[]) => rs.map((r) => [(r.start - B0) / P, (r.end - B0) / P]);
+
+describe('delivery', () => {
+  it('with the server down for several periods, every record arrives once, in period order', async () => {
+    const room = makeRoom([['energy/ModelBased', 'live/hop']]);
+    const server = await upServer(room);
+    const r = rig(
+      room,
+      server,
+      modelSource({ idleWatts: '35.5', nanojoulesPerByte: '62' }),
+      join(tempDir(), 'spool'),
+      new ManualClock(B0 + 1000n),
+      new ManualClock(0n),
+    );
+    await r.agent.start();
+    await r.at(1n);
+    expect(await r.agent.delivered()).toBe(true);
+    await server.down();
+    for (const k of [2n, 3n, 4n, 5n]) await r.at(k);
+    expect(r.agent.servers[0]!.pending).toBe(4);
+    await server.up();
+    await r.at(6n);
+    expect(await r.agent.delivered()).toBe(true);
+    expect(spans(server.records)).toEqual([0n, 1n, 2n, 3n, 4n, 5n].map((k) => [k, k + 1n]));
+    expect(server.received.every((x) => x.status === 201)).toBe(true);
+    // 35.5 W over 1 s, no traffic: 35 500 000 µJ each.
+    expect(
+      server.records.every((x) => x.class === CLASS.ModelBased && x.joules === 35_500_000n),
+    ).toBe(true);
+    const warn = r.logs.filter((l) => l.msg === 'server not taking records; retrying with backoff');
+    expect(warn.length).toBe(1);
+    const periods = r.logs.filter((l) => l.msg === 'period');
+    expect(periods.length).toBe(6);
+    expect(periods[0]).toMatchObject({
+      joules_uj: '35500000',
+      bytes: '0',
+      sessions: 0,
+      sent: [server.url],
+    });
+  });
+
+  it('moves a record a server refuses to refused/ with its reason, logged once', async () => {
+    const room = makeRoom([['energy/ModelBased', 'live/hop']]);
+    const other = makeRoom([['live/hop']]); // another room: its server refuses wrong_room
+    const refusing = new TestSteeringServer(other.ctx);
+    await refusing.up(0);
+    cleanups.push(() => refusing.down());
+    const server = await upServer(room);
+    const spool = join(tempDir(), 'spool');
+    const r = rig(
+      room,
+      server,
+      modelSource({ idleWatts: 1, nanojoulesPerByte: 0 }),
+      spool,
+      new ManualClock(B0 + 1000n),
+      new ManualClock(0n),
+      {
+        servers: [server.url, refusing.url],
+      },
+    );
+    await r.agent.start();
+    await r.at(1n);
+    await r.at(2n);
+    expect(await r.agent.delivered()).toBe(true);
+    expect(spans(server.records)).toEqual([
+      [0n, 1n],
+      [1n, 2n],
+    ]);
+    expect(refusing.refused).toEqual(['wrong_room', 'wrong_room']);
+    const refused = readdirSync(join(spool, 'refused')).sort();
+    expect(refused.filter((n) => n.endsWith('.wmh')).length).toBe(2);
+    const reason = readFileSync(
+      join(spool, 'refused', refused.find((n) => n.endsWith('.reason'))!),
+      'utf8',
+    );
+    expect(reason).toContain(`${refusing.url} wrong_room`);
+    expect(r.logs.filter((l) => l.msg === 'record refused').length).toBe(2);
+    // Every server settled them: done.
+    expect(readdirSync(join(spool, 'done')).length).toBe(2);
+    expect(readdirSync(join(spool, 'records')).filter((n) => n.endsWith('.wmh'))).toEqual([]);
+  });
+  it('resends at restart what the spool holds, once, in period order', async () => {
+    const room = makeRoom([['energy/ModelBased', 'live/hop']]);
+    const server = await upServer(room);
+    await server.down();
+    const spool = join(tempDir(), 'spool');
+    const clock = new ManualClock(B0 + 1000n);
+    const energy = modelSource({ idleWatts: 2, nanojoulesPerByte: 0 });
+    const a = rig(room, server, energy, spool, clock, new ManualClock(0n));
+    await a.agent.start();
+    await a.at(1n);
+    await a.at(2n);
+    await a.agent.stop();
+    expect(readdirSync(join(spool, 'records')).filter((n) => n.endsWith('.wmh')).length).toBe(2);
+    await server.up();
+    const b = rig(room, server, energy, spool, clock, new ManualClock(0n));
+    await b.agent.start();
+    expect(await b.agent.delivered()).toBe(true);
+    expect(b.logs.some((l) => l.msg === 'resending the spool' && l.records === 2)).toBe(true);
+    await b.at(3n);
+    expect(await b.agent.delivered()).toBe(true);
+    expect(spans(server.records)).toEqual([
+      [0n, 1n],
+      [1n, 2n],
+      [2n, 3n],
+    ]);
+    expect(server.received.length).toBe(3);
+  });
+});
+
+describe('restart', () => {
+  it('resumes from the spool: the missed periods unmetered, none twice, none missing', async () => {
+    const room = makeRoom([['energy/OnChipCounter', 'live/hop']]);
+    const server = await upServer(room);
+    const pc = counterTree();
+    const spool = join(tempDir(), 'spool');
+    const clock = new ManualClock(B0 + P / 2n);
+    const a = rig(room, server, raplSource({ root: pc.root }), spool, clock, new ManualClock(0n));
+    await a.agent.start();
+    pc.set(100n);
+    await a.at(1n);
+    pc.set(300n);
+    await a.at(2n);
+    pc.set(600n);
+    await a.at(3n);
+    expect(await a.agent.delivered()).toBe(true);
+    await a.agent.stop();
+    // Down from 3.0 to 5.4; the counter kept counting.
+    pc.set(5_000n);
+    clock.set(B0 + 5n * P + 400_000n);
+    const b = rig(
+      room,
+      server,
+      raplSource({ root: pc.root }),
+      spool,
+      clock,
+      new ManualClock(9n * P),
+    );
+    await b.agent.start();
+    pc.set(7_000n);
+    await b.at(6n);
+    pc.set(7_777n);
+    await b.at(7n);
+    expect(await b.agent.delivered()).toBe(true);
+    const got = server.records.map((x) => [(x.start - B0) / P, x.class, x.joules]);
+    expect(got).toEqual([
+      [1n, 4, 200n],
+      [2n, 4, 300n],
+      [3n, 0, 0n], // the agent was down at its end
+      [4n, 0, 0n],
+      [5n, 0, 0n], // the agent started within it
+      [6n, 4, 777n],
+    ]);
+    expect(new Set(server.received.map((x) => x.digest)).size).toBe(server.received.length);
+  });
+
+  it('restarted within the period after the last cut, states it from the reading kept', async () => {
+    const room = makeRoom([['energy/OnChipCounter', 'live/hop']]);
+    const server = await upServer(room);
+    const pc = counterTree();
+    const spool = join(tempDir(), 'spool');
+    const clock = new ManualClock(B0 + P / 2n);
+    const a = rig(room, server, raplSource({ root: pc.root }), spool, clock, new ManualClock(0n));
+    await a.agent.start();
+    pc.set(1_000n);
+    await a.at(1n);
+    pc.set(2_000n);
+    await a.at(2n);
+    await a.agent.stop();
+    clock.set(B0 + 2n * P + 600_000n);
+    const b = rig(
+      room,
+      server,
+      raplSource({ root: pc.root }),
+      spool,
+      clock,
+      new ManualClock(50n * P),
+    );
+    await b.agent.start();
+    pc.set(2_500n);
+    await b.at(3n);
+    expect(await b.agent.delivered()).toBe(true);
+    expect(server.records.map((x) => [(x.start - B0) / P, x.class, x.joules])).toEqual([
+      [1n, 4, 1_000n],
+      [2n, 4, 500n],
+    ]);
+  });
+});
+
+describe('a step of the room clock', () => {
+  it('forward: the periods it spans are signed unmetered, none skipped', async () => {
+    const room = makeRoom([['energy/OnChipCounter', 'live/hop']]);
+    const server = await upServer(room);
+    const pc = counterTree();
+    const clock = new ManualClock(B0 + P / 2n);
+    const mono = new ManualClock(0n);
+    const r = rig(
+      room,
+      server,
+      raplSource({ root: pc.root }),
+      join(tempDir(), 'spool'),
+      clock,
+      mono,
+    );
+    await r.agent.start();
+    pc.set(10n);
+    await r.at(1n);
+    pc.set(20n);
+    await r.at(2n);
+    // The room clock jumps 2.5 periods ahead while 0.2 s pass.
+    pc.set(30n);
+    clock.set(B0 + 4n * P + 700_000n);
+    mono.set(2n * P + 200_000n);
+    await r.agent.poll();
+    pc.set(40n);
+    clock.set(B0 + 5n * P + 1000n);
+    mono.set(2n * P + 500_000n);
+    await r.agent.poll();
+    pc.set(55n);
+    clock.set(B0 + 6n * P + 1000n);
+    mono.set(3n * P + 500_000n);
+    await r.agent.poll();
+    expect(await r.agent.delivered()).toBe(true);
+    expect(server.records.map((x) => [(x.start - B0) / P, x.class, x.joules])).toEqual([
+      [1n, 4, 10n],
+      [2n, 0, 0n],
+      [3n, 0, 0n],
+      [4n, 0, 0n],
+      [5n, 4, 15n],
+    ]);
+  });
+
+  it('back: no span is cut twice; the period the step falls in is unmetered', async () => {
+    const room = makeRoom([['energy/OnChipCounter', 'live/hop']]);
+    const server = await upServer(room);
+    const pc = counterTree();
+    const clock = new ManualClock(B0 + P / 2n);
+    const mono = new ManualClock(0n);
+    const r = rig(
+      room,
+      server,
+      raplSource({ root: pc.root }),
+      join(tempDir(), 'spool'),
+      clock,
+      mono,
+    );
+    await r.agent.start();
+    pc.set(10n);
+    await r.at(1n);
+    pc.set(20n);
+    await r.at(2n);
+    pc.set(30n);
+    await r.at(3n);
+    // Back 1.5 periods: boundaries 2 and 3 are seen again.
+    const steps: [bigint, bigint, bigint][] = [
+      [2n, 4n, 40n],
+      [3n, 5n, 50n],
+      [4n, 6n, 65n],
+      [5n, 7n, 85n],
+    ];
+    for (const [k, m, uj] of steps) {
+      pc.set(uj);
+      clock.set(B0 + k * P + 1000n);
+      mono.set(m * P + 1000n);
+      await r.agent.poll();
+    }
+    expect(await r.agent.delivered()).toBe(true);
+    expect(server.records.map((x) => [(x.start - B0) / P, x.class, x.joules])).toEqual([
+      [1n, 4, 10n],
+      [2n, 4, 10n],
+      // Read at 3, and at 4 three periods later by the monotonic clock: the step is in it.
+      [3n, 0, 0n],
+      [4n, 4, 20n],
+    ]);
+  });
+});
+
+describe('key checks at start', () => {
+  const cases: [string, readonly string[], RegExp][] = [
+    [
+      'no energy/ label for its class',
+      ['live/hop', 'energy/ModelBased'],
+      /does not grant energy\/OnChipCounter/,
+    ],
+    ['no live/hop', ['energy/OnChipCounter'], /does not grant live\/hop/],
+  ];
+  for (const [what, grants, message] of cases) {
+    it(`refuses a key with ${what}, naming the entry`, async () => {
+      const room = makeRoom([grants]);
+      const pc = counterTree();
+      const r = rig(
+        room,
+        'http://127.0.0.1:9',
+        raplSource({ root: pc.root }),
+        join(tempDir(), 's'),
+        new ManualClock(B0),
+        new ManualClock(0n),
+      );
+      const err = await r.agent.start().then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      expect(err).toBeInstanceOf(AgentConfigError);
+      expect(String((err as Error).message)).toMatch(message);
+      expect(String((err as Error).message)).toContain(
+        Buffer.from(room.hops[0]!.publicKey).toString('hex'),
+      );
+    });
+  }
+
+  it('refuses a key the key log does not list', async () => {
+    const room = makeRoom([['live/hop']]);
+    const stranger = makeRoom([['live/hop']]).hops[0]!;
+    const r = rig(
+      room,
+      'http://127.0.0.1:9',
+      modelSource({ idleWatts: 1, nanojoulesPerByte: 1 }),
+      join(tempDir(), 's'),
+      new ManualClock(B0),
+      new ManualClock(0n),
+      { key: stranger },
+    );
+    await expect(r.agent.start()).rejects.toThrow(
+      /does not list the hop's key [0-9a-f]{64}: add it with live\/hop and energy\/ModelBased/,
+    );
+  });
+
+  it('lets an unmetered hop start with live/hop alone', async () => {
+    const room = makeRoom([['live/hop']]);
+    const server = await upServer(room);
+    const sim = new SimulatedSource({
+      class: 0,
+      place: 2,
+      nanojoulesPerByte: 0,
+      idleWatts: 0,
+      sessions: () => 10,
+    });
+    const r = rig(
+      room,
+      server,
+      sim.energy,
+      join(tempDir(), 's'),
+      new ManualClock(B0 + 1000n),
+      new ManualClock(0n),
+      { traffic: sim },
+    );
+    await r.agent.start();
+    await r.at(1n);
+    expect(await r.agent.delivered()).toBe(true);
+    expect(server.records.map((x) => [x.class, x.joules, x.sessions])).toEqual([[0, 0n, 10]]);
+  });
+});

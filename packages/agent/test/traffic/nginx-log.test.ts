@@ -1,0 +1,210 @@
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { CLASS, type HopRecord } from '@wai-steering/wire';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { HopAgent, modelSource, nginxLogSource } from '../../src/index.js';
+import { type RunningNginx, startNginx } from '../helpers/nginx.js';
+import { makeRoom, tempDir } from '../helpers/room.js';
+import { TestSteeringServer } from '../helpers/steering.js';
+
+const P = 1_000_000n;
+const SEGMENT_US = 2_000_000n;
+
+let nginx: RunningNginx;
+beforeAll(async () => {
+  nginx = await startNginx();
+});
+afterAll(async () => {
+  await nginx?.stop();
+});
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Segment files of three tiers and an audio track, and a playlist, of random sizes. */
+function media(root: string): string[] {
+  const files: string[] = ['/live/index.m3u8'];
+  mkdirSync(join(root, 'live'), { recursive: true });
+  writeFileSync(join(root, 'live', 'index.m3u8'), '#EXTM3U\n');
+  for (const dir of ['video/0', 'video/1', 'video/2', 'audio']) {
+    mkdirSync(join(root, 'live', dir), { recursive: true });
+    for (let i = 0; i < 4; i++) {
+      const name = `/live/${dir}/seg${i}.m4s`;
+      writeFileSync(join(root, name), randomBytes(1000 + Math.floor(Math.random() * 40_000)));
+      files.push(name);
+    }
+  }
+  return files;
+}
+
+interface Line {
+  msec: string;
+  request_uri: string;
+  status: string;
+  bytes_sent: string;
+  remote_addr: string;
+  http_user_agent: string;
+}
+
+/** The test's own reading of nginx's log: by period, each track's bytes, tiers' 2xx, clients. */
+function expected(lines: Line[], start: bigint) {
+  const per = new Map<
+    bigint,
+    { t1: bigint; t2: bigint; t9: bigint; tiers: bigint[]; clients: Set<string> }
+  >();
+  for (const l of lines) {
+    const [s, ms] = l.msec.split('.');
+    const us = BigInt(s!) * 1_000_000n + BigInt(ms!.padEnd(3, '0')) * 1000n;
+    if (us < start) continue;
+    const k = (us / P) * P;
+    let e = per.get(k);
+    if (e === undefined) {
+      e = { t1: 0n, t2: 0n, t9: 0n, tiers: new Array<bigint>(8).fill(0n), clients: new Set() };
+      per.set(k, e);
+    }
+    const b = BigInt(l.bytes_sent);
+    const video = /^\/live\/video\/(\d)\//.exec(l.request_uri);
+    if (video !== null) {
+      e.t1 += b;
+      if (l.status.startsWith('2')) e.tiers[Number(video[1])]! += SEGMENT_US;
+    } else if (l.request_uri.startsWith('/live/audio/')) e.t2 += b;
+    else e.t9 += b;
+    e.clients.add(`${l.remote_addr} ${l.http_user_agent}`);
+  }
+  return per;
+}
+
+describe('nginx access log (Debian nginx, the shipped log_format)', () => {
+  it('states exactly the bytes nginx logged, by track and tier, across a log rotation', async () => {
+    const files = media(nginx.root);
+    const room = makeRoom([['energy/ModelBased', 'live/hop']]);
+    const server = new TestSteeringServer(room.ctx);
+    await server.up(0);
+    const agent = new HopAgent({
+      room: room.ctx,
+      key: room.hops[0]!,
+      period: P,
+      energy: modelSource({ idleWatts: '20', nanojoulesPerByte: '50.5' }),
+      traffic: nginxLogSource({
+        path: nginx.log,
+        routes: [
+          { pattern: /^\/live\/video\/(?<tier>[0-7])\//, track: 1, kind: 1, segmentUs: SEGMENT_US },
+          { pattern: /^\/live\/audio\//, track: 2, kind: 1 },
+          { pattern: /^\//, track: 9, kind: 2 },
+        ],
+      }),
+      servers: [server.url],
+      spool: join(tempDir(), 'spool'),
+      cutDelay: 0n,
+      manual: true,
+      log: () => {},
+    });
+    const startUs = BigInt(Date.now()) * 1000n;
+    await agent.start();
+    const rotated = `${nginx.log}.1`;
+    let requests = 0;
+    for (let period = 0; period < 4; period++) {
+      if (period === 2) await nginx.rotate(rotated);
+      for (let i = 0; i < 12; i++) {
+        const f = files[(period * 7 + i * 5) % files.length]!;
+        const res = await fetch(`${nginx.url}${f}`, {
+          headers: { 'user-agent': `player-${i % 3}` },
+        });
+        await res.arrayBuffer();
+        requests++;
+      }
+      // A 404 on a media route: its bytes count, its delivery time does not.
+      await (await fetch(`${nginx.url}/live/video/1/missing.m4s`)).arrayBuffer();
+      requests++;
+      // Past the next boundary, then the agent cuts what is over.
+      const now = BigInt(Date.now()) * 1000n;
+      await sleep(Number(((now / P + 1n) * P - now) / 1000n) + 150);
+      await agent.poll();
+    }
+    expect(await agent.delivered()).toBe(true);
+    await agent.stop();
+    await server.down();
+
+    const lines = [rotated, nginx.log]
+      .flatMap((f) => readFileSync(f, 'utf8').split('\n'))
+      .filter((l) => l !== '')
+      .map((l) => JSON.parse(l) as Line);
+    expect(lines.length).toBeGreaterThanOrEqual(requests);
+    // The agent's first period is the one it started in (a boundary may pass as it starts).
+    const first = server.records[0]!.start;
+    expect([0n, P]).toContain(first - (startUs / P) * P);
+    const want = expected(lines, first);
+    expect(want.size).toBeGreaterThanOrEqual(4);
+    const got = new Map<bigint, HopRecord>(server.records.map((r) => [r.start, r]));
+    let total = 0n;
+    for (const [k, e] of want) {
+      const r = got.get(k);
+      expect(r, `a record of the period at ${k}`).toBeDefined();
+      const bytes = (t: number) => r!.tracks.find((x) => x.track === t)?.bytes;
+      expect([bytes(1), bytes(2), bytes(9)]).toEqual([e.t1, e.t2, e.t9]);
+      expect(r!.subscriber_us).toEqual(e.tiers);
+      expect(r!.sessions).toBe(e.clients.size);
+      expect(r!.class).toBe(CLASS.ModelBased);
+      // The model: 20 W over the period and 50.5 nJ for each byte sent, in whole µJ.
+      const out = e.t1 + e.t2 + e.t9;
+      expect(r!.joules).toBe((20_000_000n * P + 50_500n * out) / 1_000_000n);
+      total += out;
+    }
+    // Every byte logged is in a record, once.
+    const stated = server.records.reduce(
+      (n, r) => n + r.tracks.reduce((m, t) => m + t.bytes, 0n),
+      0n,
+    );
+    expect(stated).toBe(total);
+    const logged = lines
+      .filter((l) => BigInt(l.msec.replace('.', '')) * 1000n >= first)
+      .reduce((n, l) => n + BigInt(l.bytes_sent), 0n);
+    expect(stated).toBe(logged);
+    // Records tile the run, in period order.
+    const starts = server.records.map((r) => r.start);
+    for (let i = 1; i < starts.length; i++) expect(starts[i]).toBe(starts[i - 1]! + P);
+  });
+});
+
+describe('following the log', () => {
+  const P2 = 1_000_000n;
+  const T = 1_800_000_000_000_000n;
+  const line = (us: bigint, bytes: number) =>
+    `${JSON.stringify({ msec: `${us / 1_000_000n}.${String((us % 1_000_000n) / 1000n).padStart(3, '0')}`, request_uri: '/a', status: '200', bytes_sent: String(bytes), request_time: '0.000', remote_addr: '10.0.0.1', http_user_agent: 'u' })}\n`;
+
+  it('reads what the old file gains after a rename, a new file, and a truncation in place', async () => {
+    const {
+      appendFileSync,
+      renameSync,
+      truncateSync,
+      writeFileSync: write,
+    } = await import('node:fs');
+    const dir = tempDir();
+    const log = join(dir, 'access.log');
+    write(log, line(T - 10n, 1) + line(T + 10n, 2)); // one before the start: not counted
+    const src = nginxLogSource({
+      path: log,
+      routes: [{ pattern: /^\//, track: 1, kind: 1 }],
+      pollMs: 60_000,
+    });
+    await src.start(T, P2);
+    appendFileSync(log, line(T + 20n, 4));
+    renameSync(log, `${log}.1`);
+    write(log, line(T + 30n, 8));
+    src.poll(); // follows to the new file
+    appendFileSync(`${log}.1`, line(T + 40n, 16)); // a worker not yet reopened
+    appendFileSync(log, line(T + 50n, 32).slice(0, 20)); // half a line
+    src.poll();
+    appendFileSync(log, line(T + 50n, 32).slice(20));
+    const first = await src.take({ start: T, end: T + P2 });
+    expect(first?.tracks).toEqual([
+      { track: 1, kind: 1, direction: 2, bytes: 2n + 4n + 8n + 16n + 32n },
+    ]);
+    truncateSync(log, 0); // copytruncate
+    appendFileSync(log, line(T + P2 + 5n, 64));
+    const second = await src.take({ start: T + P2, end: T + 2n * P2 });
+    expect(second?.tracks[0]?.bytes).toBe(64n);
+    expect(second?.sessions).toBe(1);
+    await src.close();
+  });
+});

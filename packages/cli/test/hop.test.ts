@@ -1,0 +1,545 @@
+// `wai-steer hop run`: the hop agent as the bin runs it, against the real steering server.
+// Two agents (child processes) feed the server; their records are the decisions' evidence. An
+// agent killed with SIGKILL mid-period and restarted leaves no gap it could fill, and cuts no
+// span twice.
+
+import { type ChildProcess, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import {
+  appendFileSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  writeFileSync,
+} from 'node:fs';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import { loadConfig, type RunningServer, startServer } from '@wai-steering/server';
+import {
+  CLASS_LABEL,
+  compareBytes,
+  type KeyLogEntry,
+  NO_CAPACITY_LIMIT,
+  NOT_A_CLONE,
+  type PolicyFields,
+  readDecision,
+  readHopRecord,
+  readRoom,
+  roomIdOf,
+  STATUS,
+  secretKeyToJwk,
+  signKeyLog,
+  signPolicy,
+  signRoom,
+  toHex,
+  unwrap,
+} from '@wai-steering/wire';
+import { nodeBackend } from '@wai-steering/wire/node';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { cli, expectUserError, tempDir } from './helpers.js';
+import { BIN } from './paths.js';
+
+const P = 1_000_000n; // 1 s
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const port = (s.address() as { port: number }).port;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+function newKey() {
+  const secretKey = new Uint8Array(randomBytes(32));
+  return { secretKey, publicKey: nodeBackend.publicKey(secretKey) };
+}
+
+const writeKey = (path: string, k: { secretKey: Uint8Array }) =>
+  writeFileSync(path, JSON.stringify(secretKeyToJwk(k.secretKey, nodeBackend)), { mode: 0o600 });
+
+interface Hop {
+  readonly name: string;
+  readonly dir: string;
+  readonly config: string;
+  readonly powercap: string;
+  readonly log: string;
+  readonly spool: string;
+  /** µJ the counter gains, and bytes logged, each 100 ms. */
+  readonly ujPerTick: bigint;
+  counter: bigint;
+  child?: ChildProcess;
+  stderr: string;
+}
+
+/**
+ * A room with an origin; a key log granting the steering key `live/steer` and each hop
+ * `live/hop` and `energy/OnChipCounter`; a policy of two pathways of one edge hop each (P 1 s,
+ * W 2 s, L 600 ms, joules per byte); the server's config; and each hop's powercap tree,
+ * access log and `hop.yaml`.
+ */
+function materials(
+  dir: string,
+  port: number,
+  hops: readonly { name: string; ujPerTick: bigint; listen?: number }[],
+) {
+  mkdirSync(join(dir, 'keys'), { recursive: true });
+  const authority = newKey();
+  const origin = newKey();
+  const steering = newKey();
+  const keys = hops.map(() => newKey());
+  const roomBytes = signRoom(
+    { authority: authority.publicKey, origin: origin.publicKey, name: 'hop agent e2e' },
+    authority.secretKey,
+    { backend: nodeBackend },
+  );
+  const roomId = roomIdOf(unwrap(readRoom(roomBytes)), nodeBackend);
+  const energy = [2, 3, 4, 5].map((c) => `energy/${CLASS_LABEL[c]}`);
+  const entries: KeyLogEntry[] = [
+    { key: authority.publicKey, status: 1, may_sign: ['live/room', ...energy].sort() },
+    { key: steering.publicKey, status: 1, may_sign: ['live/steer', ...energy].sort() },
+    ...keys.map((k) => ({
+      key: k.publicKey,
+      status: 1,
+      may_sign: ['energy/OnChipCounter', 'live/hop'],
+    })),
+  ];
+  entries.sort((x, y) => compareBytes(x.key, y.key));
+  const keyLogBytes = signKeyLog(
+    { origin: origin.publicKey, seq: 0n, prev: new Uint8Array(32), entries },
+    origin.secretKey,
+    { backend: nodeBackend },
+  );
+  const base = `http://127.0.0.1:${port}`;
+  const policy: PolicyFields = {
+    room: roomId,
+    signer: authority.publicKey,
+    period_us: P,
+    window_us: 2n * P,
+    lag_us: 600_000n,
+    basis: 1,
+    floor: 0,
+    latency_ceiling_ms: 1000,
+    min_buffer_ms: 0,
+    hysteresis_ppm: 0,
+    ttl_s: 10,
+    min_ttl_s: 2,
+    flags: 0,
+    initial: 0,
+    tiers: [2_000_000n],
+    server_uri: `${base}/steer`,
+    reload_uri: `${base}/steer/reload`,
+    decision_uri: `${base}/decisions/`,
+    pathways: hops.map((h, i) => ({
+      id: h.name,
+      base: NOT_A_CLONE,
+      host: '',
+      params: [],
+      top_tier: 0,
+      latency_ms: 20,
+      capacity: NO_CAPACITY_LIMIT,
+      min_share_ppm: 0,
+      hops: [{ key: keys[i]!.publicKey, place: 1 }],
+    })),
+  };
+  writeFileSync(join(dir, 'room.wrd'), roomBytes);
+  writeFileSync(join(dir, 'key-log.wkl'), keyLogBytes);
+  writeFileSync(
+    join(dir, 'policy.wsp'),
+    signPolicy(policy, authority.secretKey, { backend: nodeBackend }),
+  );
+  writeKey(join(dir, 'keys', 'steering.jwk'), steering);
+  writeFileSync(
+    join(dir, 'server.json'),
+    JSON.stringify({
+      room: 'room.wrd',
+      keyLog: 'key-log.wkl',
+      policy: 'policy.wsp',
+      signingKey: 'keys/steering.jwk',
+      listen: { host: '127.0.0.1', port },
+      store: { path: 'steering.sqlite' },
+    }),
+  );
+  return hops.map((h, i): Hop => {
+    const hd = join(dir, h.name);
+    const powercap = join(hd, 'powercap');
+    mkdirSync(join(powercap, 'intel-rapl:0'), { recursive: true });
+    writeFileSync(join(powercap, 'intel-rapl:0', 'max_energy_range_uj'), '262143328850\n');
+    writeFileSync(join(powercap, 'intel-rapl:0', 'energy_uj'), '0\n');
+    const log = join(hd, 'access.log');
+    writeFileSync(log, '');
+    writeKey(join(hd, 'hop.jwk'), keys[i]!);
+    const config = join(hd, 'hop.yaml');
+    writeFileSync(
+      config,
+      [
+        'room: ../room.wrd',
+        'keyLog: ../key-log.wkl',
+        'key: hop.jwk',
+        'policy: ../policy.wsp',
+        'servers:',
+        `  - ${base}`,
+        'spool: spool',
+        'energy:',
+        '  source: rapl',
+        '  root: powercap',
+        'traffic:',
+        '  source: nginx',
+        `  log: access.log`,
+        '  routes:',
+        "    - match: '^/seg/'",
+        '      track: 1',
+        '      tier: 0',
+        '      segment: 2s',
+        ...(h.listen === undefined ? [] : [`listen: { host: 127.0.0.1, port: ${h.listen} }`]),
+        'delivery:',
+        '  backoff: { initial: 50ms, max: 500ms }',
+        '',
+      ].join('\n'),
+    );
+    return {
+      name: h.name,
+      dir: hd,
+      config,
+      powercap,
+      log,
+      spool: join(hd, 'spool'),
+      ujPerTick: h.ujPerTick,
+      counter: 0n,
+      stderr: '',
+    };
+  });
+}
+
+/** Each 100 ms: every hop's counter gains its µJ, and its log one 50 000-byte segment. */
+function drive(hops: readonly Hop[]): () => void {
+  const t = setInterval(() => {
+    const msec = (Date.now() / 1000).toFixed(3);
+    for (const h of hops) {
+      h.counter += h.ujPerTick;
+      // Replaced whole, as sysfs reads are: the agent never sees a half-written file.
+      const file = join(h.powercap, 'intel-rapl:0', 'energy_uj');
+      writeFileSync(`${file}.tmp`, `${h.counter}\n`);
+      renameSync(`${file}.tmp`, file);
+      appendFileSync(
+        h.log,
+        `${JSON.stringify({ msec, request_uri: '/seg/1.m4s', status: '200', bytes_sent: '50000', request_time: '0.001', remote_addr: '127.0.0.1', http_user_agent: `p-${h.name}` })}\n`,
+      );
+    }
+  }, 100);
+  return () => clearInterval(t);
+}
+
+function run(h: Hop): void {
+  const child = spawn(process.execPath, [BIN, 'hop', 'run', '--config', h.config], {
+    cwd: h.dir,
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  child.stderr?.on('data', (c: Buffer) => {
+    h.stderr += c.toString();
+  });
+  h.child = child;
+}
+
+async function stop(h: Hop, signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
+  const c = h.child;
+  if (c === undefined || c.exitCode !== null || c.signalCode !== null) return;
+  const done = new Promise((r) => c.once('exit', r));
+  c.kill(signal);
+  await done;
+}
+
+/** The records of a hop's spool (kept until taken, then done), by span start. */
+function spooled(h: Hop) {
+  const out = [];
+  for (const sub of ['records', 'done']) {
+    let names: string[] = [];
+    try {
+      names = readdirSync(join(h.spool, sub)).filter((n) => n.endsWith('.wmh'));
+    } catch {
+      continue;
+    }
+    for (const n of names) {
+      const rec = unwrap(readHopRecord(new Uint8Array(readFileSync(join(h.spool, sub, n)))));
+      out.push({ name: n, sub, rec, digest: n.slice(21, 85) });
+    }
+  }
+  return out.sort((a, b) => (a.rec.start < b.rec.start ? -1 : 1));
+}
+
+/** The agent's log lines that are not about a period, for a failure's message. */
+function hopLog(h: Hop): string {
+  return h.stderr
+    .split('\n')
+    .filter((l) => l !== '' && !l.includes('"msg":"period"'))
+    .join(' | ');
+}
+
+async function until(what: string, cond: () => boolean, ms = 30_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!cond()) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await sleep(50);
+  }
+}
+
+describe('hop run against the real steering server', () => {
+  let dir: string;
+  let server: RunningServer;
+  let hops: Hop[];
+  let undrive: () => void;
+  let agentPort: number;
+
+  beforeAll(async () => {
+    dir = tempDir();
+    const port = await freePort();
+    agentPort = await freePort();
+    // cdn-a spends a third of cdn-b's energy for the same bytes.
+    hops = materials(dir, port, [
+      { name: 'cdn-a', ujPerTick: 10_000n, listen: agentPort },
+      { name: 'cdn-b', ujPerTick: 30_000n },
+    ]);
+    server = await startServer(loadConfig(join(dir, 'server.json')));
+    undrive = drive(hops);
+  });
+
+  afterAll(async () => {
+    undrive?.();
+    for (const h of hops ?? []) await stop(h, 'SIGKILL');
+    await server?.close();
+  });
+
+  it('two agents: decisions name their records with status figure; lower J/D ranks first', async () => {
+    for (const h of hops) run(h);
+    // The window (2 periods, ended L before) covered by metered records of both hops.
+    await until('three metered records of each hop', () =>
+      hops.every(
+        (h) => spooled(h).filter((r) => r.sub === 'done' && r.rec.class === 4).length >= 3,
+      ),
+    );
+    await sleep(700);
+    const res = await fetch(`${server.url}/steer`);
+    expect(res.status).toBe(200);
+    const manifest = (await res.json()) as Record<string, unknown>;
+    expect(manifest['PATHWAY-PRIORITY']).toEqual(['cdn-a', 'cdn-b']);
+    const hex = String(manifest['science.transaction.wai-decision']).slice(-64);
+    const bytes = new Uint8Array(
+      await (await fetch(`${server.url}/decisions/${hex}`)).arrayBuffer(),
+    );
+    const decision = unwrap(readDecision(bytes));
+    expect(decision.pathways.map((p) => p.status)).toEqual([STATUS.figure, STATUS.figure]);
+    expect(decision.pathways.map((p) => p.class)).toEqual([4, 4]);
+    decision.pathways.forEach((p, i) => {
+      const mine = new Map(spooled(hops[i]!).map((r) => [r.digest, r.rec]));
+      expect(p.evidence.length).toBe(2);
+      let j = 0n;
+      let d = 0n;
+      for (const e of p.evidence) {
+        const rec = mine.get(toHex(e));
+        expect(rec, `evidence ${toHex(e)} is a record of ${hops[i]!.name}`).toBeDefined();
+        j += rec!.joules;
+        d += rec!.tracks.reduce((n, t) => n + t.bytes, 0n);
+      }
+      expect([p.joules, p.delivery]).toEqual([j, d]);
+    });
+    const [a, b] = decision.pathways;
+    // a's J/D is below b's: compared by their products (§6.2).
+    expect(
+      a!.joules * b!.delivery < b!.joules * a!.delivery,
+      `${a!.joules}/${a!.delivery} vs ${b!.joules}/${b!.delivery}`,
+    ).toBe(true);
+    // The agent's own endpoints.
+    const health = await fetch(`http://127.0.0.1:${agentPort}/health`);
+    expect(health.status).toBe(200);
+    const h = (await health.json()) as { ok: boolean; pending: Record<string, number> };
+    expect(h.ok).toBe(true);
+    // The record of the period just over may be in flight.
+    expect(h.pending[server.url]).toBeLessThanOrEqual(1);
+    const metrics = await (await fetch(`http://127.0.0.1:${agentPort}/metrics`)).text();
+    expect(metrics).toMatch(/^wai_agent_periods_total\{class="OnChipCounter"\} [3-9]/m);
+    expect(metrics).toContain('wai_agent_records_refused_total{server=');
+    const lines = hops[0]!.stderr.split('\n').filter((l) => l.includes('"msg":"period"'));
+    expect(lines.length).toBeGreaterThanOrEqual(3);
+    const line = JSON.parse(lines.at(-1)!);
+    expect(line, lines.at(-1)).toMatchObject({
+      class: 4,
+      sessions: 1,
+      sent: [server.url],
+      pending: [],
+    });
+  });
+
+  it('kill -9 mid-period and restart: no gap it could fill, no span twice', async () => {
+    const h = hops[0]!;
+    const before = spooled(h).length;
+    // Mid-period: 0.4 s past a boundary.
+    const now = Date.now();
+    await sleep(1000 - (now % 1000) + 400);
+    await stop(h, 'SIGKILL');
+    const killedAt = BigInt(Date.now()) * 1000n;
+    await sleep(1700);
+    run(h);
+    await until('three records after the restart', () =>
+      spooled(h).some((r) => r.rec.start > killedAt + 5n * P),
+    );
+    await stop(h);
+    expect(h.child!.exitCode).toBe(0);
+    const all = spooled(h);
+    expect(all.length).toBeGreaterThan(before + 3);
+    // Tiled: each span starts where the one before ended, one period each, never twice.
+    for (let i = 1; i < all.length; i++) {
+      expect(all[i]!.rec.start).toBe(all[i - 1]!.rec.end);
+      expect(all[i]!.rec.end - all[i]!.rec.start).toBe(P);
+    }
+    expect(new Set(all.map((r) => r.rec.start)).size).toBe(all.length);
+    // The periods the agent was down across are unmetered; the one after the restart too; the
+    // rest are metered.
+    const unmetered = all.filter((r) => r.rec.class === 0);
+    expect(unmetered.length).toBeGreaterThanOrEqual(2);
+    expect(
+      unmetered.every((r) => r.rec.end > killedAt - P && r.rec.start < killedAt + 5n * P),
+      `unmetered ${unmetered.map((r) => r.rec.start - killedAt).join(' ')} (µs from the kill); ${hopLog(h)}`,
+    ).toBe(true);
+    // Every record reached the server.
+    for (const r of all) {
+      const got = await fetch(`${server.url}/records/${r.digest}`);
+      expect(got.status, r.name).toBe(200);
+      await got.arrayBuffer();
+    }
+  });
+});
+
+describe('hop run: errors', () => {
+  it('names the field of a config that breaks a rule', async () => {
+    const d = tempDir();
+    writeFileSync(
+      join(d, 'hop.yaml'),
+      'room: r\nkey: k\nspool: s\nservers: [ftp://x]\nperiod: 2s\nenergy: { source: rapl }\n',
+    );
+    expectUserError(
+      await cli(['hop', 'run', '--config', 'hop.yaml'], d),
+      /servers\.0: expected an http\(s\) URL/,
+    );
+    writeFileSync(
+      join(d, 'hop.yaml'),
+      'room: r\nkey: k\nspool: s\nservers: [http://x]\nperiod: 2s\nenergy: { source: battery }\n',
+    );
+    expectUserError(await cli(['hop', 'run', '--config', 'hop.yaml'], d), /energy\.source: /);
+  });
+
+  it('refuses a key the key log does not grant the configured class, naming the entry', async () => {
+    const d = tempDir();
+    const port = await freePort();
+    const [h] = materials(d, port, [{ name: 'edge', ujPerTick: 1n }]);
+    writeFileSync(
+      h!.config,
+      readFileSync(h!.config, 'utf8').replace(
+        /energy:\n {2}source: rapl\n {2}root: powercap\n/,
+        'energy:\n  source: model\n  idleWatts: 10\n  nanojoulesPerByte: 5\n',
+      ),
+    );
+    expectUserError(
+      await cli(['hop', 'run', '--config', 'hop.yaml'], h!.dir),
+      /entry [0-9a-f]{64} does not grant energy\/ModelBased for the configured class/,
+    );
+  });
+
+  it('a wrong key is one line naming the file', async () => {
+    const d = tempDir();
+    const port = await freePort();
+    const [h] = materials(d, port, [{ name: 'edge', ujPerTick: 1n }]);
+    const jwk = JSON.parse(readFileSync(join(h!.dir, 'hop.jwk'), 'utf8'));
+    delete jwk.d;
+    writeFileSync(join(h!.dir, 'hop.jwk'), JSON.stringify(jwk));
+    expectUserError(
+      await cli(['hop', 'run', '--config', 'hop.yaml'], h!.dir),
+      /key .*hop\.jwk: holds a public key only \(no "d"\)/,
+    );
+    writeFileSync(join(h!.dir, 'hop.jwk'), 'not json');
+    expectUserError(
+      await cli(['hop', 'run', '--config', 'hop.yaml'], h!.dir),
+      /key .*hop\.jwk: not a JWK/,
+    );
+  });
+
+  it('an unreadable source is one line naming it', async () => {
+    const d = tempDir();
+    const port = await freePort();
+    const [h] = materials(d, port, [{ name: 'edge', ujPerTick: 1n }]);
+    writeFileSync(
+      h!.config,
+      readFileSync(h!.config, 'utf8').replace('root: powercap', 'root: nowhere'),
+    );
+    expectUserError(
+      await cli(['hop', 'run', '--config', 'hop.yaml'], h!.dir),
+      /energy: cannot read .*nowhere: ENOENT/,
+    );
+  });
+
+  it('--once --span prints one record of a past span; a counter cannot state it', async () => {
+    const d = tempDir();
+    const port = await freePort();
+    const [h] = materials(d, port, [{ name: 'edge', ujPerTick: 1n }]);
+    const start = ((BigInt(Date.now()) * 1000n) / P - 5n) * P;
+    appendFileSync(
+      h!.log,
+      `${JSON.stringify({ msec: (Number(start + 100_000n) / 1e6).toFixed(3), request_uri: '/seg/9.m4s', status: '200', bytes_sent: '1234', request_time: '0.002', remote_addr: '10.0.0.1', http_user_agent: 'x' })}\n`,
+    );
+    const r = await cli(
+      ['hop', 'run', '--config', 'hop.yaml', '--once', '--span', `${start}..${start + P}`],
+      h!.dir,
+    );
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toMatch(/warning: the record is the unmetered marker/);
+    const rec = JSON.parse(r.stdout);
+    expect(rec).toMatchObject({
+      kind: 'WMH1',
+      start: String(start),
+      end: String(start + P),
+      class: 0,
+      joules: '0',
+      sessions: 1,
+    });
+    expect(rec.tracks).toEqual([{ track: 1, kind: 1, direction: 2, bytes: '1234' }]);
+    expect(rec.subscriber_us[0]).toBe('2000000');
+  });
+  it('--dry-run prints each record, and neither spools nor sends', async () => {
+    const d = tempDir();
+    const port = await freePort();
+    const [h] = materials(d, port, [{ name: 'edge', ujPerTick: 1n }]);
+    const child = spawn(
+      process.execPath,
+      [BIN, 'hop', 'run', '--config', 'hop.yaml', '--dry-run'],
+      {
+        cwd: h!.dir,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
+    let out = '';
+    let err = '';
+    child.stdout?.on('data', (c: Buffer) => {
+      out += c.toString();
+    });
+    child.stderr?.on('data', (c: Buffer) => {
+      err += c.toString();
+    });
+    try {
+      await until('a record printed', () => out.includes('\n'), 20_000);
+    } finally {
+      const done = new Promise((r) => child.once('exit', r));
+      child.kill('SIGTERM');
+      await done;
+    }
+    expect(child.exitCode, err).toBe(0);
+    const rec = JSON.parse(out.split('\n')[0]!);
+    // The counter did not move: a metered record of 0 µJ.
+    expect(rec).toMatchObject({ kind: 'WMH1', class: 4, joules: '0' });
+    expect(BigInt(rec.end) - BigInt(rec.start)).toBe(P);
+    expect(readdirSync(h!.dir)).not.toContain('spool');
+    expect(err).toContain('"dryRun":true');
+  });
+});
