@@ -3,13 +3,18 @@
  * simulated hops posting signed records every period. Nothing is canned: every manifest served
  * is a decision over the records the hops posted, signed and archived.
  */
+import { join } from 'node:path';
+import { SimulatedHops } from '@wai-steering/agent';
 import { dashElement, hlsTag } from '@wai-steering/manifest';
 import { ConfigError, loadConfig } from '../config.js';
 import { monotonicClock } from '../engine/clock.js';
 import { type RunningServer, startServer } from '../server.js';
 import { type DemoSetup, setupDemo } from './setup.js';
-import { HopSimulator } from './simulator.js';
+
 import { SiteSimulator } from './site.js';
+
+/** Sessions each pathway serves whatever the server steers to it (other clients, other rooms). */
+const BASE_AUDIENCE = [120, 90, 45];
 
 /** Options of {@link runDemo}. */
 export interface DemoOptions {
@@ -35,7 +40,8 @@ export interface DemoOptions {
 export interface RunningDemo {
   readonly setup: DemoSetup;
   readonly server: RunningServer;
-  readonly simulator: HopSimulator;
+  /** The demo's hops: hop agents (`@wai-steering/agent`) with simulated sources. */
+  readonly simulator: SimulatedHops;
   /** The filling site, when `fillSite` is given. */
   readonly site: SiteSimulator | undefined;
   /** The policy's `server_uri`: where a player asks first. */
@@ -75,14 +81,26 @@ export async function runDemo(options: DemoOptions): Promise<RunningDemo> {
         },
     { clock },
   );
-  const simulator = new HopSimulator({
-    policy: setup.policy,
-    roomId: setup.roomId,
+  // The hops run as agents, the production code path (periods, signing, spool, delivery), on
+  // simulated energy and traffic: each pathway serves a base audience plus the sessions the
+  // server steers to it first.
+  const simulator = new SimulatedHops({
+    room: setup.roomId,
+    period: setup.policy.period_us,
+    lag: setup.policy.lag_us,
     hops: setup.hops,
-    base: server.url,
+    servers: [server.url],
+    spoolDir: join(options.dir, 'spools'),
     clock,
-    loads: () => server.engine.sessions.loads,
-    ...(options.onPeriod === undefined ? {} : { onPeriod: options.onPeriod }),
+    history: Number(setup.policy.window_us / setup.policy.period_us) + 1,
+    audience: (p) =>
+      Math.max(1, Math.round((BASE_AUDIENCE[p] ?? 30) * (0.9 + Math.random() * 0.2))) +
+      (server.engine.sessions.loads[p] ?? 0),
+    ...(options.onPeriod === undefined
+      ? {}
+      : {
+          onPeriod: (end: bigint, refused: readonly string[]) => options.onPeriod?.(end, refused),
+        }),
   });
   try {
     await simulator.start();

@@ -29,6 +29,8 @@ export interface SiteOptions {
 export class SiteSimulator {
   private timer: NodeJS.Timeout | undefined;
   private gas: number;
+  /** Reports are sent one after the other, in order. */
+  private chain: Promise<void> = Promise.resolve();
 
   constructor(private readonly o: SiteOptions) {
     this.gas = o.slots ?? 12;
@@ -52,7 +54,8 @@ export class SiteSimulator {
       pathway: o.pathway,
       gas,
       t: String(t),
-      expires: String(t + 3n * o.periodUs),
+      // Soft state for three periods, and at least 5 s: a report must outlive its way here.
+      expires: String(t + (3n * o.periodUs > 5_000_000n ? 3n * o.periodUs : 5_000_000n)),
       window_us: String(o.periodUs),
     };
     return new CompactSign(new TextEncoder().encode(JSON.stringify(payload)))
@@ -77,8 +80,11 @@ export class SiteSimulator {
 
   /** Reports now, then once a period. */
   start(): void {
-    void this.report();
-    this.timer = setInterval(() => void this.report(), Number(this.o.periodUs / 1000n));
+    const next = (): void => {
+      this.chain = this.chain.then(() => this.report());
+    };
+    next();
+    this.timer = setInterval(next, Number(this.o.periodUs / 1000n));
     this.timer.unref();
   }
 

@@ -12,24 +12,28 @@ describe('demo --fill-site', () => {
     remove();
   });
 
-  it('fills cdn-b up until the limits send new sessions elsewhere', async () => {
+  it('fills cdn-b up until the limits send new sessions elsewhere', {
+    timeout: 60_000,
+  }, async () => {
     const reports: number[] = [];
+    const refused: string[] = [];
     demo = await runDemo({
       dir,
       port: await freePort(),
       periodMs: 200,
       fillSite: 'cdn-b',
-      onReport: (gas, status) => {
-        expect([200, 201]).toContain(status);
+      onReport: (gas, status, body) => {
+        if (status !== 200 && status !== 201) refused.push(`${gas}: ${status} ${body}`);
         reports.push(gas);
       },
     });
     const engine = demo.server.engine;
     // 12 slots at first, one fewer each period: down to 0 within 13 periods (2.6 s).
     await expect
-      .poll(() => engine.policy.pathways[1]!.capacity, { timeout: 8000, interval: 100 })
+      .poll(() => engine.policy.pathways[1]!.capacity, { timeout: 30_000, interval: 100 })
       .toBe(0);
     expect(reports.slice(0, 3)).toEqual([12, 11, 10]);
+    expect(refused).toEqual([]);
     // With cdn-b's capacity 0, no new session is placed there first.
     for (let i = 0; i < 10; i++) {
       const res = await fetch(`${demo.steeringUrl}?_HLS_throughput=5000000`);
