@@ -14,11 +14,15 @@ export {
 } from './app.js';
 export { CommitQueue, type CommitQueueOptions } from './commit.js';
 export {
+  ALIASES,
   ConfigError,
   configSchema,
+  durationMs,
   loadConfig,
   parseConfig,
-  parseDuration,
+  type ReadConfig,
+  readConfig,
+  readConfigFile,
   type ServerConfig,
 } from './config.js';
 export { type DemoOptions, type RunningDemo, runDemo } from './demo/run.js';
@@ -26,6 +30,13 @@ export { type DemoHop, type DemoSetup, type DemoSetupOptions, setupDemo } from '
 export { HopSimulator, type SimulatorOptions } from './demo/simulator.js';
 export { createHttpServer, type HttpOptions, listen } from './http.js';
 export { METRICS_MEDIA_TYPE, Metrics } from './metrics.js';
+export {
+  closestName,
+  type DurationUnit,
+  didYouMean,
+  editDistance,
+  parseDuration,
+} from './readable.js';
 export {
   type Materials,
   type RunningServer,
