@@ -40,6 +40,7 @@ export function docBlocks(markdown: string): DocBlock[] {
     if (open === null) continue;
     let end = i + 1;
     while (end < lines.length && !/^```\s*$/.test(lines[end]!)) end++;
+    if (end === lines.length) throw new Error(`line ${i + 1}: a code block that is not closed`);
     let before = i - 1;
     while (before >= 0 && lines[before]!.trim() === '') before--;
     const skipped = before >= 0 && lines[before]!.trim() === NOT_RUN;

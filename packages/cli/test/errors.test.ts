@@ -500,7 +500,7 @@ describe('records', () => {
     expectUserError(await sign('{'), /record JSON .*bad\.json is not JSON/);
     expectUserError(
       await sign({ ...base, start: 'soon' }),
-      /^wai-steer: start: expected a whole number in decimal digits/,
+      /^wai-steer: start: soon: expected room-clock microseconds .*an RFC 3339 time/,
     );
     expectUserError(
       await sign({ ...base, end: '18446744073709551616' }),
@@ -612,7 +612,7 @@ describe('report, decide, verify', () => {
     expectUserError(await run(swap('--session', 'abcd')), /--session: expected 32 hex digits/);
     expectUserError(
       await run(swap('--t', '1.5')),
-      /--t: expected a whole number in decimal digits/,
+      /--t: 1\.5: expected room-clock microseconds .*an RFC 3339 time/,
     );
     expectUserError(await run(swap('--t', '-5')), /decide: option --t needs a value/);
     expectUserError(
