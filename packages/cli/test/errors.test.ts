@@ -504,7 +504,7 @@ describe('records', () => {
     );
     expectUserError(
       await sign({ ...base, end: '18446744073709551616' }),
-      /^wai-steer: end: above 2\^64 − 1/,
+      /^wai-steer: end: 18446744073709551616 is above 2\^64 − 1 µs/,
     );
     expectUserError(
       await sign({ ...base, class: 'Guess' }),
