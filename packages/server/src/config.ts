@@ -20,6 +20,29 @@ export class ConfigError extends Error {
 }
 
 /**
+ * A file-system error in words, with the fix: what `cannot read FILE: …` says. Paths of the
+ * config are relative to its directory.
+ */
+export function fsProblem(e: unknown, inConfig = true): string {
+  const code = (e as NodeJS.ErrnoException | null)?.code;
+  switch (code) {
+    case 'ENOENT':
+      return inConfig
+        ? "no such file or directory (ENOENT; the config's paths are relative to its directory)"
+        : 'no such file or directory (ENOENT)';
+    case 'EACCES':
+    case 'EPERM':
+      return `permission denied (${code}): make it readable by the user the server runs as`;
+    case 'EISDIR':
+      return 'is a directory (EISDIR): name a file';
+    case 'ENOTDIR':
+      return 'a part of the path is not a directory (ENOTDIR)';
+    default:
+      return code ?? (e instanceof Error ? e.message.split('\n')[0]! : String(e));
+  }
+}
+
+/**
  * A readable duration in milliseconds, as the config reads it: a string with its unit
  * (`"500ms"`, `"10s"`, `"15m"`, `"12h"`, `"7d"`, `"2w"`; `parseDuration` of
  * `@wai-steering/server/readable`, the one the policy YAML reads too), or a bare number of
@@ -288,10 +311,7 @@ export function readConfigFile(file: string): ReadConfig {
   try {
     text = readFileSync(file, 'utf8');
   } catch (e) {
-    throw new ConfigError(
-      [`cannot read the file (${(e as NodeJS.ErrnoException).code ?? e})`],
-      file,
-    );
+    throw new ConfigError([`cannot read the file: ${fsProblem(e, false)}`], file);
   }
   let input: unknown;
   try {

@@ -17,7 +17,7 @@ import {
 } from '@wai-steering/wire';
 import { nodeBackend } from '@wai-steering/wire/node';
 import { type AppMaterials, SteeringApp } from './app.js';
-import { ConfigError, type ServerConfig } from './config.js';
+import { ConfigError, fsProblem, type ServerConfig } from './config.js';
 import { createHttpServer, listen } from './http.js';
 import { SqliteStore } from './store/sqlite.js';
 
@@ -47,9 +47,7 @@ function readBytes(path: string, field: string): Uint8Array {
   try {
     return new Uint8Array(readFileSync(path));
   } catch (e) {
-    throw new ConfigError([
-      `${field}: cannot read ${path} (${(e as NodeJS.ErrnoException).code ?? e})`,
-    ]);
+    throw new ConfigError([`${field}: cannot read ${path}: ${fsProblem(e)}`]);
   }
 }
 
@@ -70,7 +68,7 @@ function openRoomFrom(
     // A key log file that does not read is the file's fault, not the room's: say which file.
     if (r.where.magic === 'WKL1' && (r.reason === 'malformed' || r.reason === 'truncated')) {
       throw new ConfigError([
-        `key_log: ${keyLogPath ?? 'the key log'} is not a key log head (WKL1): ${r.message}`,
+        `key_log: ${keyLogPath ?? 'the key log'} is not a key log head (WKL1): ${r.reason}${r.where.field === undefined ? '' : ` at its ${r.where.field}`}${r.where.offset === undefined ? '' : `, offset ${r.where.offset}`} (give the file \`wai-steer keylog create\` or \`keylog add\` wrote)`,
       ]);
     }
     const field = r.where.magic === 'WKL1' || r.reason.startsWith('key_log') ? 'key_log' : 'room';

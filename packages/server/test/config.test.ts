@@ -156,7 +156,7 @@ describe('configuration', () => {
     writeFileSync(join(dir, 'c.json'), '{ nope');
     expect(errorOf(() => loadConfig(join(dir, 'c.json')))).toMatch(/c\.json: does not parse/);
     expect(errorOf(() => loadConfig(join(dir, 'missing.json')))).toMatch(
-      /cannot read the file \(ENOENT\)/,
+      /cannot read the file: no such file or directory \(ENOENT\)/,
     );
   });
 

@@ -5,6 +5,7 @@ import {
   digestOf,
   parseHex,
   readHopRecord,
+  STATUS,
   signHopRecord,
   type TrackEntry,
   toHex,
@@ -15,7 +16,7 @@ import {
 import * as z from 'zod';
 import type { Command, Context } from '../internal/command.js';
 import { UserError } from '../internal/errors.js';
-import { readJson, writeOutput } from '../internal/files.js';
+import { readDir, readJson, writeOutput } from '../internal/files.js';
 import { readSecretKeyFile } from '../internal/keys.js';
 import {
   describeRefusal,
@@ -36,6 +37,7 @@ import {
 } from '../internal/schema.js';
 import { decisionJson, decisionText, hopRecordJson, hopRecordText } from '../internal/show.js';
 import { signing } from '../internal/sign.js';
+import { evidenceOf, staleLines } from '../internal/stale.js';
 import { parseInstant, parsePeriod } from '../internal/time.js';
 import { parseU64 } from '../internal/units.js';
 
@@ -268,18 +270,60 @@ export const decisionInspect: Command = {
   name: ['decision', 'inspect'],
   summary: 'Print a decision (WSD1): report, pathways, evidence, priority, reason, TTL.',
   args: ['FILE'],
-  options: { json: { type: 'boolean', description: 'print the decision as JSON' } },
+  options: {
+    policy: {
+      type: 'string',
+      arg: 'FILE',
+      description: 'the policy, to name pathways and explain stale ones (with --records)',
+    },
+    records: {
+      type: 'string',
+      arg: 'DIR',
+      description: 'the per-hop records, to name the hop and periods of a stale pathway',
+    },
+    json: { type: 'boolean', description: 'print the decision as JSON' },
+  },
   description: `
 Reads a steering decision (WSD1), checks its rules (§7.2) and its signature by its signer, and
-prints its fields. It does not verify the decision: \`wai-steer verify\` does (§9).`,
+prints its fields. It does not verify the decision: \`wai-steer verify\` does (§9).
+
+With --policy and --records, each stale pathway is explained: for each of its hops whose
+records do not tile the window at the decision's t (§5.1, §5.2), the periods missing, the
+records that overlap, cross the window's edge or are not cut on the period.`,
   run(ctx) {
     const path = ctx.path(ctx.args[0]!);
     const { value: decision } = readDecisionFile(path);
     const bad = verifyDecisionSignature(decision);
     if (bad !== undefined) throw new UserError(`decision ${path}: ${describeRefusal(bad)}`);
-    ctx.out(
-      ctx.flag('json') ? `${JSON.stringify(decisionJson(decision))}\n` : decisionText(decision),
+    if (ctx.flag('json')) {
+      ctx.out(`${JSON.stringify(decisionJson(decision))}\n`);
+      return 0;
+    }
+    ctx.out(decisionText(decision));
+    const policyPath = ctx.optional('policy');
+    const recordsDir = ctx.optional('records');
+    if ((policyPath === undefined) !== (recordsDir === undefined)) {
+      throw new UserError(
+        'decision inspect: --policy and --records go together (to explain a stale pathway)',
+      );
+    }
+    const stale = new Set(
+      decision.pathways.flatMap((p, i) => (p.status === STATUS.stale ? [i] : [])),
     );
+    if (policyPath !== undefined && recordsDir !== undefined) {
+      const { value: policy } = readPolicyFile(ctx.path(policyPath));
+      if (policy.pathways.length !== decision.pathways.length) {
+        throw new UserError(
+          `--policy ${policyPath}: ${policy.pathways.length} pathways, the decision ${decision.pathways.length}: not the decision's policy`,
+        );
+      }
+      const records = readDir(ctx.path(recordsDir), 'records directory').map((f) => f.bytes);
+      for (const line of staleLines(policy, decision.t, evidenceOf(records), stale)) {
+        ctx.out(`stale      ${line}\n`);
+      }
+    } else if (stale.size > 0) {
+      ctx.out('stale      give --policy and --records to name the hops and periods missing\n');
+    }
     return 0;
   },
 };
