@@ -363,6 +363,21 @@ describe('config typos', () => {
   });
 });
 
+describe('every problem of the policy at once', () => {
+  it('names the rules of the pathways, tiers and room together', async () => {
+    writeFileSync(
+      join(dir, 'many.yaml'),
+      readFileSync(join(dir, 'policy.yaml'), 'utf8')
+        .replace('floor: 0', 'floor: 7\ninitial: cdn-z')
+        .replace('base: cdn-b,', 'base: cdn-q,'),
+    );
+    expectUserError(
+      await cli(['policy', 'compile', 'many.yaml', '--key', 'steer.jwk', '--out', 'many.wsp'], dir),
+      /^wai-steer: pathways\[2\]\.clone\.base: "cdn-q" is not the id of a pathway before this one .*; initial: "cdn-z" is not the id of a pathway; floor: 7 is not a tier \(the tiers are 0 to 2\)\n$/,
+    );
+  });
+});
+
 describe('checks where the mistake is made', () => {
   it('policy compile --key <a hop key> warns, given the key log, and exits 0', async () => {
     const r = await cli(
