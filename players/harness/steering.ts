@@ -180,9 +180,9 @@ export async function startSteering(
     join(dir, 'server.json'),
     JSON.stringify({
       room: 'room.wrd',
-      keyLog: 'key-log.wkl',
+      key_log: 'key-log.wkl',
       policy: 'policy.wsp',
-      signingKey: 'steer.jwk',
+      signing_key: 'steer.jwk',
       listen: { host: '127.0.0.1', port: 0 },
       store: { path: 'store.sqlite' },
       sessions: { grace: '5s' },

@@ -157,9 +157,9 @@ function materials(
     join(dir, 'server.json'),
     JSON.stringify({
       room: 'room.wrd',
-      keyLog: 'key-log.wkl',
+      key_log: 'key-log.wkl',
       policy: 'policy.wsp',
-      signingKey: 'keys/steering.jwk',
+      signing_key: 'keys/steering.jwk',
       listen: { host: '127.0.0.1', port },
       store: { path: 'steering.sqlite' },
     }),

@@ -15,11 +15,15 @@ export {
   steeringRoutes,
 } from './app.js';
 export {
+  ALIASES,
   ConfigError,
   configSchema,
+  durationMs,
   loadConfig,
   parseConfig,
-  parseDuration,
+  type ReadConfig,
+  readConfig,
+  readConfigFile,
   type ServerConfig,
 } from './config.js';
 export { monotonicClock } from './engine/clock.js';
@@ -44,6 +48,13 @@ export { createHttpServer, type HttpOptions, listen } from './http.js';
 export type { LiveOptions, LiveSource, LiveValue } from './live/capacity.js';
 export type { CapacityReport, ReportRefusal } from './live/report.js';
 export { METRICS_MEDIA_TYPE, Metrics } from './metrics.js';
+export {
+  closestName,
+  type DurationUnit,
+  didYouMean,
+  editDistance,
+  parseDuration,
+} from './readable.js';
 export {
   type Materials,
   type ReloadResult,

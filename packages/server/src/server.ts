@@ -11,11 +11,12 @@ import {
   type CryptoBackend,
   jwkToKeyPair,
   type Policy,
+  readPolicy,
   toHex,
 } from '@wai-steering/wire';
 import { nodeBackend } from '@wai-steering/wire/node';
 import { SteeringApp, steeringRoutes } from './app.js';
-import { ConfigError, type ServerConfig } from './config.js';
+import { ConfigError, fsProblem, type ServerConfig } from './config.js';
 import { SteeringEngine } from './engine/engine.js';
 import { type CheckedPolicy, checkPolicy } from './engine/policy.js';
 import type { EngineLiveOptions, EngineMaterials } from './engine/types.js';
@@ -70,9 +71,7 @@ function readBytes(path: string, field: string): Uint8Array {
   try {
     return new Uint8Array(readFileSync(path));
   } catch (e) {
-    throw new ConfigError([
-      `${field}: cannot read ${path} (${(e as NodeJS.ErrnoException).code ?? e})`,
-    ]);
+    throw new ConfigError([`${field}: cannot read ${path}: ${fsProblem(e)}`]);
   }
 }
 
@@ -85,11 +84,18 @@ function openRoomFrom(
   roomBytes: Uint8Array,
   keyLogBytes: Uint8Array | null,
   backend: CryptoBackend,
+  keyLogPath?: string | null,
 ): RoomContext {
   const opened = openRoom(roomBytes, keyLogBytes, { backend });
   if (!opened.ok) {
     const r = opened.refusal;
-    const field = r.where.magic === 'WKL1' || r.reason.startsWith('key_log') ? 'keyLog' : 'room';
+    // A key log file that does not read is the file's fault, not the room's: say which file.
+    if (r.where.magic === 'WKL1' && (r.reason === 'malformed' || r.reason === 'truncated')) {
+      throw new ConfigError([
+        `key_log: ${keyLogPath ?? 'the key log'} is not a key log head (WKL1): ${r.reason}${r.where.field === undefined ? '' : ` at its ${r.where.field}`}${r.where.offset === undefined ? '' : `, offset ${r.where.offset}`} (give the file \`wai-steer keylog create\` or \`keylog add\` wrote)`,
+      ]);
+    }
+    const field = r.where.magic === 'WKL1' || r.reason.startsWith('key_log') ? 'key_log' : 'room';
     throw new ConfigError([`${field}: the room does not verify (${r.reason}: ${r.message})`]);
   }
   return opened.value;
@@ -106,8 +112,8 @@ export function readMaterials(
   backend: CryptoBackend = nodeBackend,
 ): Materials {
   const roomBytes = readBytes(config.room, 'room');
-  const keyLogBytes = config.keyLog === null ? null : readBytes(config.keyLog, 'keyLog');
-  const room = openRoomFrom(roomBytes, keyLogBytes, backend);
+  const keyLogBytes = config.keyLog === null ? null : readBytes(config.keyLog, 'key_log');
+  const room = openRoomFrom(roomBytes, keyLogBytes, backend, config.keyLog);
   const {
     policy,
     bytes: policyBytes,
@@ -115,29 +121,39 @@ export function readMaterials(
   } = readPolicyFile(config, room, backend);
   let jwk: unknown;
   try {
-    jwk = JSON.parse(new TextDecoder().decode(readBytes(config.signingKey, 'signingKey')));
+    jwk = JSON.parse(new TextDecoder().decode(readBytes(config.signingKey, 'signing_key')));
   } catch (e) {
     if (e instanceof ConfigError) throw e;
-    throw new ConfigError([`signingKey: ${config.signingKey} is not JSON`]);
+    throw new ConfigError([`signing_key: ${config.signingKey} is not JSON`]);
   }
   let pair: ReturnType<typeof jwkToKeyPair>;
   try {
     pair = jwkToKeyPair(jwk, backend);
   } catch (e) {
-    throw new ConfigError([`signingKey: ${(e as Error).message}`]);
+    throw new ConfigError([`signing_key: ${(e as Error).message}`]);
   }
   if (pair.secretKey === undefined) {
-    throw new ConfigError(['signingKey: the JWK has no "d": a steering key must be a secret key']);
+    throw new ConfigError(['signing_key: the JWK has no "d": a steering key must be a secret key']);
   }
   const badKey = checkSigner(room, pair.publicKey);
   if (badKey !== undefined) {
     throw new ConfigError([
-      `signingKey: ${toHex(pair.publicKey)} may not sign decisions of this room (${badKey.reason}, §3.5)`,
+      `signing_key: ${toHex(pair.publicKey)} may not sign decisions of this room (${badKey.reason}, §3.5)`,
     ]);
   }
   const warnings: string[] = [];
   if (room.keyLog !== undefined) {
-    for (const cls of [2, 3, 4, 5]) {
+    // Only the classes the room's pathways may state: those its hops may sign (C5.4).
+    const stated = new Set<number>();
+    for (const p of policy.pathways) {
+      for (const h of p.hops) {
+        const entry = room.entries.get(toHex(h.key));
+        for (const cls of [2, 3, 4, 5]) {
+          if (entry?.may_sign.includes(`energy/${CLASS_LABEL[cls]}`)) stated.add(cls);
+        }
+      }
+    }
+    for (const cls of [...stated].sort()) {
       if (checkSigner(room, pair.publicKey, [cls]) !== undefined) {
         warnings.push(
           `the steering key lacks energy/${CLASS_LABEL[cls]}: a decision stating a ${CLASS_LABEL[cls]} figure would be refused`,
@@ -164,9 +180,21 @@ function readPolicyFile(
   room: RoomContext,
   backend: CryptoBackend,
 ): CheckedPolicy {
-  const checked = checkPolicy(room, readBytes(config.policy, 'policy'), backend);
-  if (!checked.ok) throw new ConfigError([`policy: ${config.policy}: ${checked.problem}`]);
-  return checked.value;
+  const policyBytes = readBytes(config.policy, 'policy');
+  const checked = checkPolicy(room, policyBytes, backend);
+  if (checked.ok) return checked.value;
+  if (!readPolicy(policyBytes).ok) {
+    // A policy config (YAML or JSON) named where its compiled WSP1 belongs: say how to compile it.
+    const text = new TextDecoder().decode(policyBytes.subarray(0, 256));
+    const looksLikeConfig =
+      /\.(ya?ml|json)$/i.test(config.policy) || /^\s*(#|[a-z_]+\s*:|\{)/.test(text);
+    if (looksLikeConfig && !text.startsWith('WSP1')) {
+      throw new ConfigError([
+        `policy: ${config.policy} is a policy config, not a signed policy (WSP1): compile it with \`wai-steer policy compile ${config.policy} --key KEY --out policy.wsp\` and name policy.wsp here`,
+      ]);
+    }
+  }
+  throw new ConfigError([`policy: ${config.policy}: ${checked.problem}`]);
 }
 
 /** The engine's live options from the configuration: pathway IDs to indices, checked. */
@@ -220,8 +248,8 @@ export async function startServer(
   }
   const reloadKeyLog = async (): Promise<void> => {
     if (config.keyLog === null) return;
-    const bytes = readBytes(config.keyLog, 'keyLog');
-    await engine.replaceRoom(openRoomFrom(m.roomBytes, bytes, backend), bytes);
+    const bytes = readBytes(config.keyLog, 'key_log');
+    await engine.replaceRoom(openRoomFrom(m.roomBytes, bytes, backend, config.keyLog), bytes);
   };
   // The policy file again (SIGHUP, the admin route): a policy of another room, or one that does
   // not verify or whose signer may not sign it, is refused and the one in force stays.

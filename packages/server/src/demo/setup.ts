@@ -261,9 +261,9 @@ export function setupDemo(dir: string, options: DemoSetupOptions): DemoSetup {
   for (const h of hops) writeKey(join(dir, 'keys', `${h.name}.jwk`), h.key);
   const config = {
     room: 'room.wrd',
-    keyLog: 'key-log.wkl',
+    key_log: 'key-log.wkl',
     policy: 'policy.wsp',
-    signingKey: 'keys/steering.jwk',
+    signing_key: 'keys/steering.jwk',
     listen: { host, port: options.port },
     store: { path: options.storePath ?? 'steering.sqlite', synchronous: 'normal' },
     retention: { records: '1d', decisions: '1d' },
