@@ -1,10 +1,4 @@
 // §7.1: decision assembly.
-
-/**
- * @deprecated The reason names live in `@wai-steering/wire` (`REASON_NAME`); this re-export of
- * the same table stays until the server imports it from there.
- */
-export { REASON_NAME } from '@wai-steering/wire';
 export {
   type AssembleInput,
   assembleAndSign,

@@ -11,6 +11,7 @@ import {
   nobleBackend,
   type PolicyFields,
   DECISION_REASON as R,
+  REASON_NAME,
   readDecision,
   readPolicy,
   STATUS,
@@ -18,7 +19,7 @@ import {
   unwrap,
 } from '@wai-steering/wire';
 import { describe, expect, it } from 'vitest';
-import { assembleAndSign, assembleDecision, drawOf, REASON_NAME } from '../src/index.js';
+import { assembleAndSign, assembleDecision, drawOf } from '../src/index.js';
 import { key, policyOf, report } from './helpers/rule-fixtures.js';
 
 const secret = new Uint8Array(32).fill(7);

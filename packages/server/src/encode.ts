@@ -14,9 +14,10 @@
  * (Ed25519 is deterministic, so the signatures agree too), and `DecisionEncoder.selfCheck`
  * compares them at start.
  */
-import { createPrivateKey, createPublicKey, hash, type KeyObject, sign } from 'node:crypto';
+import { createPrivateKey, createPublicKey, type KeyObject, sign } from 'node:crypto';
 import type { Evidence } from '@wai-steering/evidence';
-import { bytesEqual, type DecisionFields, DOMAIN_TAGS } from '@wai-steering/wire';
+import { bytesEqual, type DecisionFields, DOMAIN_TAGS, sha256 } from '@wai-steering/wire';
+import { nodeBackend } from '@wai-steering/wire/node';
 
 /** PKCS #8 (RFC 8410) DER of an Ed25519 private key, before its 32-byte seed. */
 const PKCS8_PREFIX = Buffer.from('302e020100300506032b657004220420', 'hex');
@@ -164,7 +165,7 @@ export class DecisionEncoder {
     const { size, set, loads, after } = this.write(fields, evidence);
     const msg = this.message;
     const sig = sign(null, msg.subarray(0, D + size), this.key);
-    const digest = hash('sha256', msg.subarray(D, D + size), 'buffer');
+    const digest = sha256(msg.subarray(D, D + size), nodeBackend);
     const m = loads.length;
     const end = D + size;
     const tail = new Uint8Array(47 + 5 * m + (end - after) + 64);

@@ -4,12 +4,12 @@
  * the same bytes (Ed25519 is deterministic), which {@link DecisionSigner.selfCheck} compares at
  * start.
  */
-import { hash } from 'node:crypto';
 import type { Evidence } from '@wai-steering/evidence';
 import {
   bytesEqual,
   type CryptoBackend,
   type DecisionFields,
+  sha256,
   signDecision,
 } from '@wai-steering/wire';
 import { DecisionEncoder } from '../encode.js';
@@ -17,8 +17,8 @@ import { joinDecision } from '../store/compact.js';
 import type { StoredDecision } from '../store/store.js';
 
 /** §7.3: the digest, SHA-256 over the bytes before `sig`. */
-function digestOfDecision(bytes: Uint8Array): Uint8Array {
-  return hash('sha256', bytes.subarray(0, bytes.length - 64), 'buffer');
+function digestOfDecision(bytes: Uint8Array, backend: CryptoBackend): Uint8Array {
+  return sha256(bytes.subarray(0, bytes.length - 64), backend);
 }
 
 export class DecisionSigner {
@@ -40,7 +40,7 @@ export class DecisionSigner {
   sign(fields: DecisionFields, evidence: Evidence): StoredDecision {
     if (this.encoder !== undefined) return this.encoder.encodeCompact(fields, evidence);
     const bytes = signDecision(fields, this.secretKey, { backend: this.backend, check: false });
-    return { bytes, digest: digestOfDecision(bytes) };
+    return { bytes, digest: digestOfDecision(bytes, this.backend) };
   }
 
   /**
@@ -55,7 +55,7 @@ export class DecisionSigner {
     if (
       !bytesEqual(fast, wire) ||
       !bytesEqual(joinDecision(compact.set, compact.tail), wire) ||
-      !bytesEqual(compact.digest, digestOfDecision(wire))
+      !bytesEqual(compact.digest, digestOfDecision(wire, this.backend))
     ) {
       throw new Error("the server's decision encoder disagrees with wire's signDecision");
     }
