@@ -3,7 +3,7 @@
  * headers, body) to a response, so that the HTTP adapter (`http.ts`) stays thin and the handlers
  * can be fuzzed without sockets.
  */
-import { hash, randomBytes } from 'node:crypto';
+import { hash } from 'node:crypto';
 import {
   type Evidence,
   EvidenceCache,
@@ -27,6 +27,10 @@ import {
 } from '@wai-steering/wire';
 import { CommitQueue } from './commit.js';
 import { DecisionEncoder } from './encode.js';
+import type { ClientBudget } from './guard/budget.js';
+import { RecordHorizon } from './guard/horizon.js';
+import { SessionMac } from './guard/session-mac.js';
+import { describeError, Health } from './health.js';
 import { Metrics } from './metrics.js';
 import { SessionTable } from './sessions.js';
 import { joinDecision } from './store/compact.js';
@@ -44,6 +48,8 @@ export interface AppRequest {
    * that has none.
    */
   readonly body?: (limit: number) => Promise<Uint8Array | 'too_large'>;
+  /** The peer's address (the socket's), for the per-client budgets. */
+  readonly peer?: string;
 }
 
 /** A response. */
@@ -82,6 +88,28 @@ export interface AppOptions extends AppMaterials {
   readonly clock?: () => bigint;
   /** `fast` (default): the server's encoder (`encode.ts`); `wire`: wire's `signDecision`. */
   readonly encoder?: 'fast' | 'wire';
+  /** Mints and checks sessions (`guard/session-mac.ts`); a secret of this process by default. */
+  readonly sessionMac?: SessionMac;
+  /** Per-client budgets (`guard/budget.ts`); none by default. */
+  readonly budget?: ClientBudget;
+  /** The records' horizon (`guard/horizon.ts`), ms; defaults 1 min ahead, 7 d, 4 per period. */
+  readonly horizon?: {
+    readonly maxAheadMs: number;
+    readonly retentionMs: number;
+    readonly maxPerPeriod: number;
+  };
+  /** Degraded state (`health.ts`); one of its own by default. */
+  readonly health?: Health;
+  /** The largest `CMCD-Request` header read (bytes; default 1024): a longer one is not read. */
+  readonly maxCmcdBytes?: number;
+  /**
+   * The newest instants the store held at start (µs): retention never deletes a decision or
+   * record newer than the newest kept minus its retention.
+   */
+  readonly newest?: {
+    readonly decision?: bigint | undefined;
+    readonly record?: bigint | undefined;
+  };
 }
 
 const JSON_TYPE = 'application/json; charset=utf-8';
@@ -211,6 +239,14 @@ export class SteeringApp {
   private keyLogBytes: Uint8Array | null;
   private readonly graceS: number;
   private readonly encoder: DecisionEncoder | undefined;
+  readonly sessionMac: SessionMac;
+  readonly health: Health;
+  readonly horizon: RecordHorizon;
+  private readonly maxCmcdBytes: number;
+  private readonly retentionUs: bigint;
+  /** The newest decision and record end kept (µs): the anchors of retention. */
+  private newestDecision: bigint | undefined;
+  private newestRecord: bigint | undefined;
   private closed = false;
 
   constructor(private readonly o: AppOptions) {
@@ -230,12 +266,31 @@ export class SteeringApp {
     });
     this.evidence = new MemoryEvidenceStore();
     this.cache = new EvidenceCache(policy, this.evidence);
+    this.sessionMac = o.sessionMac ?? new SessionMac();
+    this.health = o.health ?? new Health();
+    this.maxCmcdBytes = o.maxCmcdBytes ?? 1024;
+    const h = o.horizon ?? { maxAheadMs: 60_000, retentionMs: 7 * 86_400_000, maxPerPeriod: 4 };
+    this.retentionUs = BigInt(h.retentionMs) * 1000n;
+    this.horizon = new RecordHorizon({
+      periodUs: policy.period_us,
+      windowUs: policy.window_us,
+      maxAheadUs: BigInt(h.maxAheadMs) * 1000n,
+      retentionUs: this.retentionUs,
+      maxPerPeriod: h.maxPerPeriod,
+    });
+    this.newestDecision = o.newest?.decision;
+    this.newestRecord = o.newest?.record;
     this.queue = new CommitQueue(o.store, {
       maxPending: o.maxQueue,
       onCommit: (size, ok, error) => {
         this.metrics.commits.inc({ outcome: ok ? 'ok' : 'error' });
         this.metrics.batch.observe(size);
-        if (!ok) console.error('wai-steering: a group commit failed:', error);
+        // Logged once per cause (health.ts), never a stack trace per request.
+        if (ok) this.health.clear('commit');
+        else {
+          this.metrics.storeErrors.inc({ op: 'commit' });
+          this.health.fail('commit', `group commits fail: ${describeError(error)}`);
+        }
       },
     });
     // The blobs a verifier fetches by digest, kept so that they outlive a configuration change.
@@ -276,7 +331,7 @@ export class SteeringApp {
     const { a } = windowAt(this.o.policy, this.clock());
     for (const r of this.o.store.recordsEndingAfter(a)) {
       const read = readHopRecord(r.bytes);
-      if (read.ok) this.evidence.add(read.value, r.digest);
+      if (read.ok && this.evidence.add(read.value, r.digest)) this.horizon.taken(read.value);
     }
   }
 
@@ -314,6 +369,22 @@ export class SteeringApp {
     this.sessions.sweep(budget, this.sessions.secondsAt(Number(now / 1000n)));
     const { a } = windowAt(this.o.policy, now);
     this.evidence.prune(a);
+    this.horizon.prune(now - this.retentionUs);
+  }
+
+  /**
+   * Notes what sits at the store's path (`SqliteStore.fileState`): anything but `ok` raises the
+   * `store` cause (steering then answers 503, `/healthz` 503), logged once.
+   */
+  noteStoreFile(state: 'ok' | 'removed' | 'replaced'): void {
+    if (state === 'ok') return;
+    if (!this.health.has('store')) this.metrics.storeErrors.inc({ op: 'file' });
+    this.health.fail(
+      'store',
+      state === 'removed'
+        ? 'the store file was removed while the server runs: decisions served now could not be fetched after a restart'
+        : 'another file sits at the store path while the server runs: decisions served now would not be in it',
+    );
   }
 
   /**
@@ -324,9 +395,23 @@ export class SteeringApp {
   prune(recordsMs: number, decisionsMs: number): ReturnType<SteeringStore['prune']> {
     const now = this.clock();
     const { a } = windowAt(this.o.policy, now);
-    let recordsBefore = now - BigInt(recordsMs) * 1000n;
+    // Never by the clock alone: no decision newer than the newest kept minus its retention goes,
+    // nor a record newer than the newest record kept minus its retention (a clock that jumped
+    // ahead cannot empty the store).
+    const anchor = (newest: bigint | undefined): bigint =>
+      newest === undefined || newest > now ? now : newest;
+    let recordsBefore = anchor(this.newestRecord) - BigInt(recordsMs) * 1000n;
     if (recordsBefore > a) recordsBefore = a;
-    return this.o.store.prune(recordsBefore, now - BigInt(decisionsMs) * 1000n);
+    const decisionsBefore = anchor(this.newestDecision) - BigInt(decisionsMs) * 1000n;
+    try {
+      const r = this.o.store.prune(recordsBefore, decisionsBefore);
+      this.health.clear('prune');
+      return r;
+    } catch (e) {
+      this.metrics.storeErrors.inc({ op: 'prune' });
+      this.health.fail('prune', `pruning fails: ${describeError(e)}`);
+      return { records: 0, decisions: 0, sets: 0 };
+    }
   }
 
   /** Stops accepting work and writes what is queued. */
@@ -384,7 +469,8 @@ export class SteeringApp {
     let route = 'other';
     let res: AppResponse;
     try {
-      [route, res] = await this.route(req);
+      const client = this.o.budget?.clientOf(req.peer, headerValue(req.headers['x-forwarded-for']));
+      [route, res] = await this.route(req, client);
     } catch (e) {
       console.error('wai-steering: internal error:', e);
       route = route === 'other' ? 'error' : route;
@@ -398,7 +484,7 @@ export class SteeringApp {
     return res;
   }
 
-  private async route(req: AppRequest): Promise<[string, AppResponse]> {
+  private async route(req: AppRequest, client?: string): Promise<[string, AppResponse]> {
     const target = req.target;
     if (target.length > this.o.maxTargetBytes) {
       return [
@@ -420,7 +506,10 @@ export class SteeringApp {
 
     if (this.steeringPaths.has(path)) {
       if (method !== 'GET') return ['steering', this.notAllowed('GET, OPTIONS')];
-      return ['steering', await this.steer(target, query, req)];
+      return [
+        'steering',
+        this.overBudget(client) ?? (await this.steer(target, query, req, client)),
+      ];
     }
     if (path.startsWith(this.decisionPrefix)) {
       const hex = path.slice(this.decisionPrefix.length);
@@ -435,7 +524,7 @@ export class SteeringApp {
     }
     if (path === '/records') {
       if (method !== 'POST') return ['ingest', this.notAllowed('POST, OPTIONS')];
-      return ['ingest', await this.ingest(req)];
+      return ['ingest', this.overBudget(client) ?? (await this.ingest(req))];
     }
     if (path.startsWith('/records/')) {
       const hex = path.slice('/records/'.length);
@@ -476,7 +565,11 @@ export class SteeringApp {
     }
     if (path === '/healthz') {
       if (!read) return ['healthz', this.notAllowed('GET, HEAD')];
-      return ['healthz', json(this.closed ? 503 : 200, { status: this.closed ? 'closing' : 'ok' })];
+      if (this.closed) return ['healthz', json(503, { status: 'closing' })];
+      if (!this.health.ok) {
+        return ['healthz', json(503, { status: 'degraded', causes: this.health.causes() })];
+      }
+      return ['healthz', json(200, { status: 'ok' })];
     }
     if (path === '/metrics') {
       if (!read) return ['metrics', this.notAllowed('GET, HEAD')];
@@ -525,6 +618,20 @@ export class SteeringApp {
     };
   }
 
+  /**
+   * The client's request budget (`guard/budget.ts`), spent by the requests that sign or write
+   * (steering, ingest): a 503 with `Retry-After` past it. Reads by digest are not budgeted (they
+   * are immutable and cheap, and an auditor fetches dozens per decision).
+   */
+  private overBudget(client: string | undefined): AppResponse | undefined {
+    const wait = this.o.budget?.request(client) ?? 0;
+    if (wait === 0) return undefined;
+    this.metrics.budgetRefused.inc({ budget: 'requests' });
+    return problem(503, 'over_budget', 'this client sent too many requests', {
+      'retry-after': String(wait),
+    });
+  }
+
   private overloaded(why: string): AppResponse {
     this.metrics.overload.inc();
     return problem(503, 'overloaded', why, { 'retry-after': '1' });
@@ -534,15 +641,45 @@ export class SteeringApp {
    * A steering request (§4, §6, §7, §8.1): the report, the session, the decision over the current
    * evidence and loads, signed, archived (durable), then the manifest.
    */
-  private async steer(target: string, query: string, req: AppRequest): Promise<AppResponse> {
+  private async steer(
+    target: string,
+    query: string,
+    req: AppRequest,
+    client: string | undefined,
+  ): Promise<AppResponse> {
     if (this.closed) return this.overloaded('the server is closing');
+    // A decision served now could not be fetched after a restart (§8.4): none is served.
+    if (this.health.has('store')) {
+      return problem(503, 'store_unavailable', 'the store file was removed or replaced', {
+        'retry-after': '60',
+      });
+    }
     if (this.queue.full) return this.overloaded('too many decisions await their commit');
     const o = this.o;
     const policy = o.policy;
     const protocol = protocolOf(query);
-    const given = sessionOf(query);
-    const session = given ?? new Uint8Array(randomBytes(16));
-    const cmcd = headerValue(req.headers['cmcd-request']);
+    let given = sessionOf(query);
+    // A session the server did not mint is treated as absent (guard/session-mac.ts).
+    if (given !== undefined && !this.sessionMac.check(given)) {
+      this.metrics.forgedSessions.inc();
+      given = undefined;
+    }
+    if (given === undefined) {
+      const wait = o.budget?.newSession(client) ?? 0;
+      if (wait > 0) {
+        this.metrics.budgetRefused.inc({ budget: 'sessions' });
+        return problem(503, 'over_budget', 'this client asked for too many new sessions', {
+          'retry-after': String(wait),
+        });
+      }
+    }
+    const session = given ?? this.sessionMac.mint();
+    let cmcd = headerValue(req.headers['cmcd-request']);
+    if (cmcd !== undefined && cmcd.length > this.maxCmcdBytes) {
+      // Read for `bl` and `mtp` only (§4): a header this long is not read at all.
+      this.metrics.cmcdIgnored.inc();
+      cmcd = undefined;
+    }
     const report = readReport(
       { protocol, target, headers: cmcd === undefined ? {} : { 'cmcd-request': cmcd } },
       this.pathwayIds,
@@ -578,6 +715,7 @@ export class SteeringApp {
     } catch {
       return this.overloaded('the decision could not be archived');
     }
+    if (this.newestDecision === undefined || t > this.newestDecision) this.newestDecision = t;
     const reason = fields.reason;
     this.metrics.decisions.incKey(String(reason), () => ({
       reason: REASON_NAME[reason] ?? String(reason),
@@ -616,6 +754,12 @@ export class SteeringApp {
       return json(400, { reason, where: { ...where } });
     }
     const { record, digest } = opened.value;
+    const now = this.clock();
+    const outside = this.horizon.check(record, now);
+    if (outside !== undefined && this.o.store.getRecord(digest) === undefined) {
+      this.metrics.horizonRefused.inc({ error: outside.error });
+      return json(outside.error === 'outside_horizon' ? 422 : 409, outside);
+    }
     let inserted: boolean;
     try {
       inserted = await this.queue.addRecord({
@@ -631,11 +775,14 @@ export class SteeringApp {
     // Durable now: the next window move may name it. A record of the window in use arrived
     // after its lag L (or before the server's first request of the window, after a restart):
     // the evidence is selected again, so that the window's later decisions name it.
-    if (
-      this.evidence.add(record, digest) &&
-      inWindow(record, windowAt(this.o.policy, this.clock()))
-    ) {
-      this.cache.invalidate();
+    if (this.evidence.add(record, digest)) {
+      this.horizon.taken(record);
+      if (inWindow(record, windowAt(this.o.policy, this.clock()))) this.cache.invalidate();
+    }
+    // biome-ignore lint/style/useMathMinMax: bigints (Math.min reads numbers only)
+    const end = record.end > now ? now : record.end;
+    if (inserted && (this.newestRecord === undefined || end > this.newestRecord)) {
+      this.newestRecord = end;
     }
     this.metrics.ingested.inc({ result: inserted ? 'new' : 'duplicate' });
     return json(inserted ? 201 : 200, { digest: toHex(digest) });

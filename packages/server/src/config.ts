@@ -64,6 +64,18 @@ const integer = (min: number, max: number) =>
     .min(min, `expected an integer from ${min} to ${max}`)
     .max(max, `expected an integer from ${min} to ${max}`);
 
+const bucket = (rate: number, burst: number) =>
+  z
+    .object({
+      rate: z
+        .number({ error: 'expected a number of tokens a second (0: no budget)' })
+        .min(0, 'expected a number of tokens a second (0: no budget)')
+        .default(rate),
+      burst: integer(1, 100_000_000).default(burst),
+    })
+    .strict()
+    .prefault({});
+
 /** The file's schema (before paths are resolved). */
 export const configSchema = z
   .object({
@@ -84,8 +96,55 @@ export const configSchema = z
         synchronous: z
           .enum(['normal', 'full'], { error: 'expected "normal" or "full"' })
           .default('normal'),
+        create: z.boolean({ error: 'expected true or false' }).default(false),
+        checkTimeout: duration("the bound on the store's check at start").default(60_000),
       })
       .strict(),
+    time: z
+      .object({
+        tolerance: duration('how far the clock may be before the newest stored decision').default(
+          5000,
+        ),
+        maxGap: duration('how far the clock may be after the newest stored decision').default(
+          UNITS.d!,
+        ),
+        trust: z.boolean({ error: 'expected true or false' }).default(false),
+      })
+      .strict()
+      .prefault({}),
+    records: z
+      .object({
+        maxAhead: duration('how far after the room clock a record may end').default(60_000),
+        maxPerPeriod: integer(1, 1000).default(4),
+      })
+      .strict()
+      .prefault({}),
+    budget: z
+      .object({
+        trustedProxies: z
+          .array(z.string({ error: 'expected an address' }).min(1), {
+            error: 'expected a list of addresses',
+          })
+          .default([]),
+        requests: bucket(50, 200),
+        sessions: bucket(2, 20),
+        maxClients: integer(1, 100_000_000).default(100_000),
+      })
+      .strict()
+      .prefault({}),
+    connections: z
+      .object({
+        max: integer(1, 10_000_000).default(10_000),
+        idleTimeout: duration('the idle timeout of a connection').default(30_000),
+        headersTimeout: duration('the time to receive request headers').default(10_000),
+        requestTimeout: duration('the time to receive a whole request').default(30_000),
+        keepAliveTimeout: duration('the keep-alive timeout').default(65_000),
+        maxPipelined: integer(1, 10_000).default(16),
+        maxUnreadBytes: integer(1024, 1_073_741_824).default(262_144),
+        perTurn: integer(1, 10_000).default(4),
+      })
+      .strict()
+      .prefault({}),
     retention: z
       .object({
         records: duration('the retention of records').default(7 * UNITS.d!),
@@ -98,6 +157,7 @@ export const configSchema = z
       .object({
         grace: duration('the grace after a decision TTL').default(10_000),
         max: integer(1, 100_000_000).default(8_000_000),
+        secret: path.nullable().default(null),
       })
       .strict()
       .prefault({}),
@@ -106,6 +166,7 @@ export const configSchema = z
         maxQueue: integer(1, 10_000_000).default(10_000),
         maxRecordBytes: integer(256, 1_048_576).default(4096),
         maxTargetBytes: integer(256, 1_048_576).default(8192),
+        maxCmcdBytes: integer(64, 65_536).default(1024),
       })
       .strict()
       .prefault({}),
@@ -128,17 +189,56 @@ export interface ServerConfig {
     readonly path: string;
     /** `normal` survives a crash of the process (kill -9); `full` also a power loss. */
     readonly synchronous: 'normal' | 'full';
+    /** Create a new store when the path does not exist (otherwise that is an error). */
+    readonly create: boolean;
+    /** ms SQLite's `quick_check` may take at start; 0 skips it. */
+    readonly checkTimeout: number;
+  };
+  /** The clock at start against the store (ms). */
+  readonly time: {
+    /** How far before the newest stored decision the clock may be. */
+    readonly tolerance: number;
+    /** How far after the newest stored decision (or record) the clock may be. */
+    readonly maxGap: number;
+    /** Start whatever the clock says against the store (`--trust-clock`). */
+    readonly trust: boolean;
+  };
+  /** The records' horizon (`guard/horizon.ts`). */
+  readonly records: { readonly maxAhead: number; readonly maxPerPeriod: number };
+  /** Per-client budgets (`guard/budget.ts`); a rate of 0 turns a budget off. */
+  readonly budget: {
+    readonly trustedProxies: readonly string[];
+    readonly requests: { readonly rate: number; readonly burst: number };
+    readonly sessions: { readonly rate: number; readonly burst: number };
+    readonly maxClients: number;
+  };
+  /** Connection limits (`http.ts`), durations in ms. */
+  readonly connections: {
+    readonly max: number;
+    readonly idleTimeout: number;
+    readonly headersTimeout: number;
+    readonly requestTimeout: number;
+    readonly keepAliveTimeout: number;
+    readonly maxPipelined: number;
+    readonly maxUnreadBytes: number;
+    readonly perTurn: number;
   };
   readonly retention: {
     readonly records: number;
     readonly decisions: number;
     readonly sweep: number;
   };
-  readonly sessions: { readonly grace: number; readonly max: number };
+  readonly sessions: {
+    readonly grace: number;
+    readonly max: number;
+    /** A file of at least 16 bytes, the session secret of a deployment; `null`: one per process. */
+    readonly secret: string | null;
+  };
   readonly limits: {
     readonly maxQueue: number;
     readonly maxRecordBytes: number;
     readonly maxTargetBytes: number;
+    readonly maxCmcdBytes: number;
   };
 }
 
@@ -171,9 +271,15 @@ export function parseConfig(input: unknown, baseDir: string = process.cwd()): Se
     store: {
       path: c.store.path === ':memory:' ? ':memory:' : abs(c.store.path),
       synchronous: c.store.synchronous,
+      create: c.store.create,
+      checkTimeout: c.store.checkTimeout,
     },
+    time: c.time,
+    records: c.records,
+    budget: c.budget,
+    connections: c.connections,
     retention: c.retention,
-    sessions: c.sessions,
+    sessions: { ...c.sessions, secret: c.sessions.secret === null ? null : abs(c.sessions.secret) },
     limits: c.limits,
   };
 }

@@ -11,15 +11,22 @@ import {
   type CryptoBackend,
   digestOf,
   jwkToKeyPair,
+  readKeyLog,
   readPolicy,
   toHex,
   verifyPolicySignature,
 } from '@wai-steering/wire';
 import { nodeBackend } from '@wai-steering/wire/node';
-import { type AppMaterials, SteeringApp } from './app.js';
+import { type AppMaterials, monotonicClock, SteeringApp } from './app.js';
 import { ConfigError, type ServerConfig } from './config.js';
+import { ClientBudget } from './guard/budget.js';
+import { checkClock } from './guard/clock.js';
+import { type Head, stepHead } from './guard/key-log.js';
+import { SessionMac } from './guard/session-mac.js';
+import { Health } from './health.js';
 import { createHttpServer, listen } from './http.js';
-import { SqliteStore } from './store/sqlite.js';
+import { openStore } from './store/open.js';
+import type { SqliteStore } from './store/sqlite.js';
 
 /** A running server. */
 export interface RunningServer {
@@ -30,8 +37,12 @@ export interface RunningServer {
   readonly store: SqliteStore;
   /** Warnings found at start (a steering key that may not state some class, say). */
   readonly warnings: readonly string[];
-  /** Reads the key log file again and serves (and verifies ingest against) its head. */
-  reloadKeyLog(): void;
+  /**
+   * Reads the key log file again and serves (and verifies ingest against) its head, when it
+   * follows the head in use (`guard/key-log.ts`); `false` when the file holds the head in use.
+   * Throws a {@link ConfigError} naming why a head is refused (the one in use stays).
+   */
+  reloadKeyLog(): boolean;
   /** Stops listening, writes what is queued, closes the store. */
   close(): Promise<void>;
 }
@@ -41,6 +52,14 @@ export interface StartOptions {
   /** The room clock (µs since the epoch); the process's monotonic clock by default. */
   readonly clock?: () => bigint;
   readonly backend?: CryptoBackend;
+  /** Create the store when it does not exist (`wai-steer serve --init`), as `store.create`. */
+  readonly init?: boolean;
+  /** Start whatever the clock says against the store (`--trust-clock`), as `time.trust`. */
+  readonly trustClock?: boolean;
+  /** How often the store file is checked (ms, default 1000). */
+  readonly watchMs?: number;
+  /** Where degraded and recovered lines go (stderr by default). */
+  readonly log?: (line: string) => void;
 }
 
 function readBytes(path: string, field: string): Uint8Array {
@@ -51,6 +70,43 @@ function readBytes(path: string, field: string): Uint8Array {
       `${field}: cannot read ${path} (${(e as NodeJS.ErrnoException).code ?? e})`,
     ]);
   }
+}
+
+/** The session secret (`sessions.secret`): a file of at least 16 bytes. */
+function readSecret(path: string): Uint8Array {
+  const bytes = readBytes(path, 'sessions.secret');
+  if (bytes.length < 16) {
+    throw new ConfigError([
+      `sessions.secret: ${path} holds ${bytes.length} bytes; a session secret is at least 16 random bytes`,
+    ]);
+  }
+  return bytes;
+}
+
+/**
+ * The configured key log head against the newest one the store kept (`guard/key-log.ts`): a
+ * warning, or a {@link ConfigError} when the head would move back.
+ */
+function checkStoredHead(
+  store: SqliteStore,
+  head: Head,
+  backend: CryptoBackend,
+): string | undefined {
+  let stored: Head | undefined;
+  for (const bytes of store.keyLogHeads()) {
+    const read = readKeyLog(bytes);
+    if (!read.ok) continue;
+    if (stored === undefined || read.value.seq > stored.head.seq) {
+      stored = { head: read.value, digest: digestOf(read.value, backend) };
+    }
+  }
+  if (stored === undefined) return undefined;
+  const step = stepHead(stored, head, 'warn');
+  if (step.take) return step.warning;
+  if (step.same) return undefined;
+  throw new ConfigError([
+    `keyLog: the head is older than the one this store kept: ${step.why}; put the newest head back`,
+  ]);
 }
 
 /** What the server serves under, read and checked, with what the reading warned of. */
@@ -155,9 +211,34 @@ export async function startServer(
   const backend = options.backend ?? nodeBackend;
   const m = readMaterials(config, backend);
   const { warnings, ...materials } = m;
-  const store = new SqliteStore(config.store.path, { synchronous: config.store.synchronous });
+  const sessionMac = new SessionMac(
+    config.sessions.secret === null ? undefined : readSecret(config.sessions.secret),
+  );
+  const store = await openStore(config.store.path, {
+    synchronous: config.store.synchronous,
+    create: config.store.create || options.init === true,
+    checkTimeoutMs: config.store.checkTimeout,
+  });
+  const clock = options.clock ?? monotonicClock();
+  const health = new Health(options.log === undefined ? {} : { log: options.log });
   let app: SteeringApp;
+  let head: Head | undefined;
   try {
+    const now = clock();
+    const newest = store.newest(now);
+    checkClock(now, newest, {
+      ...config.time,
+      trust: config.time.trust || options.trustClock === true,
+    });
+    head =
+      m.room.keyLog === undefined
+        ? undefined
+        : { head: m.room.keyLog, digest: digestOf(m.room.keyLog, backend) };
+    if (head !== undefined) {
+      const warning = checkStoredHead(store, head, backend);
+      if (warning !== undefined) warnings.push(warning);
+    }
+    const b = config.budget;
     app = new SteeringApp({
       ...materials,
       store,
@@ -167,16 +248,35 @@ export async function startServer(
       maxQueue: config.limits.maxQueue,
       maxRecordBytes: config.limits.maxRecordBytes,
       maxTargetBytes: config.limits.maxTargetBytes,
-      ...(options.clock === undefined ? {} : { clock: options.clock }),
+      maxCmcdBytes: config.limits.maxCmcdBytes,
+      clock,
+      sessionMac,
+      health,
+      newest,
+      horizon: {
+        maxAheadMs: config.records.maxAhead,
+        retentionMs: config.retention.records,
+        maxPerPeriod: config.records.maxPerPeriod,
+      },
+      ...(b.requests.rate > 0 || b.sessions.rate > 0
+        ? {
+            budget: new ClientBudget({
+              requests: b.requests,
+              sessions: b.sessions,
+              trustedProxies: b.trustedProxies,
+              maxClients: b.maxClients,
+            }),
+          }
+        : {}),
     });
-    if (m.keyLogBytes !== null && m.room.keyLog !== undefined) {
-      store.putBlob('key-log', digestOf(m.room.keyLog, backend), m.keyLogBytes);
+    if (m.keyLogBytes !== null && head !== undefined) {
+      store.putBlob('key-log', head.digest, m.keyLogBytes);
     }
   } catch (e) {
     store.close();
     throw e;
   }
-  const http = createHttpServer(app);
+  const http = createHttpServer(app, { connections: config.connections });
   let url: string;
   try {
     url = await listen(http, config.listen.host, config.listen.port);
@@ -191,14 +291,15 @@ export async function startServer(
   // Sessions: a pass over the table every 2 s at most (§6 loads); evidence index pruned.
   const sweeper = setInterval(() => app.sweep(Math.ceil(app.sessions.slots / 8)), 250);
   sweeper.unref();
-  const pruner = setInterval(() => {
-    try {
-      app.prune(config.retention.records, config.retention.decisions);
-    } catch (e) {
-      console.error('wai-steering: pruning failed:', e);
-    }
-  }, config.retention.sweep);
+  // Failures are the app's to count and log once (health.ts).
+  const pruner = setInterval(
+    () => app.prune(config.retention.records, config.retention.decisions),
+    config.retention.sweep,
+  );
   pruner.unref();
+  // The store file removed or replaced while running: health 503, steering 503, logged once.
+  const watcher = setInterval(() => app.noteStoreFile(store.fileState()), options.watchMs ?? 1000);
+  watcher.unref();
   let closing: Promise<void> | undefined;
   return {
     url,
@@ -206,18 +307,31 @@ export async function startServer(
     http,
     store,
     warnings: m.warnings,
-    reloadKeyLog(): void {
-      if (config.keyLog === null) return;
+    reloadKeyLog(): boolean {
+      if (config.keyLog === null) return false;
       const bytes = readBytes(config.keyLog, 'keyLog');
       const room = openRoomFrom(m.roomBytes, bytes, backend);
-      if (room.keyLog !== undefined)
-        store.putBlob('key-log', digestOf(room.keyLog, backend), bytes);
+      if (room.keyLog === undefined) return false;
+      const next: Head = { head: room.keyLog, digest: digestOf(room.keyLog, backend) };
+      if (head !== undefined) {
+        const step = stepHead(head, next, 'refuse');
+        if (!step.take) {
+          if (step.same) return false;
+          throw new ConfigError([
+            `keyLog: the head in ${config.keyLog} was not taken: ${step.why}`,
+          ]);
+        }
+      }
+      store.putBlob('key-log', next.digest, bytes);
+      head = next;
       app.setRoom(room, bytes);
+      return true;
     },
     close(): Promise<void> {
       closing ??= new Promise<void>((resolve) => {
         clearInterval(sweeper);
         clearInterval(pruner);
+        clearInterval(watcher);
         http.close(() => {
           store.close();
           store.whenClosed().then(resolve, resolve);

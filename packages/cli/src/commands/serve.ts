@@ -24,14 +24,26 @@ export const serve: Command = {
       description: "the server's config (YAML or JSON)",
       required: true,
     },
+    init: {
+      type: 'boolean',
+      description: 'create the store when store.path does not exist (as store.create: true)',
+    },
+    'trust-clock': {
+      type: 'boolean',
+      description:
+        'start even when the clock is before, or far after, the newest decision in the store',
+    },
   },
   description: `
 Loads the server's config and starts the steering server: it answers steering requests with
 signed decisions and their manifests, serves each decision at its URI, and ingests per-hop
 records. It prints where it listens on stderr and runs until SIGINT or SIGTERM, then closes
 cleanly (answers what is queued, writes the store). SIGHUP reads the key log file again (after
-the origin published a new head); a head that does not verify is refused with a warning and the
-one in use stays. The config's format is the server's (see
+the origin published a new head); a head that does not verify, or does not follow the head in use
+(its seq greater and its prev the digest of the head in use), is refused with a warning and the
+one in use stays. A store that does not exist is an error unless --init (or store.create) says
+to create it; a clock before, or far after, the newest decision in the store refuses the start
+unless --trust-clock says it is right. The config's format is the server's (see
 its README); a config that does not read is one line on stderr naming the field.`,
   async run(ctx) {
     const path = ctx.path(ctx.string('config'));
@@ -39,7 +51,10 @@ its README); a config that does not read is one line on stderr naming the field.
     const { loadConfig, startServer } = await import('@wai-steering/server');
     let running: RunningServer;
     try {
-      running = await startServer(loadConfig(path));
+      running = await startServer(loadConfig(path), {
+        init: ctx.flag('init'),
+        trustClock: ctx.flag('trust-clock'),
+      });
     } catch (e) {
       const issues = issuesOf(e);
       if (issues !== undefined) throw configProblem(path, issues);
@@ -53,8 +68,11 @@ its README); a config that does not read is one line on stderr naming the field.
     // not verify is refused with a warning, and the one in use stays.
     const reload = (): void => {
       try {
-        running.reloadKeyLog();
-        ctx.io.stderr.write('wai-steer: key log read again\n');
+        ctx.io.stderr.write(
+          running.reloadKeyLog()
+            ? 'wai-steer: key log read again: a new head is in use\n'
+            : 'wai-steer: key log read again: the head in use is unchanged\n',
+        );
       } catch (e) {
         const issues = issuesOf(e);
         ctx.warn(`the key log was not reloaded: ${issues?.[0] ?? (e as Error).message}`);

@@ -265,7 +265,8 @@ export function setupDemo(dir: string, options: DemoSetupOptions): DemoSetup {
     policy: 'policy.wsp',
     signingKey: 'keys/steering.jwk',
     listen: { host, port: options.port },
-    store: { path: options.storePath ?? 'steering.sqlite', synchronous: 'normal' },
+    // The demo makes a fresh room: its store is created at the first start.
+    store: { path: options.storePath ?? 'steering.sqlite', synchronous: 'normal', create: true },
     retention: { records: '1d', decisions: '1d' },
     sessions: { grace: '10s' },
   };

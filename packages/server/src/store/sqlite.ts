@@ -17,7 +17,7 @@
  * which survives a power loss and costs an fsync per group commit.
  */
 import { hash } from 'node:crypto';
-import { statSync } from 'node:fs';
+import { closeSync, fstatSync, openSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
 import Database from 'better-sqlite3';
@@ -96,6 +96,14 @@ function equal(a: Uint8Array, b: Uint8Array): boolean {
 
 const asBytes = (b: Buffer): Uint8Array => new Uint8Array(b.buffer, b.byteOffset, b.byteLength);
 
+/** A store whose schema this server does not read. */
+export class StoreSchemaError extends Error {
+  override readonly name = 'StoreSchemaError';
+}
+
+/** What sits at the store's path while the server runs (see {@link SqliteStore.fileState}). */
+export type StoreFileState = 'ok' | 'removed' | 'replaced';
+
 export class SqliteStore implements SteeringStore {
   readonly path: string;
   private readonly db: Database.Database;
@@ -111,6 +119,9 @@ export class SqliteStore implements SteeringStore {
   private commits = 0;
   /** Where each decision's tail is cut (bound, and so copied, by the insert). */
   private scratch = new Uint8Array(4096);
+  /** A descriptor of the database file as opened, and its inode: to notice it removed or replaced. */
+  private watchFd: number | undefined;
+  private watchIno: number | bigint | undefined;
 
   constructor(path: string, options: SqliteStoreOptions = {}) {
     this.path = path;
@@ -144,6 +155,71 @@ export class SqliteStore implements SteeringStore {
     this.stmt = this.prepare();
     this.loadCurrent();
     this.commitTx = this.db.transaction((batch: CommitBatch) => this.write(batch));
+    if (!memory) {
+      try {
+        this.watchFd = openSync(path, 'r');
+        this.watchIno = fstatSync(this.watchFd).ino;
+      } catch {
+        this.watchFd = undefined;
+      }
+    }
+  }
+
+  /**
+   * Whether the database file is still the one opened: `removed` when the open inode has no link
+   * left (`fstat` gives `nlink` 0), `replaced` when another inode sits at the path (or none).
+   * Always `ok` for `:memory:`.
+   */
+  fileState(): StoreFileState {
+    if (this.watchFd === undefined) return 'ok';
+    try {
+      if (fstatSync(this.watchFd).nlink === 0) return 'removed';
+    } catch {
+      return 'removed';
+    }
+    try {
+      return statSync(this.path).ino === this.watchIno ? 'ok' : 'replaced';
+    } catch {
+      return 'replaced';
+    }
+  }
+
+  /**
+   * The newest instants the store holds, µs: the latest decision's `t` and the latest `end` of a
+   * record that ends at or before `notAfter` (records that end later are not evidence of the
+   * clock). `undefined` when none.
+   */
+  newest(notAfter: bigint): { decision: bigint | undefined; record: bigint | undefined } {
+    const d = this.db.prepare('SELECT max(last_t) FROM sets').pluck().get() as number | null;
+    const r = this.db
+      .prepare('SELECT max("end") FROM records WHERE "end" <= ?')
+      .pluck()
+      .get(clampU64(notAfter < 0n ? 0n : notAfter)) as number | null;
+    return {
+      decision: d === null ? undefined : BigInt(d),
+      record: r === null ? undefined : BigInt(r),
+    };
+  }
+
+  /** The key log heads kept (`putBlob('key-log', …)`), in no order. */
+  keyLogHeads(): Uint8Array[] {
+    const rows = this.db
+      .prepare("SELECT bytes FROM blobs WHERE kind = 'key-log'")
+      .pluck()
+      .all() as Buffer[];
+    return rows.map(asBytes);
+  }
+
+  /**
+   * SQLite's `quick_check` on this connection: `[]` when the database is sound, else the problems
+   * it names (at most `max`). May take time on a large store: see `store/open.ts`.
+   */
+  quickCheck(max = 8): string[] {
+    const rows = this.db.pragma(`quick_check(${Math.max(1, Math.floor(max))})`, {
+      simple: false,
+    }) as { quick_check: string }[];
+    const problems = rows.map((r) => r.quick_check).filter((m) => m !== 'ok');
+    return problems;
   }
 
   private migrate(): void {
@@ -184,7 +260,9 @@ export class SqliteStore implements SteeringStore {
     if (row === undefined) {
       this.db.prepare("INSERT INTO meta (k, v) VALUES ('schema', ?)").run(SCHEMA_VERSION);
     } else if (row.v !== SCHEMA_VERSION) {
-      throw new Error(`${this.path}: store schema ${row.v}, this server reads ${SCHEMA_VERSION}`);
+      throw new StoreSchemaError(
+        `the store's schema is version ${row.v}; this server reads version ${SCHEMA_VERSION}`,
+      );
     }
   }
 
@@ -436,6 +514,14 @@ export class SqliteStore implements SteeringStore {
    * finishes first); {@link SqliteStore.whenClosed} resolves once it has.
    */
   close(): void {
+    if (this.watchFd !== undefined) {
+      try {
+        closeSync(this.watchFd);
+      } catch {
+        // closed already
+      }
+      this.watchFd = undefined;
+    }
     const worker = this.worker;
     this.worker = undefined;
     if (worker !== undefined) {

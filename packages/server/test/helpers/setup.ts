@@ -105,6 +105,11 @@ export function demoApp(
   };
 }
 
+/** A session the application minted (§8.1, `guard/session-mac.ts`), hex: its nonce is `byte` × 8. */
+export function minted(ctx: { app: SteeringApp }, byte: number): string {
+  return Buffer.from(ctx.app.sessionMac.sessionOf(new Uint8Array(8).fill(byte))).toString('hex');
+}
+
 /** A GET through the application. */
 export function get(app: SteeringApp, target: string, headers: Record<string, string> = {}) {
   return app.handle({ method: 'GET', target, headers });
@@ -158,7 +163,7 @@ export function useDemoServer(): { readonly server: RunningServer } {
     remove = room.remove;
     held.server = await startServer({
       ...room.config,
-      store: { path: ':memory:', synchronous: 'normal' },
+      store: { ...room.config.store, path: ':memory:' },
     });
   });
   afterAll(async () => {
