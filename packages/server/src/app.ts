@@ -779,8 +779,8 @@ export class SteeringApp {
       this.horizon.taken(record);
       if (inWindow(record, windowAt(this.o.policy, this.clock()))) this.cache.invalidate();
     }
-    // biome-ignore lint/style/useMathMinMax: bigints (Math.min reads numbers only)
-    const end = record.end > now ? now : record.end;
+    let end = record.end;
+    if (end > now) end = now;
     if (inserted && (this.newestRecord === undefined || end > this.newestRecord)) {
       this.newestRecord = end;
     }
