@@ -166,21 +166,23 @@ export class SqliteStore implements SteeringStore {
   }
 
   /**
-   * Whether the database file is still the one opened: `removed` when the open inode has no link
-   * left (`fstat` gives `nlink` 0), `replaced` when another inode sits at the path (or none).
+   * Whether the database file is still the one opened: `replaced` when another inode sits at the
+   * path, `removed` when none does or the open inode has no link left (`fstat` gives `nlink` 0).
    * Always `ok` for `:memory:`.
    */
   fileState(): StoreFileState {
     if (this.watchFd === undefined) return 'ok';
+    let ino: number | bigint;
     try {
-      if (fstatSync(this.watchFd).nlink === 0) return 'removed';
+      ino = statSync(this.path).ino;
     } catch {
       return 'removed';
     }
+    if (ino !== this.watchIno) return 'replaced';
     try {
-      return statSync(this.path).ino === this.watchIno ? 'ok' : 'replaced';
+      return fstatSync(this.watchFd).nlink === 0 ? 'removed' : 'ok';
     } catch {
-      return 'replaced';
+      return 'removed';
     }
   }
 

@@ -172,3 +172,47 @@ export function useDemoServer(): { readonly server: RunningServer } {
   });
   return held;
 }
+
+/** A demo room whose server keeps a file store, started on a test clock (or on `clock`). */
+export async function fileServer(
+  dir: string,
+  clock: TestClock,
+  options: {
+    overrides?: Partial<ServerConfig>;
+    start?: Parameters<typeof startServer>[1];
+  } = {},
+): Promise<{ server: RunningServer; setup: DemoSetup; config: ServerConfig; sim: HopSimulator }> {
+  const port = await freePort();
+  const setup = setupDemo(dir, { port, periodMs: 2000 });
+  const config = { ...loadConfig(setup.configPath), ...options.overrides };
+  const server = await startServer(config, { clock: clock.now, ...options.start });
+  const sim = new HopSimulator({
+    policy: setup.policy,
+    roomId: setup.roomId,
+    hops: setup.hops,
+    base: server.url,
+    clock: clock.now,
+  });
+  return { server, setup, config, sim };
+}
+
+/** Posts every hop's record of the periods ending in `ends` (µs) to a running app. */
+export async function postRecords(
+  app: SteeringApp,
+  setup: DemoSetup,
+  sim: HopSimulator,
+  ends: readonly bigint[],
+): Promise<number> {
+  let n = 0;
+  const P = setup.policy.period_us;
+  for (const end of ends) {
+    for (const hop of setup.hops) {
+      const res = await post(app, '/records', sim.record(hop, end - P, end, 100));
+      if (res.status !== 201 && res.status !== 200) {
+        throw new Error(`record refused: ${res.status} ${text(res.body)}`);
+      }
+      n++;
+    }
+  }
+  return n;
+}
