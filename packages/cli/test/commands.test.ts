@@ -1,6 +1,6 @@
 // What each command prints and writes, beyond the worked example.
 
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { dashElement, hlsTag } from '@wai-steering/manifest';
@@ -365,11 +365,38 @@ describe('serve, and verify --url', () => {
     process.emit('SIGHUP');
     expect(err).toMatch(/the key log was not reloaded/);
     expect(toHex(await served())).toBe(toHex(head3));
+    // The older head put back (a rollback, companion C4): refused, the one in use stays.
+    writeFileSync(join(dir, 'live.wkl'), readFileSync(join(dir, 'keylog-2.wkl')));
+    process.emit('SIGHUP');
+    expect(err).toMatch(
+      /the key log was not reloaded: keyLog: the head in .* was not taken: its seq \d+ is not after the head in use/,
+    );
+    expect(toHex(await served())).toBe(toHex(head3));
     expect(await cli(['verify', '--url', `${base}/steer`, '--json'], dir)).toMatchObject({
       code: 0,
     });
 
     await stop!();
     expect(await serving).toBe(0);
+  });
+
+  it('refuses a bad store at start as a user error naming store.path', async () => {
+    mkdirSync(join(dir, 'a-directory'), { recursive: true });
+    const cases: [string, RegExp][] = [
+      ['a-directory', /store\.path: .*a-directory is a directory, not a store file/],
+      ['missing.sqlite', /store\.path: .*missing\.sqlite does not exist: .*--init/],
+      ['not-a-store.sqlite', /store\.path: .*not-a-store\.sqlite is not a SQLite database/],
+    ];
+    writeFileSync(join(dir, 'not-a-store.sqlite'), 'random bytes '.repeat(500));
+    for (const [path, message] of cases) {
+      writeFileSync(
+        join(dir, 'bad-store.yaml'),
+        `room: room.wrd\nkeyLog: keylog-2.wkl\npolicy: local.wsp\nsigningKey: steer.jwk\nlisten: { host: 127.0.0.1, port: 0 }\nstore: { path: ${path} }\n`,
+      );
+      const r = await cli(['serve', '--config', 'bad-store.yaml'], dir);
+      expect(r.code).toBe(2);
+      expect(r.stderr).toMatch(message);
+      expect(r.stderr).not.toMatch(/bug|internal/);
+    }
   });
 });
