@@ -13,7 +13,8 @@
  * - **a cap**: past `max` open connections a new one is answered `503` and closed;
  * - **pipelining**: at most `maxPipelined` requests of one connection are in flight (being
  *   answered); past it the connection is not read until answers go out, and a connection that
- *   has sent more than `64 × maxPipelined` requests not yet answered is dropped;
+ *   has sent more than `4 × maxPipelined` requests not yet answered is dropped (Node's parser
+ *   may have parsed a whole chunk of requests before the pause takes effect);
  * - **fairness**: requests are started from a queue per connection, at most `perTurn` of each
  *   connection per event-loop turn, round-robin, so that one connection's pipelined burst
  *   cannot starve the others.
@@ -54,14 +55,25 @@ function bodyReader(req: IncomingMessage): (limit: number) => Promise<Uint8Array
     });
 }
 
-function send(res: ServerResponse, r: AppResponse): void {
-  if (res.destroyed) return;
+/** Writes an answer; the bytes of its body. */
+function send(res: ServerResponse, r: AppResponse): number {
+  if (res.destroyed) return 0;
   const body = r.body;
   const length = typeof body === 'string' ? Buffer.byteLength(body, 'utf8') : body.length;
   const headers: Record<string, string | number> = { ...r.headers, 'content-length': length };
   if (r.close === true) headers.connection = 'close';
   res.writeHead(r.status, headers);
   res.end(body);
+  return length;
+}
+
+/** Resolves once an answer has gone out (its last bytes handed to the kernel) or was dropped. */
+function gone(res: ServerResponse): Promise<void> {
+  if (res.writableFinished || res.destroyed) return Promise.resolve();
+  return new Promise((resolve) => {
+    res.once('finish', resolve);
+    res.once('close', resolve);
+  });
 }
 
 /** Methods whose requests the application may read a body of. */
@@ -102,7 +114,10 @@ export interface HttpOptions {
 interface Conn {
   readonly socket: Socket;
   readonly queue: (() => Promise<void>)[];
+  /** Requests started whose answers have not gone out to the kernel yet. */
   inFlight: number;
+  /** Bytes of those answers. */
+  unread: number;
   dropped: boolean;
 }
 
@@ -181,7 +196,7 @@ export function createHttpServer(app: SteeringApp, options: HttpOptions = {}): S
       const socket = req.socket;
       const c = conns.get(socket);
       if (c === undefined || c.dropped) return;
-      if (c.queue.length + c.inFlight >= 64 * limits.maxPipelined) {
+      if (c.queue.length + c.inFlight >= 4 * limits.maxPipelined) {
         drop(c, 'pipelined');
         return;
       }
@@ -203,10 +218,19 @@ export function createHttpServer(app: SteeringApp, options: HttpOptions = {}): S
           return;
         }
         if (c.dropped) return;
-        send(res, r);
+        const bytes = send(res, r) + 256;
         if (r.close === true) req.resume();
-        // Answers the client does not read: bounded (the rest waits in the kernel's buffers).
-        if (socket.writableLength > limits.maxUnreadBytes) drop(c, 'unread');
+        // Answers the client does not read: bounded in bytes here, in time by the idle timeout
+        // (a connection whose answers do not go out makes no progress).
+        c.unread += bytes;
+        if (c.unread + socket.writableLength > limits.maxUnreadBytes) {
+          drop(c, 'unread');
+          return;
+        }
+        // In flight until the answer has gone out: a client that does not read holds at most
+        // `maxPipelined` answers.
+        await gone(res);
+        c.unread -= bytes;
       });
       // Past the bound in flight, the connection is not read until its answers go out.
       if (c.queue.length + c.inFlight >= limits.maxPipelined && !socket.isPaused()) socket.pause();

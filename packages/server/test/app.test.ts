@@ -135,6 +135,17 @@ describe('steering', () => {
     });
   });
 
+  it('does not read a CMCD-Request header over limits.maxCmcdBytes (finding 9)', async () => {
+    ctx = demoApp();
+    // 60 KB: read for bl and mtp only, so a header this long is not read at all.
+    const long = `bl=12000,mtp=3000,${'x'.repeat(60_000)}`;
+    const d = await decide(ctx, '?_HLS_pathway=cdn-b', { 'cmcd-request': long });
+    expect(d.decision.report.present).toBe(1); // the pathway alone: no buffer (§4: absent)
+    expect(ctx.app.metrics.cmcdIgnored.get()).toBe(1);
+    const ok = await decide(ctx, '?_HLS_pathway=cdn-b', { 'cmcd-request': 'bl=12000,mtp=3000' });
+    expect(ok.decision.report).toMatchObject({ present: 5, buffer: 12_000n });
+  });
+
   it('decides with stale evidence when no record has arrived', async () => {
     ctx = demoApp();
     const d = await decide(ctx);

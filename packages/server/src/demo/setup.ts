@@ -72,6 +72,11 @@ export interface DemoSetupOptions {
   readonly windowPeriods?: number;
   /** Store path (default `<dir>/steering.sqlite`). */
   readonly storePath?: string;
+  /**
+   * `false`: the config turns the per-client budgets off (a load test from one address);
+   * default: the server's budgets.
+   */
+  readonly budgets?: boolean;
 }
 
 function newKey(): DemoKey {
@@ -269,6 +274,9 @@ export function setupDemo(dir: string, options: DemoSetupOptions): DemoSetup {
     store: { path: options.storePath ?? 'steering.sqlite', synchronous: 'normal', create: true },
     retention: { records: '1d', decisions: '1d' },
     sessions: { grace: '10s' },
+    ...(options.budgets === false
+      ? { budget: { requests: { rate: 0 }, sessions: { rate: 0 } } }
+      : {}),
   };
   const configPath = join(dir, 'config.json');
   writeFileSync(configPath, `${JSON.stringify(config, null, 2)}\n`);

@@ -1,0 +1,164 @@
+// Finding 3: no idle or send timeout and no connection cap: a client pipelining thousands of
+// requests without reading kept its socket and its queued answers for good, and 100 such
+// connections starved every other client. Finding 9: a stalled request was answered 400 after
+// ~40 s. Now connections are bounded (http.ts) and a stalled request is answered 408.
+
+import { Agent, request } from 'node:http';
+import { connect, type Socket } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ServerConfig } from '../src/config.js';
+import { type RunningServer, startServer } from '../src/server.js';
+import { demoRoom, freePort } from './helpers/setup.js';
+
+const NO_BUDGET: ServerConfig['budget'] = {
+  trustedProxies: [],
+  requests: { rate: 0, burst: 1 },
+  sessions: { rate: 0, burst: 1 },
+  maxClients: 10,
+};
+
+async function serverWith(connections: Partial<ServerConfig['connections']>) {
+  const room = demoRoom(await freePort());
+  const config = room.config;
+  const server = await startServer({
+    ...config,
+    store: { ...config.store, path: ':memory:' },
+    budget: NO_BUDGET,
+    connections: { ...config.connections, ...connections },
+  });
+  return {
+    server,
+    close: async () => {
+      await server.close();
+      room.remove();
+    },
+  };
+}
+
+function open(url: string): Promise<Socket> {
+  const { hostname, port } = new URL(url);
+  return new Promise((resolve, reject) => {
+    const s = connect(Number(port), hostname, () => resolve(s));
+    s.once('error', reject);
+  });
+}
+
+const closed = (s: Socket) =>
+  new Promise<void>((resolve) => {
+    if (s.destroyed) resolve();
+    else s.once('close', () => resolve());
+  });
+
+/** A GET on a keep-alive agent: its status. */
+function getStatus(agent: Agent, url: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const req = request(url, { agent }, (res) => {
+      res.resume();
+      res.on('end', () => resolve(res.statusCode ?? 0));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+describe('a client that pipelines and never reads', () => {
+  let s: Awaited<ReturnType<typeof serverWith>>;
+  beforeAll(async () => {
+    // The idle timeout is long: what drops the connections below is the bound each passes.
+    s = await serverWith({ idleTimeout: 120_000, maxUnreadBytes: 16_384 });
+  });
+  afterAll(() => s.close());
+
+  // 'pipelined': 20 connections each sending 2 000 requests at once, more than 4 × maxPipelined
+  // not answered yet. 'trickle': 4 connections each sending 10 requests at a time, 400 times
+  // (7 MB of answers, more than the kernel's buffers hold on loopback): once the kernel holds no
+  // more, answers wait (maxUnreadBytes) and requests pile up (4 × maxPipelined), whichever
+  // comes first.
+  it.each([
+    [20, 1, 2000, 'pipelined'],
+    [4, 400, 10, 'trickle'],
+  ])(
+    'is dropped (%i connections, %i × %i requests: %s), while a normal client beside it gets every answer',
+    async (connections, batches, n, why) => {
+      const server: RunningServer = s.server;
+      const res = await fetch(`${server.url}/steer`);
+      const uri = (await res.json())['science.transaction.wai-decision'] as string;
+      const path = new URL(uri).pathname;
+      const counter = server.app.metrics.connectionsRefused;
+      const dropped = () =>
+        why === 'pipelined'
+          ? counter.get({ why })
+          : counter.get({ why: 'unread' }) + counter.get({ why: 'pipelined' });
+      const before = dropped();
+      // 20 connections, each pipelining GETs of a decision (1 494 bytes each), never reading.
+      const bad: Socket[] = [];
+      const line = `GET ${path} HTTP/1.1\r\nhost: x\r\n\r\n`;
+      for (let i = 0; i < connections; i++) {
+        const sock = await open(server.url);
+        sock.pause();
+        sock.on('error', () => {});
+        bad.push(sock);
+      }
+      const writing = (async () => {
+        for (let b = 0; b < batches; b++) {
+          for (const sock of bad) if (!sock.destroyed) sock.write(line.repeat(n));
+          await new Promise((r) => setTimeout(r, 5));
+        }
+      })();
+      // The normal client: 200 requests, one after another, on one keep-alive connection.
+      const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+      const statuses: number[] = [];
+      for (let i = 0; i < 200; i++) {
+        statuses.push(await getStatus(agent, `${server.url}${i % 2 === 0 ? '/steer' : path}`));
+      }
+      agent.destroy();
+      await writing;
+      expect(statuses.filter((x) => x === 200)).toHaveLength(200);
+      // Every never-reading connection is dropped by the server, by the bound it passed.
+      for (let i = 0; i < 400 && dropped() - before < connections; i++) {
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      expect(dropped() - before).toBe(connections);
+      for (const sock of bad) sock.destroy();
+    },
+  );
+});
+
+describe('connection limits', () => {
+  let s: Awaited<ReturnType<typeof serverWith>>;
+  beforeAll(async () => {
+    s = await serverWith({ max: 4, headersTimeout: 500, requestTimeout: 1000 });
+  });
+  afterAll(() => s.close());
+
+  it('answers a connection past the cap with 503 and closes it', async () => {
+    const held: Socket[] = [];
+    for (let i = 0; i < 4; i++) held.push(await open(s.server.url));
+    const extra = await open(s.server.url);
+    let answer = '';
+    extra.on('data', (c) => {
+      answer += c;
+    });
+    extra.write('GET /healthz HTTP/1.1\r\nhost: x\r\n\r\n');
+    await closed(extra);
+    expect(answer).toMatch(/^HTTP\/1\.1 503 /);
+    expect(answer).toContain('"error":"too_many_connections"');
+    for (const h of held) h.destroy();
+    await Promise.all(held.map(closed));
+    // Room again once they are gone.
+    await new Promise((r) => setTimeout(r, 50));
+    expect((await fetch(`${s.server.url}/healthz`)).status).toBe(200);
+  });
+
+  it('answers a stalled request with 408', async () => {
+    const sock = await open(s.server.url);
+    let answer = '';
+    sock.on('data', (c) => {
+      answer += c;
+    });
+    sock.write('GET /healthz HTTP/1.1\r\nhost: x\r\n'); // the headers never end
+    await closed(sock);
+    expect(answer).toMatch(/^HTTP\/1\.1 408 /);
+    expect(answer).toContain('"error":"request_timeout"');
+  });
+});
