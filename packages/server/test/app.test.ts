@@ -143,7 +143,7 @@ describe('steering', () => {
     expect(d.decision.report.present).toBe(1); // the pathway alone: no buffer (§4: absent)
     expect(ctx.app.metrics.cmcdIgnored.get()).toBe(1);
     const ok = await decide(ctx, '?_HLS_pathway=cdn-b', { 'cmcd-request': 'bl=12000,mtp=3000' });
-    expect(ok.decision.report).toMatchObject({ present: 5, buffer: 12_000n });
+    expect(ok.decision.report).toMatchObject({ present: 7, buffer: 12_000n });
   });
 
   it('decides with stale evidence when no record has arrived', async () => {
