@@ -124,7 +124,7 @@ describe('forged sessions at the server', () => {
     const now = server.app.sessions.secondsAt(Date.now());
     for (const s of forged)
       expect(server.app.sessions.current(Buffer.from(s, 'hex'), now)).toBe(-1);
-    // Loads: the honest session and at most one burst of the new-session budget (20, default).
+    // Loads: the honest session and at most one burst of the new-session budget.
     const total = Array.from(server.app.sessions.loads).reduce((a, b) => a + b, 0);
     expect(total).toBeLessThanOrEqual(1 + 20);
     expect(statuses.filter((s) => s === 503).length).toBeGreaterThanOrEqual(200 - 20);
