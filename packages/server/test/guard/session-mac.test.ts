@@ -66,9 +66,11 @@ describe('forged sessions at the server', () => {
   beforeAll(async () => {
     const room = demoRoom(await freePort());
     remove = room.remove;
+    // New sessions: bursts of 20, refilled so slowly that the test sees one burst alone.
     server = await startServer({
       ...room.config,
       store: { ...room.config.store, path: ':memory:' },
+      budget: { ...room.config.budget, sessions: { rate: 0.001, burst: 20 } },
     });
   });
   afterAll(async () => {
