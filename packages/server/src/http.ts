@@ -5,9 +5,10 @@
  *
  * Connections are bounded (`connections.*` of the configuration):
  * - **timeouts**: headers (`headersTimeout`), a whole request (`requestTimeout`: a stalled request
- *   is answered `408`), keep-alive between requests (`keepAliveTimeout`), and any connection
- *   without progress either way for `idleTimeout` is dropped, which also drops a client that does
- *   not read its answers once the kernel's buffers are full;
+ *   is answered `408`), keep-alive between requests (`keepAliveTimeout`), and a connection with
+ *   work waiting (requests queued or in flight, answers unsent, reading paused) and no byte moving
+ *   either way for `idleTimeout` is dropped: a client that does not read its answers, once the
+ *   kernel's buffers are full;
  * - **unread answers**: a connection whose answers wait unsent past `maxUnreadBytes` (the client
  *   does not read them) is dropped;
  * - **a cap**: past `max` open connections a new one is answered `503` and closed;
@@ -119,6 +120,9 @@ interface Conn {
   /** Bytes of those answers. */
   unread: number;
   dropped: boolean;
+  /** Bytes read and written when progress was last seen, and when (ms). */
+  seen: number;
+  since: number;
 }
 
 function raw(status: number, text: string, error: string, message: string): string {
@@ -130,7 +134,7 @@ function raw(status: number, text: string, error: string, message: string): stri
 export function createHttpServer(app: SteeringApp, options: HttpOptions = {}): Server {
   const limits: ConnectionLimits = { ...DEFAULT_CONNECTION_LIMITS, ...options.connections };
   const dropped = app.metrics.connectionsRefused;
-  const conns = new WeakMap<Socket, Conn>();
+  const conns = new Map<Socket, Conn>();
   /** Connections with requests waiting to start, in round-robin order. */
   const ready = new Set<Conn>();
   let open = 0;
@@ -238,6 +242,29 @@ export function createHttpServer(app: SteeringApp, options: HttpOptions = {}): S
     },
   );
   server.timeout = limits.idleTimeout;
+  // A connection with work waiting (requests queued or in flight, answers unsent, or reading
+  // paused by Node's own backpressure) and no byte moving either way for idleTimeout is dropped:
+  // a client that does not read its answers is dropped after that time, whatever Node's timers.
+  const sweeper = setInterval(
+    () => {
+      const now = Date.now();
+      for (const c of conns.values()) {
+        const moved = c.socket.bytesRead + c.socket.bytesWritten;
+        const waiting =
+          c.queue.length > 0 ||
+          c.inFlight > 0 ||
+          c.socket.writableLength > 0 ||
+          c.socket.isPaused();
+        if (moved !== c.seen || !waiting) {
+          c.seen = moved;
+          c.since = now;
+        } else if (now - c.since >= limits.idleTimeout) drop(c, 'timeout');
+      }
+    },
+    Math.max(50, Math.min(1000, Math.floor(limits.idleTimeout / 4))),
+  );
+  sweeper.unref();
+  server.once('close', () => clearInterval(sweeper));
   server.on('timeout', (socket: Socket) => {
     const c = conns.get(socket);
     if (c !== undefined) drop(c, 'timeout');
@@ -245,11 +272,20 @@ export function createHttpServer(app: SteeringApp, options: HttpOptions = {}): S
   });
   // Before Node's own listener: count, and refuse past the cap.
   server.prependListener('connection', (socket: Socket) => {
-    const c: Conn = { socket, queue: [], inFlight: 0, dropped: false };
+    const c: Conn = {
+      socket,
+      queue: [],
+      inFlight: 0,
+      unread: 0,
+      dropped: false,
+      seen: 0,
+      since: Date.now(),
+    };
     conns.set(socket, c);
     open++;
     socket.once('close', () => {
       open--;
+      conns.delete(socket);
       c.dropped = true;
       c.queue.length = 0;
       ready.delete(c);

@@ -82,7 +82,8 @@ describe('a client that pipelines and never reads', () => {
     async (connections, batches, n, why) => {
       const server: RunningServer = s.server;
       const res = await fetch(`${server.url}/steer`);
-      const uri = (await res.json())['science.transaction.wai-decision'] as string;
+      const manifest = (await res.json()) as Record<string, string>;
+      const uri = manifest['science.transaction.wai-decision']!;
       const path = new URL(uri).pathname;
       const counter = server.app.metrics.connectionsRefused;
       const dropped = () =>
@@ -122,6 +123,42 @@ describe('a client that pipelines and never reads', () => {
       for (const sock of bad) sock.destroy();
     },
   );
+});
+
+describe('a client that does not read, with a deep pipeline allowed', () => {
+  let s: Awaited<ReturnType<typeof serverWith>>;
+  beforeAll(async () => {
+    s = await serverWith({ idleTimeout: 1000, keepAliveTimeout: 1000, maxPipelined: 1000 });
+  });
+  afterAll(() => s.close());
+
+  it('is dropped by a timeout once its answers stop going out', async () => {
+    const server = s.server;
+    const counter = server.app.metrics.connectionsRefused;
+    const manifest = (await (await fetch(`${server.url}/steer`)).json()) as Record<string, string>;
+    const path = new URL(manifest['science.transaction.wai-decision']!).pathname;
+    const line = `GET ${path} HTTP/1.1\r\nhost: x\r\n\r\n`;
+    const bad: Socket[] = [];
+    for (let i = 0; i < 4; i++) {
+      const sock = await open(server.url);
+      sock.pause();
+      sock.on('error', () => {});
+      bad.push(sock);
+    }
+    // 4 000 requests each (6 MB of answers): whatever the kernel's buffers do not hold waits
+    // unsent (idleTimeout: no byte moves), and what they hold sits unread on a connection
+    // that is otherwise idle (keepAliveTimeout); either drops it.
+    for (let b = 0; b < 400; b++) {
+      for (const sock of bad) if (!sock.destroyed) sock.write(line.repeat(10));
+      await new Promise((r) => setTimeout(r, 2));
+    }
+    for (let i = 0; i < 400 && counter.get({ why: 'timeout' }) < 4; i++) {
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    expect(counter.get({ why: 'timeout' })).toBe(4);
+    expect((await fetch(`${server.url}/healthz`)).status).toBe(200);
+    for (const sock of bad) sock.destroy();
+  });
 });
 
 describe('connection limits', () => {
