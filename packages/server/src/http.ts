@@ -133,7 +133,7 @@ function raw(status: number, text: string, error: string, message: string): stri
 /** A `node:http` server answering with the application. */
 export function createHttpServer(app: SteeringApp, options: HttpOptions = {}): Server {
   const limits: ConnectionLimits = { ...DEFAULT_CONNECTION_LIMITS, ...options.connections };
-  const dropped = app.metrics.connectionsRefused;
+  const dropped = app.engine.metrics.connectionsRefused;
   const conns = new Map<Socket, Conn>();
   /** Connections with requests waiting to start, in round-robin order. */
   const ready = new Set<Conn>();

@@ -1,18 +1,19 @@
-// @wai-steering/server: the energy-aware content steering server — HTTP, durable store, loads
-// and sessions, ingest of per-hop records, metrics — and verification from the network alone.
+// @wai-steering/server: the energy-aware content steering server — the steering engine
+// (sessions and loads, evidence, signed decisions, the durable store), its HTTP routes, and
+// starting it from a configuration. The demo room and simulated hops are in
+// `@wai-steering/server/testkit`.
 
 export {
+  type AppLimits,
   type AppOptions,
   type AppRequest,
   type AppResponse,
-  monotonicClock,
-  pathOfUri,
-  protocolOf,
+  NOT_FOUND,
+  type Route,
+  type RouteContext,
   SteeringApp,
-  sessionOf,
-  splitTarget,
+  steeringRoutes,
 } from './app.js';
-export { CommitQueue, type CommitQueueOptions } from './commit.js';
 export {
   ConfigError,
   configSchema,
@@ -21,10 +22,46 @@ export {
   parseDuration,
   type ServerConfig,
 } from './config.js';
-export { type DemoOptions, type RunningDemo, runDemo } from './demo/run.js';
-export { type DemoHop, type DemoSetup, type DemoSetupOptions, setupDemo } from './demo/setup.js';
-export { HopSimulator, type SimulatorOptions } from './demo/simulator.js';
-export { createHttpServer, type HttpOptions, listen } from './http.js';
+export { monotonicClock } from './engine/clock.js';
+export { SteeringEngine } from './engine/engine.js';
+export type {
+  DecideRequest,
+  DecideResult,
+  Declined,
+  EngineMaterials,
+  EngineOptions,
+  IngestResult,
+  KeyLogResult,
+  Overloaded,
+  ReadResult,
+  RecordOutside,
+  RecordRefused,
+  RecordStored,
+  Steered,
+} from './engine/types.js';
+export {
+  type BucketLimits,
+  ClientBudget,
+  type ClientBudgetOptions,
+  TokenBuckets,
+} from './guard/budget.js';
+export { type ClockCheckOptions, checkClock } from './guard/clock.js';
+export {
+  type HorizonRecord,
+  type HorizonRefusal,
+  RecordHorizon,
+  type RecordHorizonOptions,
+} from './guard/horizon.js';
+export { type Head, type HeadStep, stepHead } from './guard/key-log.js';
+export { SessionMac } from './guard/session-mac.js';
+export { Health, type HealthCause, type HealthOptions } from './health.js';
+export {
+  type ConnectionLimits,
+  createHttpServer,
+  DEFAULT_CONNECTION_LIMITS,
+  type HttpOptions,
+  listen,
+} from './http.js';
 export { METRICS_MEDIA_TYPE, Metrics } from './metrics.js';
 export {
   type Materials,
@@ -33,22 +70,16 @@ export {
   type StartOptions,
   startServer,
 } from './server.js';
-export { SessionTable, type SessionTableOptions } from './sessions.js';
-export { type CompactDecision, joinDecision, splitDecision } from './store/compact.js';
-export { SqliteStore, type SqliteStoreOptions } from './store/sqlite.js';
+export type { SessionTable } from './sessions.js';
+export { type OpenStoreOptions, openStore } from './store/open.js';
+export { SqliteStore, type SqliteStoreOptions, type StoreFileState } from './store/sqlite.js';
 export type {
   BlobKind,
   CommitBatch,
   CommitResult,
   PruneResult,
   SteeringStore,
+  StoredDecision,
   StoredRecord,
   StoreStats,
 } from './store/store.js';
-export {
-  type FetchAndVerifyOptions,
-  FetchError,
-  type FetchedVerification,
-  fetchAndVerify,
-  fetchAndVerifyDetailed,
-} from './verify-url.js';

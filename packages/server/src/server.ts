@@ -17,8 +17,11 @@ import {
   verifyPolicySignature,
 } from '@wai-steering/wire';
 import { nodeBackend } from '@wai-steering/wire/node';
-import { type AppMaterials, monotonicClock, SteeringApp } from './app.js';
+import { SteeringApp } from './app.js';
 import { ConfigError, type ServerConfig } from './config.js';
+import { monotonicClock } from './engine/clock.js';
+import { SteeringEngine } from './engine/engine.js';
+import type { EngineMaterials } from './engine/types.js';
 import { ClientBudget } from './guard/budget.js';
 import { checkClock } from './guard/clock.js';
 import { type Head, stepHead } from './guard/key-log.js';
@@ -32,6 +35,9 @@ import type { SqliteStore } from './store/sqlite.js';
 export interface RunningServer {
   /** Where it listens, `http://host:port`. */
   readonly url: string;
+  /** The engine: sessions, evidence, decisions, the store. */
+  readonly engine: SteeringEngine;
+  /** The HTTP side: the route table over the engine. */
   readonly app: SteeringApp;
   readonly http: Server;
   readonly store: SqliteStore;
@@ -40,9 +46,10 @@ export interface RunningServer {
   /**
    * Reads the key log file again and serves (and verifies ingest against) its head, when it
    * follows the head in use (`guard/key-log.ts`); `false` when the file holds the head in use.
-   * Throws a {@link ConfigError} naming why a head is refused (the one in use stays).
+   * Rejects with a {@link ConfigError} naming why a head is refused: it does not verify, or does
+   * not move forward (the head in use stays).
    */
-  reloadKeyLog(): boolean;
+  reloadKeyLog(): Promise<boolean>;
   /** Stops listening, writes what is queued, closes the store. */
   close(): Promise<void>;
 }
@@ -110,7 +117,7 @@ function checkStoredHead(
 }
 
 /** What the server serves under, read and checked, with what the reading warned of. */
-export interface Materials extends AppMaterials {
+export interface Materials extends EngineMaterials {
   readonly warnings: string[];
 }
 
@@ -221,7 +228,7 @@ export async function startServer(
   });
   const clock = options.clock ?? monotonicClock();
   const health = new Health(options.log === undefined ? {} : { log: options.log });
-  let app: SteeringApp;
+  let engine: SteeringEngine;
   let head: Head | undefined;
   try {
     const now = clock();
@@ -239,16 +246,13 @@ export async function startServer(
       if (warning !== undefined) warnings.push(warning);
     }
     const b = config.budget;
-    app = new SteeringApp({
+    engine = await SteeringEngine.open({
       ...materials,
       store,
       backend,
       graceMs: config.sessions.grace,
       maxSessions: config.sessions.max,
       maxQueue: config.limits.maxQueue,
-      maxRecordBytes: config.limits.maxRecordBytes,
-      maxTargetBytes: config.limits.maxTargetBytes,
-      maxCmcdBytes: config.limits.maxCmcdBytes,
       clock,
       sessionMac,
       health,
@@ -269,45 +273,50 @@ export async function startServer(
           }
         : {}),
     });
-    if (m.keyLogBytes !== null && head !== undefined) {
-      store.putBlob('key-log', head.digest, m.keyLogBytes);
-    }
   } catch (e) {
-    store.close();
+    await store.close();
     throw e;
   }
+  const app = new SteeringApp(engine, {
+    maxRecordBytes: config.limits.maxRecordBytes,
+    maxTargetBytes: config.limits.maxTargetBytes,
+    maxCmcdBytes: config.limits.maxCmcdBytes,
+  });
   const http = createHttpServer(app, { connections: config.connections });
   let url: string;
   try {
     url = await listen(http, config.listen.host, config.listen.port);
   } catch (e) {
-    app.close();
-    store.close();
+    await engine.close();
+    await store.close();
     const code = (e as NodeJS.ErrnoException).code;
     throw new ConfigError([
       `listen: cannot listen on ${config.listen.host}:${config.listen.port} (${code ?? (e as Error).message})`,
     ]);
   }
   // Sessions: a pass over the table every 2 s at most (§6 loads); evidence index pruned.
-  const sweeper = setInterval(() => app.sweep(Math.ceil(app.sessions.slots / 8)), 250);
+  const sweeper = setInterval(() => engine.sweep(Math.ceil(engine.sessions.slots / 8)), 250);
   sweeper.unref();
-  // Failures are the app's to count and log once (health.ts).
-  const pruner = setInterval(
-    () => app.prune(config.retention.records, config.retention.decisions),
-    config.retention.sweep,
-  );
+  // Failures are the engine's to count and log once (health.ts).
+  const pruner = setInterval(() => {
+    void engine.prune(config.retention.records, config.retention.decisions);
+  }, config.retention.sweep);
   pruner.unref();
   // The store file removed or replaced while running: health 503, steering 503, logged once.
-  const watcher = setInterval(() => app.noteStoreFile(store.fileState()), options.watchMs ?? 1000);
+  const watcher = setInterval(
+    () => engine.noteStoreFile(store.fileState()),
+    options.watchMs ?? 1000,
+  );
   watcher.unref();
   let closing: Promise<void> | undefined;
   return {
     url,
+    engine,
     app,
     http,
     store,
     warnings: m.warnings,
-    reloadKeyLog(): boolean {
+    async reloadKeyLog(): Promise<boolean> {
       if (config.keyLog === null) return false;
       const bytes = readBytes(config.keyLog, 'keyLog');
       const room = openRoomFrom(m.roomBytes, bytes, backend);
@@ -322,9 +331,8 @@ export async function startServer(
           ]);
         }
       }
-      store.putBlob('key-log', next.digest, bytes);
+      await engine.replaceRoom(room, bytes);
       head = next;
-      app.setRoom(room, bytes);
       return true;
     },
     close(): Promise<void> {
@@ -332,12 +340,16 @@ export async function startServer(
         clearInterval(sweeper);
         clearInterval(pruner);
         clearInterval(watcher);
-        http.close(() => {
-          store.close();
-          store.whenClosed().then(resolve, resolve);
-        });
         // Answer what is queued, then drop idle keep-alive connections.
-        app.close();
+        const drained = engine.close();
+        http.close(() => {
+          drained
+            .then(
+              () => store.close(),
+              () => store.close(),
+            )
+            .then(resolve, resolve);
+        });
         setImmediate(() => {
           http.closeIdleConnections();
           setTimeout(() => http.closeAllConnections(), 2000).unref();

@@ -91,7 +91,9 @@ describe('the store file removed while running', () => {
     await traffic.stop();
     expect(lines.filter((l) => /degraded \(store\)/.test(l))).toHaveLength(1);
     expect(lines).toHaveLength(1);
-    expect(server.app.metrics.render()).toMatch(/wai_steering_store_errors_total\{op="file"\} 1/);
+    expect(server.engine.metrics.render()).toMatch(
+      /wai_steering_store_errors_total\{op="file"\} 1/,
+    );
 
     // The next start does not create an empty store in its place.
     await server.close();
@@ -214,11 +216,13 @@ describe('a full disk', () => {
     expect(degraded).toHaveLength(1);
     expect(degraded[0]).toMatch(/SQLITE_FULL|disk is full/);
     expect(lines.join('\n')).not.toMatch(/\n\s+at /);
-    expect(server.app.metrics.render()).toMatch(
+    expect(server.engine.metrics.render()).toMatch(
       /wai_steering_store_errors_total\{op="commit"\} (\d+)/,
     );
     const errors = Number(
-      /wai_steering_store_errors_total\{op="commit"\} (\d+)/.exec(server.app.metrics.render())![1],
+      /wai_steering_store_errors_total\{op="commit"\} (\d+)/.exec(
+        server.engine.metrics.render(),
+      )![1],
     );
     expect(errors).toBeGreaterThanOrEqual(201);
 

@@ -67,16 +67,19 @@ its README); a config that does not read is one line on stderr naming the field.
     // SIGHUP: the origin published a new key log head (a key added or revoked). A head that does
     // not verify is refused with a warning, and the one in use stays.
     const reload = (): void => {
-      try {
-        ctx.io.stderr.write(
-          running.reloadKeyLog()
-            ? 'wai-steer: key log read again: a new head is in use\n'
-            : 'wai-steer: key log read again: the head in use is unchanged\n',
-        );
-      } catch (e) {
-        const issues = issuesOf(e);
-        ctx.warn(`the key log was not reloaded: ${issues?.[0] ?? (e as Error).message}`);
-      }
+      running.reloadKeyLog().then(
+        (changed) => {
+          ctx.io.stderr.write(
+            changed
+              ? 'wai-steer: key log read again: a new head is in use\n'
+              : 'wai-steer: key log read again: the head in use is unchanged\n',
+          );
+        },
+        (e: unknown) => {
+          const issues = issuesOf(e);
+          ctx.warn(`the key log was not reloaded: ${issues?.[0] ?? (e as Error).message}`);
+        },
+      );
     };
     if (ctx.io.onStop !== undefined) process.on('SIGHUP', reload);
     await new Promise<void>((resolve) => {

@@ -2,8 +2,8 @@
 // retention counts back from the newest decision kept, never from the clock alone.
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { monotonicClock } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
+import { monotonicClock } from '../../src/engine/clock.js';
 import { startServer } from '../../src/server.js';
 import { fileServer, get, postRecords, TestClock, tempDir } from '../helpers/setup.js';
 
@@ -36,7 +36,7 @@ async function filledStore(clock: TestClock) {
     }
     clock.advance(60_000);
   }
-  const before = server.store.stats();
+  const before = await server.store.stats();
   await server.close();
   return { dir: t.dir, setup, config, digests, before };
 }
@@ -66,9 +66,9 @@ describe('the clock at start', () => {
     // newest decision minus retention: here, nothing at all.
     const trusted = await startServer(week, { clock: ahead.now, trustClock: true });
     cleanup.push(() => trusted.close());
-    const pruned = trusted.app.prune(week.retention.records, week.retention.decisions);
+    const pruned = await trusted.engine.prune(week.retention.records, week.retention.decisions);
     expect(pruned).toEqual({ records: 0, decisions: 0, sets: 0 });
-    expect(trusted.store.stats()).toMatchObject({
+    expect(await trusted.store.stats()).toMatchObject({
       decisions: before.decisions,
       records: before.records,
     });
@@ -83,7 +83,7 @@ describe('the clock at start', () => {
     clock.advance(3_600_000); // an hour later
     const again = await startServer(loadConfig(join(dir, 'config.json')), { clock: clock.now });
     cleanup.push(() => again.close());
-    expect(again.store.stats().decisions).toBe(40);
+    expect((await again.store.stats()).decisions).toBe(40);
   });
 });
 

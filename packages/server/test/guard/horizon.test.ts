@@ -6,10 +6,10 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { RecordHorizon } from '../../src/guard/horizon.js';
 import { demoApp, post, text } from '../helpers/setup.js';
 
-type Ctx = ReturnType<typeof demoApp>;
+type Ctx = Awaited<ReturnType<typeof demoApp>>;
 let ctx: Ctx | undefined;
-afterEach(() => {
-  ctx?.close();
+afterEach(async () => {
+  await ctx?.close();
   ctx = undefined;
 });
 
@@ -24,7 +24,7 @@ async function postSpan(c: Ctx, start: bigint, end: bigint, hop = 0) {
 
 describe("the records' horizon", () => {
   it('refuses far-future, ancient, epoch-0 and over-long records with outside_horizon', async () => {
-    ctx = demoApp();
+    ctx = await demoApp();
     const now = ctx.clock.us;
     const P = ctx.setup.policy.period_us;
     const W = ctx.setup.policy.window_us;
@@ -50,16 +50,16 @@ describe("the records' horizon", () => {
     expect((await postSpan(ctx, end - P, end)).status).toBe(201);
     expect((await postSpan(ctx, end - W, end, 1)).status).toBe(201);
     expect((await postSpan(ctx, end, end + P, 2)).status).toBe(201);
-    expect(ctx.app.metrics.render()).toMatch(
+    expect(ctx.engine.metrics.render()).toMatch(
       /wai_steering_records_horizon_refused_total\{error="outside_horizon"\} 6/,
     );
   });
 
   it('bounds the records of one hop for one period, and keeps the index from growing', async () => {
-    ctx = demoApp();
+    ctx = await demoApp();
     const P = ctx.setup.policy.period_us;
     const end = (ctx.clock.us / P) * P;
-    const before = ctx.app.evidence.size;
+    const before = ctx.engine.evidence.size;
     const statuses = new Map<number, number>();
     for (let i = 0; i < 2000; i++) {
       const r = await postSpan(ctx, end - P, end);
@@ -69,7 +69,7 @@ describe("the records' horizon", () => {
     // A second record for the same hop and span is kept (§5.2 decides with it), not thousands.
     expect(statuses.get(201)).toBe(4);
     expect(statuses.get(409)).toBe(1996);
-    expect(ctx.app.evidence.size).toBe(before + 4);
+    expect(ctx.engine.evidence.size).toBe(before + 4);
     // Another hop, or the next period, has its own bound.
     expect((await postSpan(ctx, end - P, end, 1)).status).toBe(201);
     expect((await postSpan(ctx, end, end + P)).status).toBe(201);

@@ -57,23 +57,25 @@ describe('key log heads move forward', () => {
     // seq 1 revokes the hop: taken.
     const h1 = sign(1n, digestOf(head0, nodeBackend), true);
     writeFileSync(file, h1);
-    expect(running.reloadKeyLog()).toBe(true);
+    expect(await running.reloadKeyLog()).toBe(true);
     expect(await postHop(1)).toBe(400);
     // The same head again: nothing to do.
-    expect(running.reloadKeyLog()).toBe(false);
+    expect(await running.reloadKeyLog()).toBe(false);
 
     // The seq 0 file put back: refused, the head in use stays, the hop stays revoked.
     writeFileSync(file, h0);
-    expect(() => running.reloadKeyLog()).toThrow(
+    await expect(running.reloadKeyLog()).rejects.toThrow(
       /^keyLog: the head in .* was not taken: its seq 0 is not after the head in use \(seq 1/,
     );
     expect(await served()).toBe(toHex(h1));
     expect(await postHop(2)).toBe(400);
     // Another head of seq 1 (a fork), and a seq 2 whose prev is not the head in use: refused.
     writeFileSync(file, sign(1n, digestOf(head0, nodeBackend), false));
-    expect(() => running.reloadKeyLog()).toThrow(/its seq 1 is not after the head in use/);
+    await expect(running.reloadKeyLog()).rejects.toThrow(/its seq 1 is not after the head in use/);
     writeFileSync(file, sign(2n, digestOf(head0, nodeBackend), false));
-    expect(() => running.reloadKeyLog()).toThrow(/its prev is not the digest of the head in use/);
+    await expect(running.reloadKeyLog()).rejects.toThrow(
+      /its prev is not the digest of the head in use/,
+    );
     expect(await served()).toBe(toHex(h1));
 
     // At start: the store kept seq 1; the seq 0 file refuses the start.

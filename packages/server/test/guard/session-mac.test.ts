@@ -107,7 +107,7 @@ describe('forged sessions at the server', () => {
         // Answered with a session the server minted, not the forged one.
         const got = /wai_session=([0-9a-f]{32})/.exec(r.body)![1]!;
         expect(got).not.toBe(s);
-        expect(server.app.sessionMac.check(Buffer.from(got, 'hex'))).toBe(true);
+        expect(server.engine.sessionMac.check(Buffer.from(got, 'hex'))).toBe(true);
         const uri = JSON.parse(r.body)['science.transaction.wai-decision'] as string;
         const d = unwrap(
           readDecision(
@@ -116,21 +116,24 @@ describe('forged sessions at the server', () => {
             ),
           ),
         );
-        expect(server.app.sessionMac.check(d.session)).toBe(true);
+        expect(server.engine.sessionMac.check(d.session)).toBe(true);
       } else {
         expect(r.status).toBe(503);
         expect(Number(r.retry)).toBeGreaterThanOrEqual(1);
       }
     }
     expect(statuses).not.toContain(429);
-    const now = server.app.sessions.secondsAt(Date.now());
+    const now = server.engine.sessions.secondsAt(Date.now());
     for (const s of forged)
-      expect(server.app.sessions.current(Buffer.from(s, 'hex'), now)).toBe(-1);
+      expect(server.engine.sessions.current(Buffer.from(s, 'hex'), now)).toBe(-1);
     // Loads: the honest session and at most one burst of the new-session budget.
-    const total = Array.from(server.app.sessions.loads).reduce((a, b) => a + b, 0);
+    const total = Array.from(server.engine.sessions.loads).reduce(
+      (a: number, b: number) => a + b,
+      0,
+    );
     expect(total).toBeLessThanOrEqual(1 + 20);
     expect(statuses.filter((s) => s === 503).length).toBeGreaterThanOrEqual(200 - 20);
-    const metrics = server.app.metrics.render();
+    const metrics = server.engine.metrics.render();
     expect(metrics).toMatch(/wai_steering_sessions_forged_total 200/);
     expect(metrics).toMatch(/wai_steering_budget_refused_total\{budget="sessions"\} \d+/);
     // The honest player is still answered.
