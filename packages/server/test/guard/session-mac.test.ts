@@ -3,6 +3,8 @@
 // MAC; one that fails the check is treated as absent (a new one is minted), and new sessions are
 // budgeted per client address.
 import { randomBytes } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { readDecision, unwrap } from '@wai-steering/wire';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ClientBudget, TokenBuckets } from '../../src/guard/budget.js';
@@ -138,5 +140,35 @@ describe('forged sessions at the server', () => {
     expect(metrics).toMatch(/wai_steering_budget_refused_total\{budget="sessions"\} \d+/);
     // The honest player is still answered.
     expect((await steer(honest)).status).toBe(200);
+  });
+});
+
+describe('sessions.secret', () => {
+  it('is shared by the instances of a deployment, and refused when short', async () => {
+    const room = demoRoom(await freePort());
+    const secret = join(room.setup.dir, 'session.key');
+    writeFileSync(secret, randomBytes(32));
+    const config = {
+      ...room.config,
+      store: { ...room.config.store, path: ':memory:' },
+      sessions: { ...room.config.sessions, secret },
+    };
+    const a = await startServer(config);
+    const b = await startServer({ ...config, listen: { ...config.listen, port: 0 } });
+    try {
+      const first = await (await fetch(`${a.url}/steer/reload`)).text();
+      const session = /wai_session=([0-9a-f]{32})/.exec(first)![1]!;
+      const other = await (await fetch(`${b.url}/steer/reload?wai_session=${session}`)).text();
+      expect(other).toContain(`wai_session=${session}`);
+      expect(b.engine.metrics.forgedSessions.get()).toBe(0);
+    } finally {
+      await a.close();
+      await b.close();
+    }
+    writeFileSync(secret, randomBytes(8));
+    await expect(startServer(config)).rejects.toThrow(
+      /^sessions\.secret: .* holds 8 bytes; a session secret is at least 16 random bytes/,
+    );
+    room.remove();
   });
 });
