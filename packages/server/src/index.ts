@@ -77,6 +77,7 @@ export type {
   BlobKind,
   CommitBatch,
   CommitResult,
+  NewestHeld,
   PruneResult,
   SteeringStore,
   StoredDecision,

@@ -30,6 +30,7 @@ import { Health } from './health.js';
 import { createHttpServer, listen } from './http.js';
 import { openStore } from './store/open.js';
 import type { SqliteStore } from './store/sqlite.js';
+import type { SteeringStore } from './store/store.js';
 
 /** A running server. */
 export interface RunningServer {
@@ -94,13 +95,13 @@ function readSecret(path: string): Uint8Array {
  * The configured key log head against the newest one the store kept (`guard/key-log.ts`): a
  * warning, or a {@link ConfigError} when the head would move back.
  */
-function checkStoredHead(
-  store: SqliteStore,
+async function checkStoredHead(
+  store: SteeringStore,
   head: Head,
   backend: CryptoBackend,
-): string | undefined {
+): Promise<string | undefined> {
   let stored: Head | undefined;
-  for (const bytes of store.keyLogHeads()) {
+  for (const bytes of (await store.keyLogHeads?.()) ?? []) {
     const read = readKeyLog(bytes);
     if (!read.ok) continue;
     if (stored === undefined || read.value.seq > stored.head.seq) {
@@ -232,7 +233,7 @@ export async function startServer(
   let head: Head | undefined;
   try {
     const now = clock();
-    const newest = store.newest(now);
+    const newest = (await store.newest?.(now)) ?? { decision: undefined, record: undefined };
     checkClock(now, newest, {
       ...config.time,
       trust: config.time.trust || options.trustClock === true,
@@ -242,7 +243,7 @@ export async function startServer(
         ? undefined
         : { head: m.room.keyLog, digest: digestOf(m.room.keyLog, backend) };
     if (head !== undefined) {
-      const warning = checkStoredHead(store, head, backend);
+      const warning = await checkStoredHead(store, head, backend);
       if (warning !== undefined) warnings.push(warning);
     }
     const b = config.budget;

@@ -30,6 +30,7 @@ import type {
   BlobKind,
   CommitBatch,
   CommitResult,
+  NewestHeld,
   PruneResult,
   SteeringStore,
   StoredRecord,
@@ -204,7 +205,11 @@ export class SqliteStore implements SteeringStore {
    * record that ends at or before `notAfter` (records that end later are not evidence of the
    * clock). `undefined` when none.
    */
-  newest(notAfter: bigint): { decision: bigint | undefined; record: bigint | undefined } {
+  newest(notAfter: bigint): Promise<NewestHeld> {
+    return settle(() => this.newestSync(notAfter));
+  }
+
+  private newestSync(notAfter: bigint): NewestHeld {
     const d = this.db.prepare('SELECT max(last_t) FROM sets').pluck().get() as number | null;
     const r = this.db
       .prepare('SELECT max("end") FROM records WHERE "end" <= ?')
@@ -217,7 +222,11 @@ export class SqliteStore implements SteeringStore {
   }
 
   /** The key log heads kept (`putBlob('key-log', …)`), in no order. */
-  keyLogHeads(): Uint8Array[] {
+  keyLogHeads(): Promise<Uint8Array[]> {
+    return settle(() => this.keyLogHeadsSync());
+  }
+
+  private keyLogHeadsSync(): Uint8Array[] {
     const rows = this.db
       .prepare("SELECT bytes FROM blobs WHERE kind = 'key-log'")
       .pluck()
