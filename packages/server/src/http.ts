@@ -169,7 +169,8 @@ export function createHttpServer(app: SteeringApp, options: HttpOptions = {}): S
           else if (c.socket.isPaused() && !c.dropped) c.socket.resume();
         });
       }
-      if (c.queue.length === 0 || c.dropped) ready.delete(c);
+      // Out of the round when it has nothing to start now: a job that ends puts it back.
+      if (c.queue.length === 0 || c.dropped || c.inFlight >= limits.maxPipelined) ready.delete(c);
     }
     if (ready.size > 0) schedulePump();
   };
