@@ -184,7 +184,7 @@ export async function startSteering(
       policy: 'policy.wsp',
       signing_key: 'steer.jwk',
       listen: { host: '127.0.0.1', port: 0 },
-      store: { path: 'store.sqlite' },
+      store: { path: 'store.sqlite', create: true },
       sessions: { grace: '5s' },
     }),
   );

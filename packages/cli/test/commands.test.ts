@@ -1,6 +1,6 @@
 // What each command prints and writes, beyond the worked example.
 
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { dashElement, hlsTag } from '@wai-steering/manifest';
@@ -387,6 +387,15 @@ describe('serve, and verify --url', () => {
     expect(said).not.toMatch(/room does not verify/);
     expect(said.match(/malformed/g)?.length ?? 0).toBeLessThanOrEqual(1);
     expect(toHex(await served())).toBe(toHex(head3));
+    // The older head put back (a rollback, companion C4): refused, the one in use stays.
+    writeFileSync(join(dir, 'live.wkl'), readFileSync(join(dir, 'keylog-2.wkl')));
+    process.emit('SIGHUP');
+    await vi.waitFor(() =>
+      expect(err).toMatch(
+        /the key log or the policy was not reloaded: key_log: the head in .* was not taken: its seq \d+ is not after the head in use/,
+      ),
+    );
+    expect(toHex(await served())).toBe(toHex(head3));
     expect(await cli(['verify', '--url', `${base}/steer`, '--json'], dir)).toMatchObject({
       code: 0,
     });
@@ -418,6 +427,26 @@ describe('serve, and verify --url', () => {
 
     await stop!();
     expect(await serving).toBe(0);
+  });
+
+  it('refuses a bad store at start as a user error naming store.path', async () => {
+    mkdirSync(join(dir, 'a-directory'), { recursive: true });
+    const cases: [string, RegExp][] = [
+      ['a-directory', /store\.path: .*a-directory is a directory, not a store file/],
+      ['missing.sqlite', /store\.path: .*missing\.sqlite does not exist: .*--init/],
+      ['not-a-store.sqlite', /store\.path: .*not-a-store\.sqlite is not a SQLite database/],
+    ];
+    writeFileSync(join(dir, 'not-a-store.sqlite'), 'random bytes '.repeat(500));
+    for (const [path, message] of cases) {
+      writeFileSync(
+        join(dir, 'bad-store.yaml'),
+        `room: room.wrd\nkeyLog: keylog-2.wkl\npolicy: local.wsp\nsigningKey: steer.jwk\nlisten: { host: 127.0.0.1, port: 0 }\nstore: { path: ${path} }\n`,
+      );
+      const r = await cli(['serve', '--config', 'bad-store.yaml'], dir);
+      expect(r.code).toBe(2);
+      expect(r.stderr).toMatch(message);
+      expect(r.stderr).not.toMatch(/bug|internal/);
+    }
   });
 });
 

@@ -161,7 +161,7 @@ function materials(
       policy: 'policy.wsp',
       signing_key: 'keys/steering.jwk',
       listen: { host: '127.0.0.1', port },
-      store: { path: 'steering.sqlite' },
+      store: { path: 'steering.sqlite', create: true },
     }),
   );
   return hops.map((h, i): Hop => {

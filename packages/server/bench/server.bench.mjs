@@ -92,7 +92,7 @@ const a = await start('baseline-server.mjs');
 const dir = mkdtempSync(join(tmpdir(), 'wai-bench-'));
 try {
   const port = await freePort();
-  const setup = setupDemo(dir, { port, periodMs: 10_000, windowPeriods: 6 });
+  const setup = setupDemo(dir, { port, periodMs: 10_000, windowPeriods: 6, budgets: false });
   const b = await start('steering-server.mjs', [setup.configPath]);
   const sim = new HopSimulator({
     policy: setup.policy,

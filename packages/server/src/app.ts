@@ -174,6 +174,7 @@ export class SteeringApp {
     this.limits = {
       maxRecordBytes: options.maxRecordBytes,
       maxTargetBytes: options.maxTargetBytes,
+      ...(options.maxCmcdBytes === undefined ? {} : { maxCmcdBytes: options.maxCmcdBytes }),
     };
   }
 
@@ -211,6 +212,7 @@ export class SteeringApp {
       if (param === undefined) continue;
       if (param === NOT_FOUND) return [row.name, notFound(row.absent ?? 'resource')];
       if (!row.methods.includes(method)) return [row.name, notAllowed(row.allow)];
+      const forwarded = req.headers['x-forwarded-for'];
       const ctx: RouteContext = {
         request: req,
         method,
@@ -219,6 +221,10 @@ export class SteeringApp {
         param,
         engine: this.engine,
         limits: this.limits,
+        client: this.engine.budget?.clientOf(
+          req.peer,
+          typeof forwarded === 'string' ? forwarded : forwarded?.join(', '),
+        ),
       };
       return [row.name, await row.handler(ctx)];
     }

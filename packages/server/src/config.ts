@@ -98,6 +98,55 @@ const storeSchema = z
     synchronous: z
       .enum(['normal', 'full'], { error: 'expected "normal" or "full"' })
       .default('normal'),
+    create: z.boolean({ error: 'expected true or false' }).default(false),
+    check_timeout: duration("the bound on the store's check at start").default(60_000),
+  })
+  .strict();
+const timeSchema = z
+  .object({
+    tolerance: duration('how far the clock may be before the newest stored decision').default(5000),
+    max_gap: duration('how far the clock may be after the newest stored decision').default(DAY_MS),
+    trust: z.boolean({ error: 'expected true or false' }).default(false),
+  })
+  .strict();
+const recordsSchema = z
+  .object({
+    max_ahead: duration('how far after the room clock a record may end').default(60_000),
+    max_per_period: integer(1, 1000).default(4),
+  })
+  .strict();
+const bucket = (rate: number, burst: number) =>
+  z
+    .object({
+      rate: z
+        .number({ error: 'expected a number of tokens a second (0: no budget)' })
+        .min(0, 'expected a number of tokens a second (0: no budget)')
+        .default(rate),
+      burst: integer(1, 100_000_000).default(burst),
+    })
+    .strict();
+const budgetSchema = z
+  .object({
+    trusted_proxies: z
+      .array(z.string({ error: 'expected an address' }).min(1), {
+        error: 'expected a list of addresses',
+      })
+      .default([]),
+    requests: bucket(50, 200).prefault({}),
+    sessions: bucket(2, 20).prefault({}),
+    max_clients: integer(1, 100_000_000).default(100_000),
+  })
+  .strict();
+const connectionsSchema = z
+  .object({
+    max: integer(1, 10_000_000).default(10_000),
+    idle_timeout: duration('the idle timeout of a connection').default(30_000),
+    headers_timeout: duration('the time to receive request headers').default(10_000),
+    request_timeout: duration('the time to receive a whole request').default(30_000),
+    keep_alive_timeout: duration('the keep-alive timeout').default(65_000),
+    max_pipelined: integer(1, 10_000).default(16),
+    max_unread_bytes: integer(1024, 1_073_741_824).default(262_144),
+    per_turn: integer(1, 10_000).default(4),
   })
   .strict();
 const retentionSchema = z
@@ -111,6 +160,7 @@ const sessionsSchema = z
   .object({
     grace: duration('the grace after a decision TTL').default(10_000),
     max: integer(1, 100_000_000).default(8_000_000),
+    secret: path.nullable().default(null),
   })
   .strict();
 const liveSchema = z
@@ -137,6 +187,7 @@ const limitsSchema = z
     max_queue: integer(1, 10_000_000).default(10_000),
     max_record_bytes: integer(256, 1_048_576).default(4096),
     max_target_bytes: integer(256, 1_048_576).default(8192),
+    max_cmcd_bytes: integer(64, 65_536).default(1024),
   })
   .strict();
 
@@ -154,6 +205,10 @@ export const configSchema = z
     public_url: publicUrl.nullable().default(null),
     listen: listenSchema.prefault({}),
     store: storeSchema,
+    time: timeSchema.prefault({}),
+    records: recordsSchema.prefault({}),
+    budget: budgetSchema.prefault({}),
+    connections: connectionsSchema.prefault({}),
     retention: retentionSchema.prefault({}),
     sessions: sessionsSchema.prefault({}),
     live: liveSchema.nullable().default(null),
@@ -167,6 +222,12 @@ const KNOWN: Readonly<Record<string, readonly string[]>> = {
   '': Object.keys(configSchema.shape),
   listen: Object.keys(listenSchema.shape),
   store: Object.keys(storeSchema.shape),
+  time: Object.keys(timeSchema.shape),
+  records: Object.keys(recordsSchema.shape),
+  budget: Object.keys(budgetSchema.shape),
+  'budget.requests': ['rate', 'burst'],
+  'budget.sessions': ['rate', 'burst'],
+  connections: Object.keys(connectionsSchema.shape),
   retention: Object.keys(retentionSchema.shape),
   sessions: Object.keys(sessionsSchema.shape),
   live: Object.keys(liveSchema.shape),
@@ -209,13 +270,51 @@ export interface ServerConfig {
     readonly path: string;
     /** `normal` survives a crash of the process (kill -9); `full` also a power loss. */
     readonly synchronous: 'normal' | 'full';
+    /** Create a new store when the path does not exist (otherwise that is an error). */
+    readonly create: boolean;
+    /** ms SQLite's `quick_check` may take at start; 0 skips it. */
+    readonly checkTimeout: number;
+  };
+  /** The clock at start against the store (ms). */
+  readonly time: {
+    /** How far before the newest stored decision the clock may be. */
+    readonly tolerance: number;
+    /** How far after the newest stored decision (or record) the clock may be. */
+    readonly maxGap: number;
+    /** Start whatever the clock says against the store (`--trust-clock`). */
+    readonly trust: boolean;
+  };
+  /** The records' horizon (`guard/horizon.ts`). */
+  readonly records: { readonly maxAhead: number; readonly maxPerPeriod: number };
+  /** Per-client budgets (`guard/budget.ts`); a rate of 0 turns a budget off. */
+  readonly budget: {
+    readonly trustedProxies: readonly string[];
+    readonly requests: { readonly rate: number; readonly burst: number };
+    readonly sessions: { readonly rate: number; readonly burst: number };
+    readonly maxClients: number;
+  };
+  /** Connection limits (`http.ts`), durations in ms. */
+  readonly connections: {
+    readonly max: number;
+    readonly idleTimeout: number;
+    readonly headersTimeout: number;
+    readonly requestTimeout: number;
+    readonly keepAliveTimeout: number;
+    readonly maxPipelined: number;
+    readonly maxUnreadBytes: number;
+    readonly perTurn: number;
   };
   readonly retention: {
     readonly records: number;
     readonly decisions: number;
     readonly sweep: number;
   };
-  readonly sessions: { readonly grace: number; readonly max: number };
+  readonly sessions: {
+    readonly grace: number;
+    readonly max: number;
+    /** A file of at least 16 bytes, the session secret of a deployment; `null`: one per process. */
+    readonly secret: string | null;
+  };
   /**
    * Live capacity from the sites (`POST /capacity`, `docs/live-policy.md`); `null`: off. The
    * policy file is the template.
@@ -234,6 +333,7 @@ export interface ServerConfig {
     readonly maxQueue: number;
     readonly maxRecordBytes: number;
     readonly maxTargetBytes: number;
+    readonly maxCmcdBytes: number;
   };
 }
 
@@ -320,9 +420,29 @@ export function readConfig(input: unknown, baseDir: string = process.cwd()): Rea
     store: {
       path: c.store.path === ':memory:' ? ':memory:' : abs(c.store.path),
       synchronous: c.store.synchronous,
+      create: c.store.create,
+      checkTimeout: c.store.check_timeout,
+    },
+    time: { tolerance: c.time.tolerance, maxGap: c.time.max_gap, trust: c.time.trust },
+    records: { maxAhead: c.records.max_ahead, maxPerPeriod: c.records.max_per_period },
+    budget: {
+      trustedProxies: c.budget.trusted_proxies,
+      requests: c.budget.requests,
+      sessions: c.budget.sessions,
+      maxClients: c.budget.max_clients,
+    },
+    connections: {
+      max: c.connections.max,
+      idleTimeout: c.connections.idle_timeout,
+      headersTimeout: c.connections.headers_timeout,
+      requestTimeout: c.connections.request_timeout,
+      keepAliveTimeout: c.connections.keep_alive_timeout,
+      maxPipelined: c.connections.max_pipelined,
+      maxUnreadBytes: c.connections.max_unread_bytes,
+      perTurn: c.connections.per_turn,
     },
     retention: c.retention,
-    sessions: c.sessions,
+    sessions: { ...c.sessions, secret: c.sessions.secret === null ? null : abs(c.sessions.secret) },
     live:
       c.live === null
         ? null
@@ -337,6 +457,7 @@ export function readConfig(input: unknown, baseDir: string = process.cwd()): Rea
       maxQueue: c.limits.max_queue,
       maxRecordBytes: c.limits.max_record_bytes,
       maxTargetBytes: c.limits.max_target_bytes,
+      maxCmcdBytes: c.limits.max_cmcd_bytes,
     },
   };
   return { config, warnings: renamed.warnings };

@@ -2,9 +2,26 @@
  * The HTTP adapter: `node:http` requests to {@link SteeringApp.handle} and back. Bad input never
  * gives a 5xx and never a crash: a request the parser refuses is answered by Node (400, or 431
  * for headers past `maxHeaderSize`), one the application refuses with a 4xx and a JSON body.
+ *
+ * Connections are bounded (`connections.*` of the configuration):
+ * - **timeouts**: headers (`headersTimeout`), a whole request (`requestTimeout`: a stalled request
+ *   is answered `408`), keep-alive between requests (`keepAliveTimeout`), and a connection with
+ *   work waiting (requests queued or in flight, answers unsent, reading paused) and no byte moving
+ *   either way for `idleTimeout` is dropped: a client that does not read its answers, once the
+ *   kernel's buffers are full;
+ * - **unread answers**: a connection whose answers wait unsent past `maxUnreadBytes` (the client
+ *   does not read them) is dropped;
+ * - **a cap**: past `max` open connections a new one is answered `503` and closed;
+ * - **pipelining**: at most `maxPipelined` requests of one connection are in flight (being
+ *   answered); past it the connection is not read until answers go out, and a connection that
+ *   has sent more than `4 × maxPipelined` requests not yet answered is dropped (Node's parser
+ *   may have parsed a whole chunk of requests before the pause takes effect);
+ * - **fairness**: requests are started from a queue per connection, at most `perTurn` of each
+ *   connection per event-loop turn, round-robin, so that one connection's pipelined burst
+ *   cannot starve the others.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import type { AppRequest, AppResponse, SteeringApp } from './app.js';
 
 /** Reads a request's body up to `limit` bytes; `'too_large'` past it (the rest is not read). */
@@ -39,66 +56,279 @@ function bodyReader(req: IncomingMessage): (limit: number) => Promise<Uint8Array
     });
 }
 
-function send(res: ServerResponse, r: AppResponse): void {
-  if (res.destroyed) return;
+/** Writes an answer; the bytes of its body. */
+function send(res: ServerResponse, r: AppResponse): number {
+  if (res.destroyed) return 0;
   const body = r.body;
   const length = typeof body === 'string' ? Buffer.byteLength(body, 'utf8') : body.length;
   const headers: Record<string, string | number> = { ...r.headers, 'content-length': length };
   if (r.close === true) headers.connection = 'close';
   res.writeHead(r.status, headers);
   res.end(body);
+  return length;
+}
+
+/** Resolves once an answer has gone out (its last bytes handed to the kernel) or was dropped. */
+function gone(res: ServerResponse): Promise<void> {
+  if (res.writableFinished || res.destroyed) return Promise.resolve();
+  return new Promise((resolve) => {
+    res.once('finish', resolve);
+    res.once('close', resolve);
+  });
 }
 
 /** Methods whose requests the application may read a body of. */
 const WITH_BODY = new Set(['POST', 'PUT', 'PATCH']);
 
+/** Connection limits; durations in ms. */
+export interface ConnectionLimits {
+  readonly max: number;
+  readonly idleTimeout: number;
+  readonly headersTimeout: number;
+  readonly requestTimeout: number;
+  readonly keepAliveTimeout: number;
+  readonly maxPipelined: number;
+  readonly maxUnreadBytes: number;
+  readonly perTurn: number;
+}
+
+/** The defaults of the configuration (`config.ts`, `connections`). */
+export const DEFAULT_CONNECTION_LIMITS: ConnectionLimits = Object.freeze({
+  max: 10_000,
+  idleTimeout: 30_000,
+  headersTimeout: 10_000,
+  requestTimeout: 30_000,
+  keepAliveTimeout: 65_000,
+  maxPipelined: 16,
+  maxUnreadBytes: 262_144,
+  perTurn: 4,
+});
+
 /** Options of {@link createHttpServer}. */
 export interface HttpOptions {
   /** Largest request line and headers Node's parser takes (a larger request gets Node's 431). */
   readonly maxHeaderSize?: number;
+  readonly connections?: Partial<ConnectionLimits>;
+}
+
+/** A connection's requests: those waiting to start, and those being answered. */
+interface Conn {
+  readonly socket: Socket;
+  readonly queue: (() => Promise<void>)[];
+  /** Requests started whose answers have not gone out to the kernel yet. */
+  inFlight: number;
+  /** Bytes of those answers. */
+  unread: number;
+  dropped: boolean;
+  /** Bytes read and written when progress was last seen, and when (ms). */
+  seen: number;
+  since: number;
+}
+
+function raw(status: number, text: string, error: string, message: string): string {
+  const body = `{"error":"${error}","message":"${message}"}\n`;
+  return `HTTP/1.1 ${status} ${text}\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`;
 }
 
 /** A `node:http` server answering with the application. */
 export function createHttpServer(app: SteeringApp, options: HttpOptions = {}): Server {
+  const limits: ConnectionLimits = { ...DEFAULT_CONNECTION_LIMITS, ...options.connections };
+  const dropped = app.engine.metrics.connectionsRefused;
+  const conns = new Map<Socket, Conn>();
+  /** Connections with requests waiting to start, in round-robin order. */
+  const ready = new Set<Conn>();
+  let open = 0;
+  let scheduled = false;
+
+  const drop = (c: Conn, why: string): void => {
+    if (c.dropped) return;
+    c.dropped = true;
+    c.queue.length = 0;
+    ready.delete(c);
+    dropped.inc({ why });
+    c.socket.destroy();
+  };
+
+  /** One turn: at most `perTurn` requests of each ready connection are started. */
+  const pump = (): void => {
+    scheduled = false;
+    for (const c of [...ready]) {
+      let started = 0;
+      while (
+        c.queue.length > 0 &&
+        started < limits.perTurn &&
+        c.inFlight < limits.maxPipelined &&
+        !c.dropped
+      ) {
+        const job = c.queue.shift()!;
+        c.inFlight++;
+        started++;
+        void job().finally(() => {
+          c.inFlight--;
+          if (c.queue.length > 0) schedule(c);
+          else if (c.socket.isPaused() && !c.dropped) c.socket.resume();
+        });
+      }
+      // Out of the round when it has nothing to start now: a job that ends puts it back.
+      if (c.queue.length === 0 || c.dropped || c.inFlight >= limits.maxPipelined) ready.delete(c);
+    }
+    if (ready.size > 0) schedulePump();
+  };
+  const schedulePump = (): void => {
+    if (scheduled) return;
+    scheduled = true;
+    setImmediate(pump);
+  };
+  const schedule = (c: Conn): void => {
+    if (c.dropped) return;
+    ready.add(c);
+    schedulePump();
+  };
+
   const server = createServer(
     {
       maxHeaderSize: options.maxHeaderSize ?? 65_536,
-      requestTimeout: 30_000,
-      headersTimeout: 20_000,
-      keepAliveTimeout: 65_000,
+      requestTimeout: limits.requestTimeout,
+      headersTimeout: Math.min(limits.headersTimeout, limits.requestTimeout),
+      keepAliveTimeout: limits.keepAliveTimeout,
+      // How often Node looks for requests past their timeouts: a stalled one is answered 408.
+      connectionsCheckingInterval: Math.max(
+        100,
+        Math.min(1000, Math.floor(Math.min(limits.headersTimeout, limits.requestTimeout) / 4)),
+      ),
     },
     (req, res) => {
-      const request: AppRequest = {
-        method: req.method ?? 'GET',
-        target: req.url ?? '/',
-        headers: req.headers,
-        ...(WITH_BODY.has(req.method ?? '') ? { body: bodyReader(req) } : {}),
-      };
-      app.handle(request).then(
-        (r) => {
-          send(res, r);
-          if (r.close === true) req.resume();
-        },
-        () => {
+      const socket = req.socket;
+      const c = conns.get(socket);
+      if (c === undefined || c.dropped) return;
+      if (c.queue.length + c.inFlight >= 4 * limits.maxPipelined) {
+        drop(c, 'pipelined');
+        return;
+      }
+      c.queue.push(async () => {
+        const request: AppRequest = {
+          method: req.method ?? 'GET',
+          target: req.url ?? '/',
+          headers: req.headers,
+          ...(socket.remoteAddress === undefined ? {} : { peer: socket.remoteAddress }),
+          ...(WITH_BODY.has(req.method ?? '') ? { body: bodyReader(req) } : {}),
+        };
+        let r: AppResponse;
+        try {
+          r = await app.handle(request);
+        } catch {
           // `handle` does not reject; a failure here is the socket's.
-          if (!res.headersSent) res.writeHead(500);
+          if (!res.headersSent && !res.destroyed) res.writeHead(500);
           res.end();
-        },
-      );
+          return;
+        }
+        if (c.dropped) return;
+        const bytes = send(res, r) + 256;
+        if (r.close === true) req.resume();
+        // Answers the client does not read: bounded in bytes here, in time by the idle timeout
+        // (a connection whose answers do not go out makes no progress).
+        c.unread += bytes;
+        if (c.unread + socket.writableLength > limits.maxUnreadBytes) {
+          drop(c, 'unread');
+          return;
+        }
+        // In flight until the answer has gone out: a client that does not read holds at most
+        // `maxPipelined` answers.
+        await gone(res);
+        c.unread -= bytes;
+      });
+      // Past the bound in flight, the connection is not read until its answers go out.
+      if (c.queue.length + c.inFlight >= limits.maxPipelined && !socket.isPaused()) socket.pause();
+      schedule(c);
     },
   );
+  server.timeout = limits.idleTimeout;
+  // A connection with work waiting (requests queued or in flight, answers unsent, or reading
+  // paused by Node's own backpressure) and no byte moving either way for idleTimeout is dropped:
+  // a client that does not read its answers is dropped after that time, whatever Node's timers.
+  const sweeper = setInterval(
+    () => {
+      const now = Date.now();
+      for (const c of conns.values()) {
+        const moved = c.socket.bytesRead + c.socket.bytesWritten;
+        const waiting =
+          c.queue.length > 0 ||
+          c.inFlight > 0 ||
+          c.socket.writableLength > 0 ||
+          c.socket.isPaused();
+        if (moved !== c.seen || !waiting) {
+          c.seen = moved;
+          c.since = now;
+        } else if (now - c.since >= limits.idleTimeout) drop(c, 'timeout');
+      }
+    },
+    Math.max(50, Math.min(1000, Math.floor(limits.idleTimeout / 4))),
+  );
+  sweeper.unref();
+  server.once('close', () => clearInterval(sweeper));
+  server.on('timeout', (socket: Socket) => {
+    const c = conns.get(socket);
+    if (c !== undefined) drop(c, 'timeout');
+    else socket.destroy();
+  });
+  // Before Node's own listener: count, and refuse past the cap.
+  server.prependListener('connection', (socket: Socket) => {
+    const c: Conn = {
+      socket,
+      queue: [],
+      inFlight: 0,
+      unread: 0,
+      dropped: false,
+      seen: 0,
+      since: Date.now(),
+    };
+    conns.set(socket, c);
+    open++;
+    socket.once('close', () => {
+      open--;
+      conns.delete(socket);
+      c.dropped = true;
+      c.queue.length = 0;
+      ready.delete(c);
+    });
+    if (open > limits.max) {
+      c.dropped = true;
+      dropped.inc({ why: 'cap' });
+      socket.end(
+        raw(
+          503,
+          'Service Unavailable',
+          'too_many_connections',
+          `the server holds ${limits.max} connections already; retry later`,
+        ),
+      );
+    }
+  });
   // A request the parser refuses: 400 (or 431, 413) without a crash, as Node does by default,
-  // with a body that says so.
+  // with a body that says so; a request not received in time: 408.
   server.on('clientError', (err: NodeJS.ErrnoException, socket) => {
-    if (!socket.writable || (err as { code?: string }).code === 'ECONNRESET') {
+    const c = conns.get(socket as Socket);
+    if (!socket.writable || err.code === 'ECONNRESET' || c?.dropped === true) {
       socket.destroy();
       return;
     }
-    const status = err.code === 'HPE_HEADER_OVERFLOW' ? 431 : 400;
-    const text = status === 431 ? 'Request Header Fields Too Large' : 'Bad Request';
-    const body = `{"error":"bad_request","message":"${status === 431 ? 'the request line and headers are too large' : 'the request does not parse as HTTP/1.1'}"}\n`;
+    if (err.code === 'ERR_HTTP_REQUEST_TIMEOUT') {
+      dropped.inc({ why: 'stalled' });
+      socket.end(
+        raw(408, 'Request Timeout', 'request_timeout', 'the request was not received in time'),
+      );
+      return;
+    }
+    const big = err.code === 'HPE_HEADER_OVERFLOW';
     socket.end(
-      `HTTP/1.1 ${status} ${text}\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+      raw(
+        big ? 431 : 400,
+        big ? 'Request Header Fields Too Large' : 'Bad Request',
+        'bad_request',
+        big
+          ? 'the request line and headers are too large'
+          : 'the request does not parse as HTTP/1.1',
+      ),
     );
   });
   return server;

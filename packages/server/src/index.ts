@@ -32,6 +32,7 @@ export type {
   CapacityResult,
   DecideRequest,
   DecideResult,
+  Declined,
   EngineLiveOptions,
   EngineMaterials,
   EngineOptions,
@@ -40,11 +41,34 @@ export type {
   Overloaded,
   PolicyRotated,
   ReadResult,
+  RecordOutside,
   RecordRefused,
   RecordStored,
   Steered,
 } from './engine/types.js';
-export { createHttpServer, type HttpOptions, listen } from './http.js';
+export {
+  type BucketLimits,
+  ClientBudget,
+  type ClientBudgetOptions,
+  TokenBuckets,
+} from './guard/budget.js';
+export { type ClockCheckOptions, checkClock } from './guard/clock.js';
+export {
+  type HorizonRecord,
+  type HorizonRefusal,
+  RecordHorizon,
+  type RecordHorizonOptions,
+} from './guard/horizon.js';
+export { type Head, type HeadStep, stepHead } from './guard/key-log.js';
+export { SessionMac } from './guard/session-mac.js';
+export { Health, type HealthCause, type HealthOptions } from './health.js';
+export {
+  type ConnectionLimits,
+  createHttpServer,
+  DEFAULT_CONNECTION_LIMITS,
+  type HttpOptions,
+  listen,
+} from './http.js';
 export type { LiveOptions, LiveSource, LiveValue } from './live/capacity.js';
 export type { CapacityReport, ReportRefusal } from './live/report.js';
 export { METRICS_MEDIA_TYPE, Metrics } from './metrics.js';
@@ -64,11 +88,13 @@ export {
   startServer,
 } from './server.js';
 export type { SessionTable } from './sessions.js';
-export { SqliteStore, type SqliteStoreOptions } from './store/sqlite.js';
+export { type OpenStoreOptions, openStore } from './store/open.js';
+export { SqliteStore, type SqliteStoreOptions, type StoreFileState } from './store/sqlite.js';
 export type {
   BlobKind,
   CommitBatch,
   CommitResult,
+  NewestHeld,
   PruneResult,
   SteeringStore,
   StoredDecision,

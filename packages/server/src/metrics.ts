@@ -173,6 +173,30 @@ export class Metrics {
     'Decisions and records written per group commit.',
     [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024],
   );
+  readonly storeErrors = new Counter(
+    'wai_steering_store_errors_total',
+    'Store operations that failed, by operation (commit, prune, file: the store file removed or replaced).',
+  );
+  readonly budgetRefused = new Counter(
+    'wai_steering_budget_refused_total',
+    'Requests answered 503 because their client was past its budget, by budget (requests, sessions).',
+  );
+  readonly forgedSessions = new Counter(
+    'wai_steering_sessions_forged_total',
+    'Steering requests whose wai_session the server did not mint (treated as absent).',
+  );
+  readonly cmcdIgnored = new Counter(
+    'wai_steering_cmcd_ignored_total',
+    'CMCD-Request headers over limits.max_cmcd_bytes, not read.',
+  );
+  readonly horizonRefused = new Counter(
+    'wai_steering_records_horizon_refused_total',
+    "Records refused by the server's horizon, by error (outside_horizon, too_many_records).",
+  );
+  readonly connectionsRefused = new Counter(
+    'wai_steering_connections_dropped_total',
+    'Connections refused or dropped, by why (cap, unread, timeout, stalled).',
+  );
   private readonly extra: Metric[] = [];
 
   /** Adds a gauge read at scrape time. */
@@ -192,6 +216,12 @@ export class Metrics {
       this.commits,
       this.rotations,
       this.capacityReports,
+      this.storeErrors,
+      this.budgetRefused,
+      this.forgedSessions,
+      this.cmcdIgnored,
+      this.horizonRefused,
+      this.connectionsRefused,
       this.latency,
       this.batch,
       ...this.extra,

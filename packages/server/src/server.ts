@@ -9,20 +9,30 @@ import {
   bytesEqual,
   CLASS_LABEL,
   type CryptoBackend,
+  digestOf,
   jwkToKeyPair,
   type Policy,
+  readKeyLog,
   readPolicy,
   toHex,
 } from '@wai-steering/wire';
 import { nodeBackend } from '@wai-steering/wire/node';
 import { SteeringApp, steeringRoutes } from './app.js';
 import { ConfigError, fsProblem, type ServerConfig } from './config.js';
+import { monotonicClock } from './engine/clock.js';
 import { SteeringEngine } from './engine/engine.js';
 import { type CheckedPolicy, checkPolicy } from './engine/policy.js';
 import type { EngineLiveOptions, EngineMaterials } from './engine/types.js';
+import { ClientBudget } from './guard/budget.js';
+import { checkClock } from './guard/clock.js';
+import { type Head, stepHead } from './guard/key-log.js';
+import { SessionMac } from './guard/session-mac.js';
+import { Health } from './health.js';
 import { createHttpServer, listen } from './http.js';
 import { adminReload } from './routes/capacity.js';
-import { SqliteStore } from './store/sqlite.js';
+import { openStore } from './store/open.js';
+import type { SqliteStore } from './store/sqlite.js';
+import type { SteeringStore } from './store/store.js';
 
 /** A running server. */
 export interface RunningServer {
@@ -37,10 +47,12 @@ export interface RunningServer {
   /** Warnings found at start (a steering key that may not state some class, say). */
   readonly warnings: readonly string[];
   /**
-   * Reads the key log file again and serves (and verifies ingest against) its head; rejects
-   * with a {@link ConfigError} when it does not verify (the head in use stays).
+   * Reads the key log file again and serves (and verifies ingest against) its head, when it
+   * follows the head in use (`guard/key-log.ts`); `false` when the file holds the head in use.
+   * Rejects with a {@link ConfigError} naming why a head is refused: it does not verify, or does
+   * not move forward (the head in use stays).
    */
-  reloadKeyLog(): Promise<void>;
+  reloadKeyLog(): Promise<boolean>;
   /**
    * Reads the key log file and the policy file again (SIGHUP, `POST /admin/reload`): a new
    * policy is put in force, sessions and loads kept; rejects with a {@link ConfigError} when one
@@ -57,6 +69,8 @@ export interface ReloadResult {
   readonly policy: string;
   /** Whether the policy file held another policy, now in force. */
   readonly changed: boolean;
+  /** Whether the key log file held a new head, now in use. */
+  readonly keyLog: boolean;
   readonly warnings: readonly string[];
 }
 
@@ -65,6 +79,14 @@ export interface StartOptions {
   /** The room clock (µs since the epoch); the process's monotonic clock by default. */
   readonly clock?: () => bigint;
   readonly backend?: CryptoBackend;
+  /** Create the store when it does not exist (`wai-steer serve --init`), as `store.create`. */
+  readonly init?: boolean;
+  /** Start whatever the clock says against the store (`--trust-clock`), as `time.trust`. */
+  readonly trustClock?: boolean;
+  /** How often the store file is checked (ms, default 1000). */
+  readonly watchMs?: number;
+  /** Where degraded and recovered lines go (stderr by default). */
+  readonly log?: (line: string) => void;
 }
 
 function readBytes(path: string, field: string): Uint8Array {
@@ -73,6 +95,43 @@ function readBytes(path: string, field: string): Uint8Array {
   } catch (e) {
     throw new ConfigError([`${field}: cannot read ${path}: ${fsProblem(e)}`]);
   }
+}
+
+/** The session secret (`sessions.secret`): a file of at least 16 bytes. */
+function readSecret(path: string): Uint8Array {
+  const bytes = readBytes(path, 'sessions.secret');
+  if (bytes.length < 16) {
+    throw new ConfigError([
+      `sessions.secret: ${path} holds ${bytes.length} bytes; a session secret is at least 16 random bytes`,
+    ]);
+  }
+  return bytes;
+}
+
+/**
+ * The configured key log head against the newest one the store kept (`guard/key-log.ts`): a
+ * warning, or a {@link ConfigError} when the head would move back.
+ */
+async function checkStoredHead(
+  store: SteeringStore,
+  head: Head,
+  backend: CryptoBackend,
+): Promise<string | undefined> {
+  let stored: Head | undefined;
+  for (const bytes of (await store.keyLogHeads?.()) ?? []) {
+    const read = readKeyLog(bytes);
+    if (!read.ok) continue;
+    if (stored === undefined || read.value.seq > stored.head.seq) {
+      stored = { head: read.value, digest: digestOf(read.value, backend) };
+    }
+  }
+  if (stored === undefined) return undefined;
+  const step = stepHead(stored, head, 'warn');
+  if (step.take) return step.warning;
+  if (step.same) return undefined;
+  throw new ConfigError([
+    `key_log: the head is older than the one this store kept: ${step.why}; put the newest head back`,
+  ]);
 }
 
 /** What the server serves under, read and checked, with what the reading warned of. */
@@ -229,9 +288,34 @@ export async function startServer(
   const m = readMaterials(config, backend);
   const { warnings, ...materials } = m;
   const live = liveOptions(config, materials.policy);
-  const store = new SqliteStore(config.store.path, { synchronous: config.store.synchronous });
+  const sessionMac = new SessionMac(
+    config.sessions.secret === null ? undefined : readSecret(config.sessions.secret),
+  );
+  const store = await openStore(config.store.path, {
+    synchronous: config.store.synchronous,
+    create: config.store.create || options.init === true,
+    checkTimeoutMs: config.store.checkTimeout,
+  });
+  const clock = options.clock ?? monotonicClock();
+  const health = new Health(options.log === undefined ? {} : { log: options.log });
   let engine: SteeringEngine;
+  let head: Head | undefined;
   try {
+    const now = clock();
+    const newest = (await store.newest?.(now)) ?? { decision: undefined, record: undefined };
+    checkClock(now, newest, {
+      ...config.time,
+      trust: config.time.trust || options.trustClock === true,
+    });
+    head =
+      m.room.keyLog === undefined
+        ? undefined
+        : { head: m.room.keyLog, digest: digestOf(m.room.keyLog, backend) };
+    if (head !== undefined) {
+      const warning = await checkStoredHead(store, head, backend);
+      if (warning !== undefined) warnings.push(warning);
+    }
+    const b = config.budget;
     engine = await SteeringEngine.open({
       ...materials,
       store,
@@ -239,17 +323,49 @@ export async function startServer(
       graceMs: config.sessions.grace,
       maxSessions: config.sessions.max,
       maxQueue: config.limits.maxQueue,
-      ...(options.clock === undefined ? {} : { clock: options.clock }),
+      clock,
+      sessionMac,
+      health,
+      newest,
+      horizon: {
+        maxAheadMs: config.records.maxAhead,
+        retentionMs: config.retention.records,
+        maxPerPeriod: config.records.maxPerPeriod,
+      },
+      ...(b.requests.rate > 0 || b.sessions.rate > 0
+        ? {
+            budget: new ClientBudget({
+              requests: b.requests,
+              sessions: b.sessions,
+              trustedProxies: b.trustedProxies,
+              maxClients: b.maxClients,
+            }),
+          }
+        : {}),
       ...(live === undefined ? {} : { live }),
     });
   } catch (e) {
     await store.close();
     throw e;
   }
-  const reloadKeyLog = async (): Promise<void> => {
-    if (config.keyLog === null) return;
+  // The key log file again: a head is taken only if it moves forward (companion C4: a greater
+  // `seq` whose `prev` is the digest of the one in use); otherwise the one in use stays.
+  const reloadKeyLog = async (): Promise<boolean> => {
+    if (config.keyLog === null) return false;
     const bytes = readBytes(config.keyLog, 'key_log');
-    await engine.replaceRoom(openRoomFrom(m.roomBytes, bytes, backend, config.keyLog), bytes);
+    const room = openRoomFrom(m.roomBytes, bytes, backend, config.keyLog);
+    if (room.keyLog === undefined) return false;
+    const next: Head = { head: room.keyLog, digest: digestOf(room.keyLog, backend) };
+    if (head !== undefined) {
+      const step = stepHead(head, next, 'refuse');
+      if (!step.take) {
+        if (step.same) return false;
+        throw new ConfigError([`key_log: the head in ${config.keyLog} was not taken: ${step.why}`]);
+      }
+    }
+    await engine.replaceRoom(room, bytes);
+    head = next;
+    return true;
   };
   // The policy file again (SIGHUP, the admin route): a policy of another room, or one that does
   // not verify or whose signer may not sign it, is refused and the one in force stays.
@@ -261,9 +377,9 @@ export async function startServer(
     return true;
   };
   const reload = async (): Promise<ReloadResult> => {
-    await reloadKeyLog();
+    const keyLog = await reloadKeyLog();
     const changed = await reloadPolicy();
-    return { policy: toHex(engine.policyDigest), changed, warnings: [] };
+    return { policy: toHex(engine.policyDigest), changed, keyLog, warnings: [] };
   };
   const routes = steeringRoutes(engine);
   if (config.admin !== null) {
@@ -278,9 +394,10 @@ export async function startServer(
   const app = new SteeringApp(engine, {
     maxRecordBytes: config.limits.maxRecordBytes,
     maxTargetBytes: config.limits.maxTargetBytes,
+    maxCmcdBytes: config.limits.maxCmcdBytes,
     routes,
   });
-  const http = createHttpServer(app);
+  const http = createHttpServer(app, { connections: config.connections });
   let url: string;
   try {
     url = await listen(http, config.listen.host, config.listen.port);
@@ -305,12 +422,17 @@ export async function startServer(
     }
   }, 250);
   sweeper.unref();
+  // Failures are the engine's to count and log once (health.ts).
   const pruner = setInterval(() => {
-    engine.prune(config.retention.records, config.retention.decisions).catch((e: unknown) => {
-      console.error('wai-steering: pruning failed:', e);
-    });
+    void engine.prune(config.retention.records, config.retention.decisions);
   }, config.retention.sweep);
   pruner.unref();
+  // The store file removed or replaced while running: health 503, steering 503, logged once.
+  const watcher = setInterval(
+    () => engine.noteStoreFile(store.fileState()),
+    options.watchMs ?? 1000,
+  );
+  watcher.unref();
   let closing: Promise<void> | undefined;
   return {
     url,
@@ -325,6 +447,7 @@ export async function startServer(
       closing ??= new Promise<void>((resolve) => {
         clearInterval(sweeper);
         clearInterval(pruner);
+        clearInterval(watcher);
         // Answer what is queued, then drop idle keep-alive connections.
         const drained = engine.close();
         http.close(() => {

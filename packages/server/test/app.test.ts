@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { verifyDecision } from '@wai-steering/verifier';
 import { readDecision, STATUS, toHex, unwrap } from '@wai-steering/wire';
 import { afterEach, describe, expect, it } from 'vitest';
-import { demoApp, get, post, postPeriods, text } from './helpers/setup.js';
+import { demoApp, get, minted, post, postPeriods, text } from './helpers/setup.js';
 
 type Ctx = Awaited<ReturnType<typeof demoApp>>;
 let ctx: Ctx | undefined;
@@ -83,7 +83,7 @@ describe('steering', () => {
     await postPeriods(ctx, [t0 - 4n * S, t0 - 2n * S, t0]);
     ctx.clock.advance(1000);
     for (let i = 0; i < 3; i++) {
-      const d = await decide(ctx, `?_HLS_pathway=cdn-b&wai_session=${String(i).repeat(32)}`);
+      const d = await decide(ctx, `?_HLS_pathway=cdn-b&wai_session=${minted(ctx, i)}`);
       expect(d.decision.pathways.map((p) => p.evidence.length)).toEqual([6, 6, 6]);
       const digest = createHash('sha256')
         .update(d.bytes.subarray(0, d.bytes.length - 64))
@@ -104,6 +104,17 @@ describe('steering', () => {
       throughput: 7_000_000n,
       buffer: 12_000n,
     });
+  });
+
+  it('does not read a CMCD-Request header over limits.max_cmcd_bytes (finding 9)', async () => {
+    ctx = await demoApp();
+    // 60 KB: read for bl and mtp only, so a header this long is not read at all.
+    const long = `bl=12000,mtp=3000,${'x'.repeat(60_000)}`;
+    const d = await decide(ctx, '?_HLS_pathway=cdn-b', { 'cmcd-request': long });
+    expect(d.decision.report.present).toBe(1); // the pathway alone: no buffer (§4: absent)
+    expect(ctx.engine.metrics.cmcdIgnored.get()).toBe(1);
+    const ok = await decide(ctx, '?_HLS_pathway=cdn-b', { 'cmcd-request': 'bl=12000,mtp=3000' });
+    expect(ok.decision.report).toMatchObject({ present: 7, buffer: 12_000n });
   });
 
   it('decides with stale evidence when no record has arrived', async () => {
@@ -131,7 +142,7 @@ describe('steering', () => {
 
   it('keeps the session it was given and mints one otherwise', async () => {
     ctx = await demoApp();
-    const s = 'aa'.repeat(16);
+    const s = minted(ctx, 0xaa);
     const d1 = await decide(ctx, `/reload?wai_session=${s}`);
     expect(d1.manifest['RELOAD-URI']).toBe(`http://127.0.0.1:8080/steer/reload?wai_session=${s}`);
     expect(toHex(d1.decision.session)).toBe(s);
@@ -144,13 +155,13 @@ describe('steering', () => {
 describe('loads and sessions', () => {
   it('counts a session in its first pathway until TTL + grace, its own count included', async () => {
     ctx = await demoApp({ graceMs: 10_000 });
-    const s = '11'.repeat(16);
+    const s = minted(ctx, 0x11);
     const d1 = await decide(ctx, `/reload?wai_session=${s}`);
     expect(d1.decision.pathways.map((p) => p.load)).toEqual([0, 0, 0]);
     const first = d1.decision.priority[0]!;
     expect(ctx.engine.sessions.loads[first]).toBe(1);
     // Another session sees it.
-    const d2 = await decide(ctx, `/reload?wai_session=${'22'.repeat(16)}`);
+    const d2 = await decide(ctx, `/reload?wai_session=${minted(ctx, 0x22)}`);
     expect(d2.decision.pathways[first]!.load).toBe(1);
     // The session's own next decision states its own count (§6.1).
     ctx.clock.advance(5000);
@@ -161,13 +172,13 @@ describe('loads and sessions', () => {
     ctx.clock.advance((ttl + 10 + 1) * 1000);
     ctx.engine.sweep(1 << 30);
     expect(Array.from(ctx.engine.sessions.loads)).toEqual([0, 0, 0]);
-    const d4 = await decide(ctx, `/reload?wai_session=${'33'.repeat(16)}`);
+    const d4 = await decide(ctx, `/reload?wai_session=${minted(ctx, 0x33)}`);
     expect(d4.decision.pathways.map((p) => p.load)).toEqual([0, 0, 0]);
   });
 
   it('moves a session to its new first pathway', async () => {
     ctx = await demoApp();
-    const s = '44'.repeat(16);
+    const s = minted(ctx, 0x44);
     // c = cdn-b-east with a short buffer: held there (§6.4 step 1, buffer).
     const d1 = await decide(ctx, `/reload?wai_session=${s}&_HLS_pathway=cdn-b-east&CMCD=bl%3D100`);
     expect(d1.decision.reason).toBe(1);
@@ -277,7 +288,14 @@ describe('retention', () => {
     expect((await get(ctx.app, `/decisions/${fresh.hex}`)).status).toBe(200);
     for (const hex of late) expect((await get(ctx.app, `/records/${hex}`)).status).toBe(200);
     // Decisions kept 1 second: everything named goes once the records are old enough too.
+    // Retention counts back from the newest decision and record kept, not the clock alone: newer
+    // ones come first.
     ctx.clock.advance(120_000);
+    const t2 = (ctx.clock.us / (2n * S)) * 2n * S;
+    await postPeriods(ctx, [t2 - 4n * S, t2 - 2n * S, t2]);
+    ctx.clock.advance(1000);
+    await decide(ctx);
+    ctx.clock.advance(2000);
     r = await ctx.engine.prune(60_000, 1000);
     expect(r.decisions).toBe(1);
     expect(r.records).toBe(late.length);

@@ -130,7 +130,12 @@ describe('configuration', () => {
     expect(c.room).toBe('/etc/wai/room.wrd');
     expect(c.keyLog).toBeNull();
     expect(c.listen).toEqual({ host: '127.0.0.1', port: 8080 });
-    expect(c.store).toEqual({ path: '/etc/wai/steering.sqlite', synchronous: 'normal' });
+    expect(c.store).toEqual({
+      path: '/etc/wai/steering.sqlite',
+      synchronous: 'normal',
+      create: false,
+      checkTimeout: 60_000,
+    });
     expect(c.retention.records).toBe(7 * 86_400_000);
     expect(c.sessions.grace).toBe(10_000);
     expect(parseConfig({ ...minimal, store: { path: ':memory:' } }).store.path).toBe(':memory:');

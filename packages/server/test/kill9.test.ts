@@ -25,7 +25,7 @@ describe('kill -9 under load', () => {
 
   it('loses no decision whose manifest was served', async () => {
     const port = await freePort();
-    const setup = setupDemo(t.dir, { port, periodMs: 500 });
+    const setup = setupDemo(t.dir, { port, periodMs: 500, budgets: false });
     child = await spawnChild(setup.configPath);
     const sim = new HopSimulator({
       policy: setup.policy,

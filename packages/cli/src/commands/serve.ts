@@ -39,6 +39,15 @@ export const serve: Command = {
       description: "the server's config (YAML or JSON)",
       required: true,
     },
+    init: {
+      type: 'boolean',
+      description: 'create the store when store.path does not exist (as store.create: true)',
+    },
+    'trust-clock': {
+      type: 'boolean',
+      description:
+        'start even when the clock is before, or far after, the newest decision in the store',
+    },
   },
   description: `
 Loads the server's config and starts the steering server: it answers steering requests with
@@ -46,8 +55,12 @@ signed decisions and their manifests, serves each decision at its URI, and inges
 records. It prints where it listens on stderr and runs until SIGINT or SIGTERM, then closes
 cleanly (answers what is queued, writes the store). SIGHUP reads the key log file and the policy
 file again (after the origin published a new head, or the operator signed a new policy): a new
-policy is put in force with the sessions and their loads kept; a head or a policy that does not
-verify is refused with a warning and the one in use stays.
+policy is put in force with the sessions and their loads kept; a head that does not verify, or
+does not follow the head in use (its seq greater and its prev the digest of the head in use), or
+a policy that does not verify, is refused with a warning and the one in use stays. A store that
+does not exist is an error unless --init (or store.create) says to create it; a clock before, or
+far after, the newest decision in the store refuses the start unless --trust-clock says it is
+right.
 
 The config's fields are in the repository's docs/server.md ("Configuration"), the commands
 of an operator in its docs/cli.md; a config that does not read is one line on stderr naming every problem.
@@ -63,7 +76,10 @@ start when they are not, naming each.`,
       const read = readConfigFile(path);
       for (const warning of read.warnings) ctx.warn(`server config ${path}: ${warning}`);
       checkUris(path, read.config);
-      running = await startServer(read.config);
+      running = await startServer(read.config, {
+        init: ctx.flag('init'),
+        trustClock: ctx.flag('trust-clock'),
+      });
     } catch (e) {
       const issues = issuesOf(e);
       if (issues !== undefined) throw configProblem(path, issues);
@@ -80,7 +96,7 @@ start when they are not, naming each.`,
       running.reload().then(
         (r) => {
           ctx.io.stderr.write(
-            `wai-steer: key log read again; policy ${r.changed ? 'now' : 'still'} ${r.policy}\n`,
+            `wai-steer: key log read again: ${r.keyLog ? 'a new head is in use' : 'the head in use is unchanged'}; policy ${r.changed ? 'now' : 'still'} ${r.policy}\n`,
           );
         },
         (e: unknown) => {

@@ -72,6 +72,11 @@ export interface DemoSetupOptions {
   readonly windowPeriods?: number;
   /** Store path (default `<dir>/steering.sqlite`). */
   readonly storePath?: string;
+  /**
+   * `false`: the config turns the per-client budgets off (a load test from one address);
+   * default: the server's budgets.
+   */
+  readonly budgets?: boolean;
 }
 
 function newKey(): DemoKey {
@@ -265,9 +270,13 @@ export function setupDemo(dir: string, options: DemoSetupOptions): DemoSetup {
     policy: 'policy.wsp',
     signing_key: 'keys/steering.jwk',
     listen: { host, port: options.port },
-    store: { path: options.storePath ?? 'steering.sqlite', synchronous: 'normal' },
+    // The demo makes a fresh room: its store is created at the first start.
+    store: { path: options.storePath ?? 'steering.sqlite', synchronous: 'normal', create: true },
     retention: { records: '1d', decisions: '1d' },
     sessions: { grace: '10s' },
+    ...(options.budgets === false
+      ? { budget: { requests: { rate: 0 }, sessions: { rate: 0 } } }
+      : {}),
   };
   const configPath = join(dir, 'config.json');
   writeFileSync(configPath, `${JSON.stringify(config, null, 2)}\n`);

@@ -6,7 +6,6 @@
  * a decide request or an ingest request and shows the result it returns; the engine knows no
  * status and no header.
  */
-import { randomBytes } from 'node:crypto';
 import { EvidenceCache, inWindow, MemoryEvidenceStore, windowAt } from '@wai-steering/evidence';
 import { writeManifest } from '@wai-steering/manifest';
 import {
@@ -28,6 +27,10 @@ import {
   readHopRecord,
   signPolicy,
 } from '@wai-steering/wire';
+import type { ClientBudget } from '../guard/budget.js';
+import { RecordHorizon } from '../guard/horizon.js';
+import { SessionMac } from '../guard/session-mac.js';
+import { describeError, Health } from '../health.js';
 import { LiveCapacity, type LiveValue } from '../live/capacity.js';
 import { verifyCapacityReport } from '../live/report.js';
 import { Metrics } from '../metrics.js';
@@ -41,6 +44,7 @@ import type {
   CapacityResult,
   DecideRequest,
   DecideResult,
+  Declined,
   EngineOptions,
   IngestResult,
   KeyLogResult,
@@ -81,6 +85,18 @@ export class SteeringEngine {
   private room_: RoomContext;
   private keyLogBytes: Uint8Array | null;
   private closed = false;
+  /** Mints and checks sessions (`guard/session-mac.ts`). */
+  readonly sessionMac: SessionMac;
+  /** Degraded state (`health.ts`). */
+  readonly health: Health;
+  /** The records' horizon (`guard/horizon.ts`). */
+  readonly horizon: RecordHorizon;
+  /** Per-client budgets (`guard/budget.ts`), when on. */
+  readonly budget: ClientBudget | undefined;
+  private readonly retentionUs: bigint;
+  /** The newest decision and record end kept (µs): the anchors of retention. */
+  private newestDecision: bigint | undefined;
+  private newestRecord: bigint | undefined;
 
   private constructor(private readonly o: EngineOptions) {
     this.metrics = o.metrics ?? new Metrics();
@@ -99,12 +115,31 @@ export class SteeringEngine {
       digest: o.policyDigest,
     });
     this.live = o.live === undefined ? undefined : new LiveCapacity(o.policy, o.live);
+    this.sessionMac = o.sessionMac ?? new SessionMac();
+    this.health = o.health ?? new Health();
+    this.budget = o.budget;
+    const h = o.horizon ?? { maxAheadMs: 60_000, retentionMs: 7 * 86_400_000, maxPerPeriod: 4 };
+    this.retentionUs = BigInt(h.retentionMs) * 1000n;
+    this.horizon = new RecordHorizon({
+      periodUs: o.policy.period_us,
+      windowUs: o.policy.window_us,
+      maxAheadUs: BigInt(h.maxAheadMs) * 1000n,
+      retentionUs: this.retentionUs,
+      maxPerPeriod: h.maxPerPeriod,
+    });
+    this.newestDecision = o.newest?.decision;
+    this.newestRecord = o.newest?.record;
     this.queue = new CommitQueue(o.store, {
       maxPending: o.maxQueue,
       onCommit: (size, ok, error) => {
         this.metrics.commits.inc({ outcome: ok ? 'ok' : 'error' });
         this.metrics.batch.observe(size);
-        if (!ok) console.error('wai-steering: a group commit failed:', error);
+        // Logged once per cause (health.ts), never a stack trace per request.
+        if (ok) this.health.clear('commit');
+        else {
+          this.metrics.storeErrors.inc({ op: 'commit' });
+          this.health.fail('commit', `group commits fail: ${describeError(error)}`);
+        }
       },
     });
   }
@@ -289,7 +324,7 @@ export class SteeringEngine {
     const { a } = windowAt(this.inForce.policy, this.now());
     for await (const r of this.o.store.recordsEndingAfter(a)) {
       const read = readHopRecord(r.bytes);
-      if (read.ok) this.evidence.add(read.value, r.digest);
+      if (read.ok && this.evidence.add(read.value, r.digest)) this.horizon.taken(read.value);
     }
   }
 
@@ -409,13 +444,32 @@ export class SteeringEngine {
    */
   async decide(request: DecideRequest): Promise<DecideResult> {
     if (this.closed) return this.overloaded('the server is closing');
+    // A decision served now could not be fetched after a restart (§8.4): none is served.
+    if (this.health.has('store')) {
+      return {
+        kind: 'declined',
+        cause: 'store',
+        why: 'the store file was removed or replaced',
+        retryAfterS: 60,
+      };
+    }
     if (this.queue.full) return this.overloaded('too many decisions await their commit');
     const o = this.o;
     // One policy for the whole decision, whatever rotates while it awaits its commit.
     const under = this.inForce;
     const { target, cmcd } = request;
     const protocol = protocolOf(target);
-    const session = sessionOf(target) ?? new Uint8Array(randomBytes(16));
+    let given = sessionOf(target);
+    // A session the server did not mint is treated as absent (guard/session-mac.ts).
+    if (given !== undefined && !this.sessionMac.check(given)) {
+      this.metrics.forgedSessions.inc();
+      given = undefined;
+    }
+    if (given === undefined) {
+      const declined = this.spend('sessions', request.client);
+      if (declined !== undefined) return declined;
+    }
+    const session = given ?? this.sessionMac.mint();
     const report = readReport(
       { protocol, target, headers: cmcd === undefined ? {} : { 'cmcd-request': cmcd } },
       under.ids,
@@ -439,6 +493,7 @@ export class SteeringEngine {
     } catch {
       return this.overloaded('the decision could not be archived');
     }
+    if (this.newestDecision === undefined || t > this.newestDecision) this.newestDecision = t;
     const reason = fields.reason;
     this.metrics.decisions.incKey(String(reason), () => ({
       reason: REASON_NAME[reason] ?? String(reason),
@@ -462,6 +517,12 @@ export class SteeringEngine {
       return { kind: 'refused', reason, where: { ...where } };
     }
     const { record, digest } = opened.value;
+    const now = this.now();
+    const outside = this.horizon.check(record, now);
+    if (outside !== undefined && (await this.o.store.getRecord(digest)) === undefined) {
+      this.metrics.horizonRefused.inc({ error: outside.error });
+      return { kind: 'outside', refusal: outside };
+    }
     let inserted: boolean;
     try {
       inserted = await this.queue.addRecord({
@@ -477,11 +538,16 @@ export class SteeringEngine {
     // Durable now: the next window move may name it. A record of the window in use arrived
     // after its lag L (or before the server's first request of the window, after a restart):
     // the evidence is selected again, so that the window's later decisions name it.
-    if (
-      this.evidence.add(record, digest) &&
-      inWindow(record, windowAt(this.inForce.policy, this.now()))
-    ) {
-      this.inForce.cache.invalidate();
+    if (this.evidence.add(record, digest)) {
+      this.horizon.taken(record);
+      if (inWindow(record, windowAt(this.inForce.policy, this.now()))) {
+        this.inForce.cache.invalidate();
+      }
+    }
+    let end = record.end;
+    if (end > now) end = now;
+    if (inserted && (this.newestRecord === undefined || end > this.newestRecord)) {
+      this.newestRecord = end;
     }
     this.metrics.ingested.inc({ result: inserted ? 'new' : 'duplicate' });
     return { kind: 'stored', digest, inserted, record };
@@ -521,19 +587,73 @@ export class SteeringEngine {
     this.sessions.sweep(budget, this.sessions.secondsAt(Number(now / 1000n)));
     const { a } = windowAt(this.inForce.policy, now);
     this.evidence.prune(a);
+    this.horizon.prune(now - this.retentionUs);
   }
 
   /**
-   * Prunes the store by age (§8.4: a record named by a kept decision stays). A record that a
+   * A client's budget (`guard/budget.ts`): `requests` is spent by the doors on steering and
+   * ingest, `sessions` by {@link SteeringEngine.decide} on each session it mints. A
+   * {@link Declined} past it.
+   */
+  spend(budget: 'requests' | 'sessions', client: string | undefined): Declined | undefined {
+    const b = this.budget;
+    if (b === undefined) return undefined;
+    const wait = budget === 'requests' ? b.request(client) : b.newSession(client);
+    if (wait === 0) return undefined;
+    this.metrics.budgetRefused.inc({ budget });
+    return {
+      kind: 'declined',
+      cause: 'budget',
+      why:
+        budget === 'requests'
+          ? 'this client sent too many requests'
+          : 'this client asked for too many new sessions',
+      retryAfterS: wait,
+    };
+  }
+
+  /**
+   * Notes what sits at the store's path (`SqliteStore.fileState`): anything but `ok` raises the
+   * `store` cause (decide then declines, `/healthz` answers 503), logged once.
+   */
+  noteStoreFile(state: 'ok' | 'removed' | 'replaced'): void {
+    if (state === 'ok') return;
+    if (!this.health.has('store')) this.metrics.storeErrors.inc({ op: 'file' });
+    this.health.fail(
+      'store',
+      state === 'removed'
+        ? 'the store file was removed while the server runs: decisions served now could not be fetched after a restart'
+        : 'another file sits at the store path while the server runs: decisions served now would not be in it',
+    );
+  }
+
+  /**
+   * Prunes the store by age (§8.4: a record named by a kept decision stays), counting back from
+   * the newest decision and record kept, never from the clock alone (a failure raises the
+   * `prune` cause of health, logged once). A record that a
    * current or later window may still name (one that ends after the current window's start) is
    * kept whatever its age, so that the evidence index never names a record the store dropped.
    */
-  prune(recordsMs: number, decisionsMs: number): Promise<PruneResult> {
+  async prune(recordsMs: number, decisionsMs: number): Promise<PruneResult> {
     const now = this.now();
     const { a } = windowAt(this.inForce.policy, now);
-    let recordsBefore = now - BigInt(recordsMs) * 1000n;
+    // Never by the clock alone: no decision newer than the newest kept minus its retention goes,
+    // nor a record newer than the newest record kept minus its retention (a clock that jumped
+    // ahead cannot empty the store).
+    const anchor = (newest: bigint | undefined): bigint =>
+      newest === undefined || newest > now ? now : newest;
+    let recordsBefore = anchor(this.newestRecord) - BigInt(recordsMs) * 1000n;
     if (recordsBefore > a) recordsBefore = a;
-    return this.o.store.prune(recordsBefore, now - BigInt(decisionsMs) * 1000n);
+    const decisionsBefore = anchor(this.newestDecision) - BigInt(decisionsMs) * 1000n;
+    try {
+      const r = await this.o.store.prune(recordsBefore, decisionsBefore);
+      this.health.clear('prune');
+      return r;
+    } catch (e) {
+      this.metrics.storeErrors.inc({ op: 'prune' });
+      this.health.fail('prune', `pruning fails: ${describeError(e)}`);
+      return { records: 0, decisions: 0, sets: 0 };
+    }
   }
 
   /** Declines further work and resolves once what is queued is durable. The store stays open. */

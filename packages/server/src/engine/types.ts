@@ -4,6 +4,10 @@
  */
 import type { RoomContext } from '@wai-steering/verifier';
 import type { CryptoBackend, DecisionFields, HopRecord, Policy } from '@wai-steering/wire';
+import type { ClientBudget } from '../guard/budget.js';
+import type { HorizonRefusal } from '../guard/horizon.js';
+import type { SessionMac } from '../guard/session-mac.js';
+import type { Health } from '../health.js';
 import type { LiveOptions } from '../live/capacity.js';
 import type { CapacityReport, ReportRefusal } from '../live/report.js';
 import type { Metrics } from '../metrics.js';
@@ -39,6 +43,26 @@ export interface EngineOptions extends EngineMaterials {
   readonly metrics?: Metrics;
   /** Live capacity from the sites (`docs/live-policy.md`); off when absent. */
   readonly live?: EngineLiveOptions;
+  /** Mints and checks sessions (`guard/session-mac.ts`); a secret of this process by default. */
+  readonly sessionMac?: SessionMac;
+  /** Per-client budgets (`guard/budget.ts`); none by default. */
+  readonly budget?: ClientBudget;
+  /** The records' horizon (`guard/horizon.ts`), ms; defaults 1 min ahead, 7 d, 4 per period. */
+  readonly horizon?: {
+    readonly maxAheadMs: number;
+    readonly retentionMs: number;
+    readonly maxPerPeriod: number;
+  };
+  /** Degraded state (`health.ts`); one of its own by default. */
+  readonly health?: Health;
+  /**
+   * The newest instants the store held at start (µs): retention never deletes a decision or
+   * record newer than the newest kept minus its retention.
+   */
+  readonly newest?: {
+    readonly decision?: bigint | undefined;
+    readonly record?: bigint | undefined;
+  };
 }
 
 /** Live capacity: which pathways take live values, the thresholds, the clock skew allowed. */
@@ -81,6 +105,8 @@ export interface DecideRequest {
   readonly cmcd?: string;
   /** `t` of the decision, room clock µs; the engine's clock by default. */
   readonly t?: bigint;
+  /** The client's address, for the new-session budget (`guard/budget.ts`). */
+  readonly client?: string;
 }
 
 /** The engine declined the work: it is closing, or a bound is reached. Try again later. */
@@ -100,7 +126,19 @@ export interface Steered {
   readonly fields: DecisionFields;
 }
 
-export type DecideResult = Steered | Overloaded;
+/**
+ * The engine declined this client's request (`budget`: past its budget, retry after
+ * `retryAfterS`) or every decision (`store`: the store file was removed or replaced).
+ */
+export interface Declined {
+  readonly kind: 'declined';
+  readonly cause: 'budget' | 'store';
+  readonly why: string;
+  /** Seconds to wait before asking again. */
+  readonly retryAfterS: number;
+}
+
+export type DecideResult = Steered | Overloaded | Declined;
 
 /** A per-hop record accepted (companion C5) and durable. */
 export interface RecordStored {
@@ -119,7 +157,13 @@ export interface RecordRefused {
   readonly where: Readonly<Record<string, unknown>>;
 }
 
-export type IngestResult = RecordStored | RecordRefused | Overloaded;
+/** A per-hop record outside the records' horizon (`guard/horizon.ts`): a server refusal. */
+export interface RecordOutside {
+  readonly kind: 'outside';
+  readonly refusal: HorizonRefusal;
+}
+
+export type IngestResult = RecordStored | RecordRefused | RecordOutside | Overloaded;
 
 /** A read by digest. */
 export type ReadResult =

@@ -1,11 +1,21 @@
 /** `POST /records`: a hop's `WMH1` (companion C5), read up to the limit, then to the engine. */
-import { incompleteBody, overloaded, refused, stored, tooLarge } from './responses.js';
+import {
+  declined,
+  incompleteBody,
+  outsideHorizon,
+  overloaded,
+  refused,
+  stored,
+  tooLarge,
+} from './responses.js';
 import { headerValue } from './target.js';
 import type { AppResponse, RouteContext } from './types.js';
 
 export async function ingest(ctx: RouteContext): Promise<AppResponse> {
-  const declined = ctx.engine.admit();
-  if (declined !== undefined) return overloaded(declined.why);
+  const closing = ctx.engine.admit();
+  if (closing !== undefined) return overloaded(closing.why);
+  const over = ctx.engine.spend('requests', ctx.client);
+  if (over !== undefined) return declined(over.cause, over.why, over.retryAfterS);
   const limit = ctx.limits.maxRecordBytes;
   const req = ctx.request;
   const declared = headerValue(req.headers['content-length']);
@@ -25,6 +35,8 @@ export async function ingest(ctx: RouteContext): Promise<AppResponse> {
       return stored(result.digest, result.inserted);
     case 'refused':
       return refused(result.reason, result.where);
+    case 'outside':
+      return outsideHorizon(result.refusal.error, result.refusal.message);
     case 'overloaded':
       return overloaded(result.why);
   }

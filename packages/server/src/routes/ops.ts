@@ -2,9 +2,9 @@
 import { health, metricsText } from './responses.js';
 import type { AppResponse, RouteContext } from './types.js';
 
-/** 200 while the engine takes work, 503 once it is closing. */
+/** 200 while the engine takes work; 503 once it is closing, or while degraded (`health.ts`). */
 export function healthz(ctx: RouteContext): AppResponse {
-  return health(ctx.engine.closing);
+  return health(ctx.engine.closing, ctx.engine.health.causes());
 }
 
 /** Prometheus text of the engine's and the HTTP side's metrics. */

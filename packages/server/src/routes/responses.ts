@@ -149,9 +149,30 @@ export function current(bytes: Uint8Array): AppResponse {
   };
 }
 
-/** `/healthz`: 200 `ok`, 503 `closing`. */
-export function health(closing: boolean): AppResponse {
-  return json(closing ? 503 : 200, { status: closing ? 'closing' : 'ok' });
+/** `/healthz`: 200 `ok`, 503 `closing`, 503 `degraded` with its causes (`health.ts`). */
+export function health(closing: boolean, causes: readonly unknown[] = []): AppResponse {
+  if (closing) return json(503, { status: 'closing' });
+  if (causes.length > 0) return json(503, { status: 'degraded', causes });
+  return json(200, { status: 'ok' });
+}
+
+/**
+ * 503 with `Retry-After` for one client past its budget (`over_budget`), or for every steering
+ * request while the store file is gone (`store_unavailable`). Never 429: hls.js stops polling
+ * for good after a 429.
+ */
+export function declined(cause: 'budget' | 'store', why: string, retryAfterS: number): AppResponse {
+  return problem(503, cause === 'budget' ? 'over_budget' : 'store_unavailable', why, {
+    'retry-after': String(retryAfterS),
+  });
+}
+
+/**
+ * A record outside the records' horizon (`guard/horizon.ts`): 422 `outside_horizon`, or 409
+ * `too_many_records` (a server refusal, not a companion C7 code).
+ */
+export function outsideHorizon(error: string, message: string): AppResponse {
+  return json(error === 'outside_horizon' ? 422 : 409, { error, message });
 }
 
 /** `/metrics`: Prometheus text. */

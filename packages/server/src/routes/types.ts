@@ -13,6 +13,8 @@ export interface AppRequest {
    * that has none.
    */
   readonly body?: (limit: number) => Promise<Uint8Array | 'too_large'>;
+  /** The peer's address (the socket's), for the per-client budgets. */
+  readonly peer?: string;
 }
 
 /** A response. */
@@ -30,6 +32,8 @@ export interface AppLimits {
   readonly maxRecordBytes: number;
   /** The longest request target (414 past it). */
   readonly maxTargetBytes: number;
+  /** The longest `CMCD-Request` header read (default 1024): a longer one is not read. */
+  readonly maxCmcdBytes?: number;
 }
 
 /** What a route's handler is given. */
@@ -44,6 +48,8 @@ export interface RouteContext {
   readonly param: string;
   readonly engine: SteeringEngine;
   readonly limits: AppLimits;
+  /** The client's address (`guard/budget.ts`: the peer, or behind a trusted proxy its client). */
+  readonly client: string | undefined;
 }
 
 /** `match`'s answer for a path that is the row's but names nothing: 404 `no such <absent>`. */

@@ -20,7 +20,7 @@
  * last transactions before a checkpoint. `synchronous = FULL` also fsyncs the WAL at each commit,
  * which survives a power loss and costs an fsync per group commit.
  */
-import { statSync } from 'node:fs';
+import { closeSync as closeFd, fstatSync, openSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
 import { bytesEqual, sha256 } from '@wai-steering/wire';
@@ -30,6 +30,7 @@ import type {
   BlobKind,
   CommitBatch,
   CommitResult,
+  NewestHeld,
   PruneResult,
   SteeringStore,
   StoredRecord,
@@ -101,6 +102,14 @@ function settle<T>(f: () => T): Promise<T> {
 
 const asBytes = (b: Buffer): Uint8Array => new Uint8Array(b.buffer, b.byteOffset, b.byteLength);
 
+/** A store whose schema this server does not read. */
+export class StoreSchemaError extends Error {
+  override readonly name = 'StoreSchemaError';
+}
+
+/** What sits at the store's path while the server runs (see {@link SqliteStore.fileState}). */
+export type StoreFileState = 'ok' | 'removed' | 'replaced';
+
 export class SqliteStore implements SteeringStore {
   readonly path: string;
   private readonly db: Database.Database;
@@ -116,6 +125,9 @@ export class SqliteStore implements SteeringStore {
   private commits = 0;
   /** Where each decision's tail is cut (bound, and so copied, by the insert). */
   private scratch = new Uint8Array(4096);
+  /** A descriptor of the database file as opened, and its inode: to notice it removed or replaced. */
+  private watchFd: number | undefined;
+  private watchIno: number | bigint | undefined;
 
   constructor(path: string, options: SqliteStoreOptions = {}) {
     this.path = path;
@@ -149,6 +161,81 @@ export class SqliteStore implements SteeringStore {
     this.stmt = this.prepare();
     this.loadCurrent();
     this.commitTx = this.db.transaction((batch: CommitBatch) => this.write(batch));
+    if (!memory) {
+      try {
+        this.watchFd = openSync(path, 'r');
+        this.watchIno = fstatSync(this.watchFd).ino;
+      } catch {
+        this.watchFd = undefined;
+      }
+    }
+  }
+
+  /**
+   * Whether the database file is still the one opened: `replaced` when another inode sits at the
+   * path, `removed` when none does or the open inode has no link left (`fstat` gives `nlink` 0).
+   * Always `ok` for `:memory:`.
+   */
+  fileState(): StoreFileState {
+    if (this.watchFd === undefined) return 'ok';
+    let ino: number | bigint;
+    try {
+      ino = statSync(this.path).ino;
+    } catch {
+      return 'removed';
+    }
+    if (ino !== this.watchIno) return 'replaced';
+    try {
+      return fstatSync(this.watchFd).nlink === 0 ? 'removed' : 'ok';
+    } catch {
+      return 'removed';
+    }
+  }
+
+  /**
+   * The newest instants the store holds, µs: the latest decision's `t` and the latest `end` of a
+   * record that ends at or before `notAfter` (records that end later are not evidence of the
+   * clock). `undefined` when none.
+   */
+  newest(notAfter: bigint): Promise<NewestHeld> {
+    return settle(() => this.newestSync(notAfter));
+  }
+
+  private newestSync(notAfter: bigint): NewestHeld {
+    const d = this.db.prepare('SELECT max(last_t) FROM sets').pluck().get() as number | null;
+    const r = this.db
+      .prepare('SELECT max("end") FROM records WHERE "end" <= ?')
+      .pluck()
+      .get(clampU64(notAfter < 0n ? 0n : notAfter)) as number | null;
+    return {
+      decision: d === null ? undefined : BigInt(d),
+      record: r === null ? undefined : BigInt(r),
+    };
+  }
+
+  /** The key log heads kept (`putBlob('key-log', …)`), in no order. */
+  keyLogHeads(): Promise<Uint8Array[]> {
+    return settle(() => this.keyLogHeadsSync());
+  }
+
+  private keyLogHeadsSync(): Uint8Array[] {
+    const rows = this.db
+      .prepare("SELECT bytes FROM blobs WHERE kind = 'key-log'")
+      .pluck()
+      .all() as Buffer[];
+    return rows.map(asBytes);
+  }
+
+  /**
+   * SQLite's `quick_check` on this connection: `[]` when the database is sound, else the problems
+   * it names (at most `max`). May take time on a large store: see `store/open.ts`.
+   */
+  quickCheck(max = 8): string[] {
+    const rows = this.db.pragma(`quick_check(${Math.max(1, Math.floor(max))})`, {
+      simple: false,
+    }) as { quick_check: string }[];
+    const problems = rows.map((r) => r.quick_check).filter((m) => m !== 'ok');
+    return problems;
   }
 
   private migrate(): void {
@@ -189,7 +276,9 @@ export class SqliteStore implements SteeringStore {
     if (row === undefined) {
       this.db.prepare("INSERT INTO meta (k, v) VALUES ('schema', ?)").run(SCHEMA_VERSION);
     } else if (row.v !== SCHEMA_VERSION) {
-      throw new Error(`${this.path}: store schema ${row.v}, this server reads ${SCHEMA_VERSION}`);
+      throw new StoreSchemaError(
+        `the store's schema is version ${row.v}; this server reads version ${SCHEMA_VERSION}`,
+      );
     }
   }
 
@@ -484,6 +573,14 @@ export class SqliteStore implements SteeringStore {
 
   /** Closes the database now; the checkpointer exits after ({@link SqliteStore.whenClosed}). */
   private closeSync(): void {
+    if (this.watchFd !== undefined) {
+      try {
+        closeFd(this.watchFd);
+      } catch {
+        // closed already
+      }
+      this.watchFd = undefined;
+    }
     const worker = this.worker;
     this.worker = undefined;
     if (worker !== undefined) {

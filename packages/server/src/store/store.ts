@@ -67,6 +67,12 @@ export interface StoreStats {
   readonly bytes: number;
 }
 
+/** The newest instants a store holds (µs); `undefined` when it holds none. */
+export interface NewestHeld {
+  readonly decision: bigint | undefined;
+  readonly record: bigint | undefined;
+}
+
 /** A blob served by digest: a policy, a room descriptor or a key log head. */
 export type BlobKind = 'policy' | 'room' | 'key-log';
 
@@ -101,6 +107,17 @@ export interface SteeringStore {
    */
   prune(recordsBefore: bigint, decisionsBefore: bigint): Promise<PruneResult>;
   stats(): Promise<StoreStats>;
+  /**
+   * The newest instants the store holds, µs: the latest decision's `t`, and the latest `end` of
+   * a record that ends at or before `notAfter`. The server checks its clock against them at
+   * start (`guard/clock.ts`); a store without it is not checked.
+   */
+  newest?(notAfter: bigint): Promise<NewestHeld>;
+  /**
+   * The key log heads kept (`putBlob('key-log', …)`), in no order: the server checks the
+   * configured head against the newest of them at start (`guard/key-log.ts`).
+   */
+  keyLogHeads?(): Promise<Uint8Array[]>;
   /** Closes the store; resolves once everything it holds (threads, connections) is released. */
   close(): Promise<void>;
 }

@@ -29,7 +29,7 @@ export function tempDir(prefix = 'wai-server-'): { dir: string; remove: () => vo
   const dir = mkdtempSync(join(tmpdir(), prefix));
   return {
     dir,
-    remove: () => rmSync(dir, { recursive: true, force: true, maxRetries: 5, retryDelay: 50 }),
+    remove: () => rmSync(dir, { recursive: true, force: true, maxRetries: 20, retryDelay: 100 }),
   };
 }
 
@@ -106,6 +106,11 @@ export async function demoApp(
   };
 }
 
+/** A session the application minted (§8.1, `guard/session-mac.ts`), hex: its nonce is `byte` × 8. */
+export function minted(ctx: { engine: SteeringEngine }, byte: number): string {
+  return Buffer.from(ctx.engine.sessionMac.sessionOf(new Uint8Array(8).fill(byte))).toString('hex');
+}
+
 /** A GET through the application. */
 export function get(app: SteeringApp, target: string, headers: Record<string, string> = {}) {
   return app.handle({ method: 'GET', target, headers });
@@ -159,7 +164,7 @@ export function useDemoServer(): { readonly server: RunningServer } {
     remove = room.remove;
     held.server = await startServer({
       ...room.config,
-      store: { path: ':memory:', synchronous: 'normal' },
+      store: { ...room.config.store, path: ':memory:' },
     });
   });
   afterAll(async () => {
@@ -167,4 +172,48 @@ export function useDemoServer(): { readonly server: RunningServer } {
     remove();
   });
   return held;
+}
+
+/** A demo room whose server keeps a file store, started on a test clock (or on `clock`). */
+export async function fileServer(
+  dir: string,
+  clock: TestClock,
+  options: {
+    overrides?: Partial<ServerConfig>;
+    start?: Parameters<typeof startServer>[1];
+  } = {},
+): Promise<{ server: RunningServer; setup: DemoSetup; config: ServerConfig; sim: HopSimulator }> {
+  const port = await freePort();
+  const setup = setupDemo(dir, { port, periodMs: 2000 });
+  const config = { ...loadConfig(setup.configPath), ...options.overrides };
+  const server = await startServer(config, { clock: clock.now, ...options.start });
+  const sim = new HopSimulator({
+    policy: setup.policy,
+    roomId: setup.roomId,
+    hops: setup.hops,
+    base: server.url,
+    clock: clock.now,
+  });
+  return { server, setup, config, sim };
+}
+
+/** Posts every hop's record of the periods ending in `ends` (µs) to a running app. */
+export async function postRecords(
+  app: SteeringApp,
+  setup: DemoSetup,
+  sim: HopSimulator,
+  ends: readonly bigint[],
+): Promise<number> {
+  let n = 0;
+  const P = setup.policy.period_us;
+  for (const end of ends) {
+    for (const hop of setup.hops) {
+      const res = await post(app, '/records', sim.record(hop, end - P, end, 100));
+      if (res.status !== 201 && res.status !== 200) {
+        throw new Error(`record refused: ${res.status} ${text(res.body)}`);
+      }
+      n++;
+    }
+  }
+  return n;
 }

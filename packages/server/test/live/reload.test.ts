@@ -17,8 +17,14 @@ describe('POST /admin/reload', () => {
     room = demoRoom(await freePort());
     server = await startServer({
       ...room.config,
-      store: { path: ':memory:', synchronous: 'normal' },
+      store: { path: ':memory:', synchronous: 'normal', create: true, checkTimeout: 0 },
       admin: { token: TOKEN },
+      // One test client steers 40 sessions: no per-client budget.
+      budget: {
+        ...room.config.budget,
+        requests: { rate: 0, burst: 1 },
+        sessions: { rate: 0, burst: 1 },
+      },
     });
   });
   afterAll(async () => {
