@@ -9,7 +9,8 @@ import type { RoomContext } from '@wai-steering/verifier';
 import { CLASS, readPolicy } from '@wai-steering/wire';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
-import { HopAgent, type HopAgentOptions } from './agent.js';
+import { type CutRecord, HopAgent, type HopAgentOptions } from './agent.js';
+import { CapacityReporter } from './capacity.js';
 import { modelSource } from './energy/model.js';
 import { ENERGY_PRESETS, prometheusEnergySource } from './energy/prometheus.js';
 import { raplSource } from './energy/rapl.js';
@@ -153,6 +154,16 @@ export const hopConfigSchema = z
       .optional(),
     energy: energySchema,
     traffic: trafficSchema.prefault({ source: 'none' }),
+    // An edge hop's capacity reports (docs/live-policy.md): GAS = slots − the period's sessions.
+    capacity: z
+      .strictObject({
+        pathway: z.string({ error: 'expected the pathway ID this hop is an edge of' }).min(1),
+        slots: int(0, 0xffff_ffff),
+        expires: duration('how long a report stays valid').optional(),
+        computingMs: int(0, 0xffff_ffff).optional(),
+        networkMs: int(0, 0xffff_ffff).optional(),
+      })
+      .optional(),
     delivery: z
       .strictObject({
         cutDelay: duration('how long after a period its traffic is taken').optional(),
@@ -343,6 +354,22 @@ export function readHopMaterials(c: HopConfig): HopMaterials {
 export function createHopAgent(c: HopConfig, overrides: Partial<HopAgentOptions> = {}): HopAgent {
   const abs = (p: string) => (isAbsolute(p) ? p : resolve(c.baseDir, p));
   const m = readHopMaterials(c);
+  const cap = c.capacity;
+  const reporter =
+    cap === undefined
+      ? undefined
+      : new CapacityReporter({
+          key: m.key,
+          roomId: m.room instanceof Uint8Array ? m.room : m.room.roomId,
+          pathway: cap.pathway,
+          slots: cap.slots,
+          // Soft state for three periods by default: one lost report does not age a site out.
+          expiresUs: cap.expires ?? 3n * m.period,
+          windowUs: m.period,
+          ...(cap.computingMs === undefined ? {} : { computingMs: cap.computingMs }),
+          ...(cap.networkMs === undefined ? {} : { networkMs: cap.networkMs }),
+          servers: c.servers,
+        });
   return new HopAgent({
     room: m.room,
     key: m.key,
@@ -359,6 +386,13 @@ export function createHopAgent(c: HopConfig, overrides: Partial<HopAgentOptions>
     },
     backfill: c.delivery.backfill,
     keep: c.delivery.keep,
+    ...(reporter === undefined
+      ? {}
+      : {
+          onRecord: (rec: CutRecord) => {
+            void reporter.report(rec.span.end, rec.fields.sessions);
+          },
+        }),
     ...overrides,
   });
 }

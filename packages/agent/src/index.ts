@@ -3,6 +3,7 @@
 // to every steering server, never lost.
 
 export { type CutRecord, HopAgent, type HopAgentOptions } from './agent.js';
+export { type CapacityOptions, CapacityReporter } from './capacity.js';
 export {
   createHopAgent,
   type HopConfig,
