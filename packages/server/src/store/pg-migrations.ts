@@ -68,9 +68,11 @@ export const MIGRATIONS: readonly Migration[] = [
         PRIMARY KEY (kind, digest)
       );
 
-      -- Each instance's own per-pathway loads, published by its heartbeat (the database's clock).
+      -- Each instance's own per-pathway loads under a policy, published by its heartbeat
+      -- (at: the database's clock, so that the instances' clocks need not agree).
       CREATE TABLE instance_loads (
         instance text PRIMARY KEY,
+        policy bytea NOT NULL,
         at timestamptz NOT NULL,
         counts bigint[] NOT NULL
       );
