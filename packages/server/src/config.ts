@@ -80,12 +80,28 @@ export const configSchema = z
       .prefault({}),
     store: z
       .object({
-        path: z.string({ error: 'expected a file path or ":memory:"' }).min(1),
+        path: z.string({ error: 'expected a file path or ":memory:"' }).min(1).optional(),
+        url: z
+          .string({ error: 'expected a PostgreSQL URL, postgres://user@host:port/database' })
+          .regex(/^postgres(ql)?:\/\/\S+$/, {
+            error: 'expected a PostgreSQL URL, postgres://user@host:port/database',
+          })
+          .optional(),
         synchronous: z
           .enum(['normal', 'full'], { error: 'expected "normal" or "full"' })
           .default('normal'),
       })
-      .strict(),
+      .strict()
+      .refine((s) => (s.path === undefined) !== (s.url === undefined), {
+        error: 'expected one of "path" (SQLite) and "url" (PostgreSQL)',
+      }),
+    instances: z
+      .object({
+        heartbeat: duration('the interval of the loads heartbeat').default(250),
+        dropAfter: duration('how long a silent instance still counts').default(1000),
+      })
+      .strict()
+      .prefault({}),
     retention: z
       .object({
         records: duration('the retention of records').default(7 * UNITS.d!),
@@ -124,8 +140,13 @@ export interface ServerConfig {
   readonly signingKey: string;
   readonly listen: { readonly host: string; readonly port: number };
   readonly store: {
-    /** The SQLite file, or `:memory:` (nothing survives the process). */
-    readonly path: string;
+    /**
+     * The SQLite file, or `:memory:` (nothing survives the process); absent when `url` names a
+     * PostgreSQL database.
+     */
+    readonly path?: string;
+    /** A PostgreSQL database shared by the instances of a deployment (`postgres://…`). */
+    readonly url?: string;
     /** `normal` survives a crash of the process (kill -9); `full` also a power loss. */
     readonly synchronous: 'normal' | 'full';
   };
@@ -135,6 +156,13 @@ export interface ServerConfig {
     readonly sweep: number;
   };
   readonly sessions: { readonly grace: number; readonly max: number };
+  /** Loads across instances (a PostgreSQL store) or workers (`serve --workers N`). */
+  readonly instances?: {
+    /** The heartbeat that publishes this instance's loads, ms (default 250). */
+    readonly heartbeat: number;
+    /** A peer whose latest heartbeat is older than this no longer counts, ms (default 1000). */
+    readonly dropAfter: number;
+  };
   readonly limits: {
     readonly maxQueue: number;
     readonly maxRecordBytes: number;
@@ -168,10 +196,14 @@ export function parseConfig(input: unknown, baseDir: string = process.cwd()): Se
     policy: abs(c.policy),
     signingKey: abs(c.signingKey),
     listen: { host: c.listen.host, port: c.listen.port },
-    store: {
-      path: c.store.path === ':memory:' ? ':memory:' : abs(c.store.path),
-      synchronous: c.store.synchronous,
-    },
+    store:
+      c.store.url !== undefined
+        ? { url: c.store.url, synchronous: c.store.synchronous }
+        : {
+            path: c.store.path === ':memory:' ? ':memory:' : abs(c.store.path!),
+            synchronous: c.store.synchronous,
+          },
+    instances: c.instances,
     retention: c.retention,
     sessions: c.sessions,
     limits: c.limits,

@@ -155,6 +155,9 @@ export async function startServer(
   const backend = options.backend ?? nodeBackend;
   const m = readMaterials(config, backend);
   const { warnings, ...materials } = m;
+  if (config.store.path === undefined) {
+    throw new ConfigError(['store.url: this server starts on SQLite only (store.path)']);
+  }
   const store = new SqliteStore(config.store.path, { synchronous: config.store.synchronous });
   let app: SteeringApp;
   try {
