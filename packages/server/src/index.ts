@@ -38,15 +38,30 @@ export type {
   Steered,
 } from './engine/types.js';
 export { createHttpServer, type HttpOptions, listen } from './http.js';
+export type { InstanceLink } from './instances/link.js';
+export {
+  addLoads,
+  IpcLoadExchange,
+  isLoadsMessage,
+  LoadsHub,
+  type LoadsMessage,
+  type PeerLoads,
+  PgLoadExchange,
+} from './instances/loads.js';
+export { isRecordMessage, type Linked, type RecordMessage } from './instances/start.js';
+export { type RunningWorkers, runWorkers, type WorkersOptions } from './instances/workers.js';
 export { METRICS_MEDIA_TYPE, Metrics } from './metrics.js';
 export {
   type Materials,
+  openStore,
   type RunningServer,
   readMaterials,
   type StartOptions,
   startServer,
 } from './server.js';
 export type { SessionTable } from './sessions.js';
+export { MIGRATIONS, SCHEMA_VERSION } from './store/pg-migrations.js';
+export { PgStore, type PgStoreOptions, type StoreNotice } from './store/postgres.js';
 export { SqliteStore, type SqliteStoreOptions } from './store/sqlite.js';
 export type {
   BlobKind,

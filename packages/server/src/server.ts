@@ -21,7 +21,11 @@ import { ConfigError, type ServerConfig } from './config.js';
 import { SteeringEngine } from './engine/engine.js';
 import type { EngineMaterials } from './engine/types.js';
 import { createHttpServer, listen } from './http.js';
+import type { IpcChannel } from './instances/loads.js';
+import { type Linked, linkInstances } from './instances/start.js';
+import { PgStore } from './store/postgres.js';
 import { SqliteStore } from './store/sqlite.js';
+import type { SteeringStore } from './store/store.js';
 
 /** A running server. */
 export interface RunningServer {
@@ -32,7 +36,10 @@ export interface RunningServer {
   /** The HTTP side: the route table over the engine. */
   readonly app: SteeringApp;
   readonly http: Server;
-  readonly store: SqliteStore;
+  /** `SqliteStore` (`store.path`) or `PgStore` (`store.url`). */
+  readonly store: SteeringStore;
+  /** The link to the other instances or workers of the deployment, when there are any. */
+  readonly instances: Linked;
   /** Warnings found at start (a steering key that may not state some class, say). */
   readonly warnings: readonly string[];
   /**
@@ -49,6 +56,25 @@ export interface StartOptions {
   /** The room clock (µs since the epoch); the process's monotonic clock by default. */
   readonly clock?: () => bigint;
   readonly backend?: CryptoBackend;
+  /**
+   * In a worker process of `serve --workers N`: the channel to the primary, which relays the
+   * workers' loads and records (`process` in a `node:cluster` worker).
+   */
+  readonly worker?: IpcChannel;
+}
+
+/** Opens the store of a configuration: PostgreSQL by `url`, SQLite by `path`. */
+export async function openStore(config: ServerConfig): Promise<SteeringStore> {
+  if (config.store.url !== undefined) {
+    try {
+      return await PgStore.open(config.store.url);
+    } catch (e) {
+      throw new ConfigError([`store.url: ${(e as Error).message}`]);
+    }
+  }
+  return new SqliteStore(config.store.path ?? ':memory:', {
+    synchronous: config.store.synchronous,
+  });
 }
 
 function readBytes(path: string, field: string): Uint8Array {
@@ -155,6 +181,25 @@ export function readMaterials(
   };
 }
 
+/**
+ * A key log head another instance kept: served and used from now on when it verifies for the
+ * room and is later (`seq`) than the one in use; otherwise ignored.
+ */
+function adoptKeyLog(
+  engine: SteeringEngine,
+  roomBytes: Uint8Array,
+  bytes: Uint8Array,
+  backend: CryptoBackend,
+): void {
+  const opened = openRoom(roomBytes, bytes, { backend });
+  if (!opened.ok || opened.value.keyLog === undefined) return;
+  const current = engine.keyLog;
+  if (current !== undefined && opened.value.keyLog.seq <= current.seq) return;
+  engine.replaceRoom(opened.value, bytes).catch((e: unknown) => {
+    console.error('wai-steering: a key log head from another instance was not adopted:', e);
+  });
+}
+
 /** Starts the steering server of a configuration (see `loadConfig`). */
 export async function startServer(
   config: ServerConfig,
@@ -163,11 +208,9 @@ export async function startServer(
   const backend = options.backend ?? nodeBackend;
   const m = readMaterials(config, backend);
   const { warnings, ...materials } = m;
-  if (config.store.path === undefined) {
-    throw new ConfigError(['store.url: this server starts on SQLite only (store.path)']);
-  }
-  const store = new SqliteStore(config.store.path, { synchronous: config.store.synchronous });
+  const store = await openStore(config);
   let engine: SteeringEngine;
+  let instances: Linked;
   try {
     engine = await SteeringEngine.open({
       ...materials,
@@ -177,6 +220,12 @@ export async function startServer(
       maxSessions: config.sessions.max,
       maxQueue: config.limits.maxQueue,
       ...(options.clock === undefined ? {} : { clock: options.clock }),
+    });
+    instances = await linkInstances(engine, store, {
+      heartbeatMs: config.instances?.heartbeat ?? 250,
+      dropAfterMs: config.instances?.dropAfter ?? 1000,
+      ...(options.worker === undefined ? {} : { worker: options.worker }),
+      onKeyLog: (bytes) => adoptKeyLog(engine, m.roomBytes, bytes, backend),
     });
   } catch (e) {
     await store.close();
@@ -191,6 +240,7 @@ export async function startServer(
   try {
     url = await listen(http, config.listen.host, config.listen.port);
   } catch (e) {
+    await instances.stop();
     await engine.close();
     await store.close();
     const code = (e as NodeJS.ErrnoException).code;
@@ -214,6 +264,7 @@ export async function startServer(
     app,
     http,
     store,
+    instances,
     warnings: m.warnings,
     async reloadKeyLog(): Promise<void> {
       if (config.keyLog === null) return;
@@ -225,7 +276,7 @@ export async function startServer(
         clearInterval(sweeper);
         clearInterval(pruner);
         // Answer what is queued, then drop idle keep-alive connections.
-        const drained = engine.close();
+        const drained = engine.close().finally(() => instances.stop());
         http.close(() => {
           drained
             .then(

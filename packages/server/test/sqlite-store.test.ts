@@ -1,4 +1,3 @@
-import { asAsync } from '../src/store/async.js';
 import { SqliteStore } from '../src/store/sqlite.js';
 import { tempDir } from './helpers/setup.js';
 import { storeContract } from './store-contract.js';
@@ -7,8 +6,8 @@ storeContract('SqliteStore', async () => {
   const t = tempDir('wai-sqlite-contract-');
   const path = `${t.dir}/s.sqlite`;
   return {
-    store: asAsync(new SqliteStore(path)),
-    reopen: async () => asAsync(new SqliteStore(path)),
+    store: new SqliteStore(path),
+    reopen: async () => new SqliteStore(path),
     dispose: async () => t.remove(),
   };
 });

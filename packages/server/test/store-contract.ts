@@ -7,14 +7,13 @@ import { type DecisionFields, signDecision } from '@wai-steering/wire';
 import { nodeBackend } from '@wai-steering/wire/node';
 import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { AsyncSteeringStore } from '../src/store/async.js';
 import { splitDecision } from '../src/store/compact.js';
-import type { StoredRecord } from '../src/store/store.js';
+import type { SteeringStore, StoredRecord } from '../src/store/store.js';
 
-/** A store of the suite: `reopen` closes it and opens the same data again. */
+/** A store of the suite: `reopen` opens the same data again (once `store` is closed). */
 export interface ContractStore {
-  readonly store: AsyncSteeringStore;
-  reopen(): Promise<AsyncSteeringStore>;
+  readonly store: SteeringStore;
+  reopen(): Promise<SteeringStore>;
   /** Removes what the store left (after `store.close()`). */
   dispose(): Promise<void>;
 }
@@ -109,7 +108,7 @@ const same = (a: Uint8Array | undefined, b: Uint8Array): boolean =>
 export function storeContract(name: string, open: () => Promise<ContractStore>): void {
   describe(`${name}: the store contract`, () => {
     let held: ContractStore[] = [];
-    let current: AsyncSteeringStore[] = [];
+    let current: SteeringStore[] = [];
     afterEach(async () => {
       for (const s of current) await s.close();
       for (const h of held) await h.dispose();
@@ -177,7 +176,8 @@ export function storeContract(name: string, open: () => Promise<ContractStore>):
       expect(second.inserted).toEqual([false, true, false]);
       expect(same(await store.getRecord(b.digest), b.bytes)).toBe(true);
       expect(await store.getRecord(new Uint8Array(32))).toBeUndefined();
-      const after = await store.recordsEndingAfter(150n);
+      const after: StoredRecord[] = [];
+      for await (const r of store.recordsEndingAfter(150n)) after.push(r);
       expect(after.map((r) => r.end)).toEqual([200n, 300n]);
       expect(after.map((r) => r.start)).toEqual([100n, 150n]);
       expect(same(after[0]!.digest, a.digest) && same(after[0]!.hop, a.hop)).toBe(true);

@@ -8,6 +8,16 @@ function issuesOf(e: unknown): readonly string[] | undefined {
   return Array.isArray(issues) ? (issues as string[]) : [e.message];
 }
 
+/** `--workers`: a whole number from 1 to 256, or `auto`. */
+function parseWorkers(value: string | undefined): number | 'auto' {
+  if (value === undefined) return 1;
+  if (value === 'auto') return 'auto';
+  if (/^[0-9]+$/.test(value) && Number(value) >= 1 && Number(value) <= 256) return Number(value);
+  throw new UserError(
+    `--workers: expected a number of workers from 1 to 256, or "auto" (got "${value}")`,
+  );
+}
+
 function configProblem(path: string, issues: readonly string[]): UserError {
   const n = issues.length;
   const more = n > 1 ? ` (and ${n - 1} more problem${n > 2 ? 's' : ''})` : '';
@@ -24,6 +34,11 @@ export const serve: Command = {
       description: "the server's config (YAML or JSON)",
       required: true,
     },
+    workers: {
+      type: 'string',
+      arg: 'N|auto',
+      description: 'worker processes sharing the socket, the store and the loads (default 1)',
+    },
   },
   description: `
 Loads the server's config and starts the steering server: it answers steering requests with
@@ -32,14 +47,52 @@ records. It prints where it listens on stderr and runs until SIGINT or SIGTERM, 
 cleanly (answers what is queued, writes the store). SIGHUP reads the key log file again (after
 the origin published a new head); a head that does not verify is refused with a warning and the
 one in use stays. The config's format is the server's (see
-its README); a config that does not read is one line on stderr naming the field.`,
+its README); a config that does not read is one line on stderr naming the field.
+
+--workers N runs N worker processes (auto: one per core) sharing the listening socket, the
+store (SQLite in WAL mode, or PostgreSQL) and the loads; a worker that dies is started again.`,
   async run(ctx) {
     const path = ctx.path(ctx.string('config'));
+    const workers = parseWorkers(ctx.optional('workers'));
     // Loaded only here: the server brings its native store, which no other command needs.
-    const { loadConfig, startServer } = await import('@wai-steering/server');
+    const { loadConfig, startServer, runWorkers } = await import('@wai-steering/server');
+    const cluster = (await import('node:cluster')).default;
+    if (workers !== 1 && cluster.isPrimary) {
+      let config: ReturnType<typeof loadConfig>;
+      try {
+        config = loadConfig(path);
+      } catch (e) {
+        const issues = issuesOf(e);
+        if (issues !== undefined) throw configProblem(path, issues);
+        throw e;
+      }
+      if (config.store.path === ':memory:') {
+        throw new UserError(
+          `server config ${path}: store.path: ":memory:" cannot be shared by --workers; name a file or a PostgreSQL store.url`,
+        );
+      }
+      const pool = await runWorkers({
+        workers,
+        heartbeatMs: config.instances?.heartbeat ?? 250,
+        dropAfterMs: config.instances?.dropAfter ?? 1000,
+        log: (line) => ctx.io.stderr.write(`${line}\n`),
+      });
+      ctx.io.stderr.write(
+        `wai-steer: serving at ${pool.url} with ${pool.pids().length} workers (SIGINT or SIGTERM stops)\n`,
+      );
+      await new Promise<void>((resolve) => {
+        const stop = async (): Promise<void> => {
+          await pool.close();
+          resolve();
+        };
+        if (ctx.io.onStop === undefined) resolve();
+        else ctx.io.onStop(stop);
+      });
+      return 0;
+    }
     let running: RunningServer;
     try {
-      running = await startServer(loadConfig(path));
+      running = await startServer(loadConfig(path), cluster.isWorker ? { worker: process } : {});
     } catch (e) {
       const issues = issuesOf(e);
       if (issues !== undefined) throw configProblem(path, issues);

@@ -26,9 +26,11 @@ import {
   type Room,
   readHopRecord,
 } from '@wai-steering/wire';
+import type { InstanceLink } from '../instances/link.js';
+import { addLoads } from '../instances/loads.js';
 import { Metrics } from '../metrics.js';
 import { SessionTable } from '../sessions.js';
-import type { PruneResult } from '../store/store.js';
+import type { PruneResult, StoredRecord } from '../store/store.js';
 import { monotonicClock } from './clock.js';
 import { CommitQueue } from './commit.js';
 import { DecisionSigner } from './signer.js';
@@ -66,6 +68,8 @@ export class SteeringEngine {
   private room_: RoomContext;
   private keyLogBytes: Uint8Array | null;
   private closed = false;
+  /** The other instances of the deployment, when there are any (`instances/`). */
+  private link_: InstanceLink | undefined;
 
   private constructor(private readonly o: EngineOptions) {
     this.metrics = o.metrics ?? new Metrics();
@@ -225,7 +229,8 @@ export class SteeringEngine {
       protocol,
       report,
       evidence,
-      loads: Array.from(this.sessions.loads),
+      // §6: this instance's own loads, plus its live peers' latest (`instances/loads.ts`).
+      loads: addLoads(this.sessions.loads, this.link_?.peers),
       backend: o.backend,
     });
     return { fields, evidence };
@@ -267,7 +272,15 @@ export class SteeringEngine {
       { protocol, target, headers: cmcd === undefined ? {} : { 'cmcd-request': cmcd } },
       this.pathwayIds,
     );
-    const t = request.t ?? this.now();
+    let t = request.t ?? this.now();
+    // A new window: the records the other instances stored are read first (`instances/feed.ts`).
+    const caughtUp = this.link_?.beforeWindow?.(windowAt(o.policy, t).a);
+    if (caughtUp !== undefined) {
+      await caughtUp.catch((e: unknown) => {
+        console.error('wai-steering: the catch-up of records failed:', e);
+      });
+      t = request.t ?? this.now();
+    }
     const now = this.sessions.secondsAt(Number(t / 1000n));
     // §6: the loads as they stand, this session's own count included (§6.1: c's load already
     // counts the client); a session past its TTL and grace no longer counts.
@@ -329,8 +342,34 @@ export class SteeringEngine {
     ) {
       this.cache.invalidate();
     }
+    if (inserted) {
+      this.link_?.stored?.({
+        digest,
+        bytes,
+        hop: record.hop,
+        start: record.start,
+        end: record.end,
+      });
+    }
     this.metrics.ingested.inc({ result: inserted ? 'new' : 'duplicate' });
     return { kind: 'stored', digest, inserted, record };
+  }
+
+  /** Shares the engine with the other instances of its deployment (`instances/link.ts`). */
+  linkInstances(link: InstanceLink | undefined): void {
+    this.link_ = link;
+  }
+
+  /**
+   * A record another instance stored (it verified it against the same room): into the evidence
+   * index; a record of the window in use makes the window's evidence be selected again. Whether
+   * it was new here.
+   */
+  learnRecord(r: StoredRecord): boolean {
+    const read = readHopRecord(r.bytes);
+    if (!read.ok || !this.evidence.add(read.value, r.digest)) return false;
+    if (inWindow(read.value, windowAt(this.o.policy, this.now()))) this.cache.invalidate();
+    return true;
   }
 
   /** §8.4: the decision of a digest, its exact bytes. */

@@ -14,7 +14,7 @@
  * `onKeyLog`, which adopts it when it verifies and is newer.
  */
 import type { PgStore, StoreNotice } from '../store/postgres.js';
-import type { StoredRecord } from '../store/store.js';
+import type { SteeringStore, StoredRecord } from '../store/store.js';
 
 export interface StoreFeedOptions {
   /** The start of the current window (µs): records ending at or before it are not read. */
@@ -108,5 +108,46 @@ export class StoreFeed {
   stop(): void {
     this.unsubscribe?.();
     this.unsubscribe = undefined;
+  }
+}
+
+/**
+ * The feed of worker processes on one SQLite file (`serve --workers N`), which has no
+ * notifications: at each window move the window's records are read again from the file
+ * (a handful: hops × periods of a window), and a record a sibling stored is announced through
+ * the primary process (`announce`, then {@link WindowFeed.heard}).
+ */
+export class WindowFeed {
+  private lastWindow: bigint | undefined;
+  private running: Promise<void> | undefined;
+
+  constructor(
+    private readonly store: SteeringStore,
+    private readonly onRecord: (record: StoredRecord) => void,
+  ) {}
+
+  beforeWindow(a: bigint): Promise<void> | undefined {
+    if (this.lastWindow === a) return this.running;
+    this.lastWindow = a;
+    this.running = (async () => {
+      for await (const r of this.store.recordsEndingAfter(a)) this.onRecord(r);
+    })().finally(() => {
+      this.running = undefined;
+    });
+    return this.running;
+  }
+
+  /** A sibling stored the record of `digest`: read it from the file. */
+  async heard(digest: Uint8Array): Promise<void> {
+    const bytes = await this.store.getRecord(digest);
+    if (bytes === undefined || bytes.length < 85) return;
+    const v = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    this.onRecord({
+      digest,
+      bytes,
+      hop: bytes.subarray(37, 69),
+      start: v.getBigUint64(69, true),
+      end: v.getBigUint64(77, true),
+    });
   }
 }

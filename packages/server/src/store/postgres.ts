@@ -23,7 +23,6 @@
  */
 import { hash } from 'node:crypto';
 import pg from 'pg';
-import type { AsyncSteeringStore } from './async.js';
 import { joinDecision, splitAgainst } from './compact.js';
 import { migrate, SCHEMA_LOCK } from './pg-migrations.js';
 import type {
@@ -31,6 +30,7 @@ import type {
   CommitBatch,
   CommitResult,
   PruneResult,
+  SteeringStore,
   StoredRecord,
   StoreStats,
 } from './store.js';
@@ -99,7 +99,7 @@ const partitionName = (day: bigint): string => `decisions_d${day}`;
 /** The stale current set of an instance was pruned under it: the batch is written again. */
 class SetGone extends Error {}
 
-export class PgStore implements AsyncSteeringStore {
+export class PgStore implements SteeringStore {
   /** The latest evidence set this instance used: decisions that repeat it reuse its row. */
   private current: { id: string; body: Uint8Array } | undefined;
   private readonly days = new Set<bigint>();
@@ -315,12 +315,12 @@ export class PgStore implements AsyncSteeringStore {
     return undefined;
   }
 
-  async recordsEndingAfter(end: bigint): Promise<StoredRecord[]> {
+  async *recordsEndingAfter(end: bigint): AsyncIterable<StoredRecord> {
     const { rows } = await this.pool.query<{ digest: Buffer; hop: Buffer; bytes: Buffer }>(
       'SELECT digest, hop, bytes FROM records WHERE "end" > $1 ORDER BY start',
       [clamp(end)],
     );
-    return rows.map(recordOf);
+    for (const row of rows) yield recordOf(row);
   }
 
   /**

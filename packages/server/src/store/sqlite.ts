@@ -113,7 +113,7 @@ export class SqliteStore implements SteeringStore {
   readonly path: string;
   private readonly db: Database.Database;
   private readonly stmt: ReturnType<SqliteStore['prepare']>;
-  private readonly commitTx: (batch: CommitBatch) => CommitResult;
+  private readonly commitTx: Database.Transaction<(batch: CommitBatch) => CommitResult>;
   /** The latest evidence set: decisions that repeat it reuse its row. */
   private current: { id: number; body: Uint8Array; lastT: number } | undefined;
   /** Evidence sets by id, for rebuilding decisions (a handful are hot). */
@@ -131,6 +131,8 @@ export class SqliteStore implements SteeringStore {
     this.db.pragma('journal_mode = WAL');
     this.db.pragma(`synchronous = ${options.synchronous === 'full' ? 'FULL' : 'NORMAL'}`);
     this.db.pragma('foreign_keys = OFF');
+    // Worker processes (`serve --workers N`) share the file: a writer waits for the lock.
+    this.db.pragma('busy_timeout = 5000');
     this.migrate();
     const memory = path === ':memory:' || path === '';
     if (!memory && (options.checkpoint ?? 'background') === 'background') {
@@ -248,7 +250,9 @@ export class SqliteStore implements SteeringStore {
   /** {@link SqliteStore.commit}, synchronously: the transaction is written when it returns. */
   private commitSync(batch: CommitBatch): CommitResult {
     try {
-      const result = this.commitTx(batch);
+      // IMMEDIATE: the write lock first, so that another process's commit is waited for rather
+      // than failing the upgrade of a read snapshot (SQLITE_BUSY_SNAPSHOT).
+      const result = this.commitTx.immediate(batch);
       if (this.worker !== undefined && ++this.commits % 256 === 0) this.limitWal();
       return result;
     } catch (e) {
@@ -419,32 +423,34 @@ export class SqliteStore implements SteeringStore {
   }
 
   private pruneSync(recordsBefore: bigint, decisionsBefore: bigint): PruneResult {
-    return this.db.transaction((): PruneResult => {
-      const s = this.stmt;
-      const kept = s.oldestKeptSet.get(clampU64(decisionsBefore < 0n ? 0n : decisionsBefore)) as
-        | { id: number; first_decision: number }
-        | undefined;
-      let decisions: number;
-      let sets: number;
-      if (kept === undefined) {
-        // No decision is kept: every set goes, the current one included.
-        decisions = this.db.prepare('DELETE FROM decisions').run().changes;
-        sets = this.db.prepare('DELETE FROM sets').run().changes;
-        this.current = undefined;
-      } else {
-        decisions = s.deleteDecisionsBefore.run(kept.first_decision).changes;
-        sets = s.deleteSetsBefore.run(kept.id).changes;
-      }
-      if (sets > 0) this.setCache.clear();
-      // §8.4: a record named by a kept decision stays. Every record a set names starts at or
-      // after its min_start, so one that ends at or before the least min_start is named by none.
-      const minNamed = (s.minNamedStart.get() as number | null) ?? Number.MAX_SAFE_INTEGER;
-      const records = s.deleteRecords.run(
-        clampU64(recordsBefore < 0n ? 0n : recordsBefore),
-        minNamed,
-      ).changes;
-      return { records, decisions, sets };
-    })();
+    return this.db
+      .transaction((): PruneResult => {
+        const s = this.stmt;
+        const kept = s.oldestKeptSet.get(clampU64(decisionsBefore < 0n ? 0n : decisionsBefore)) as
+          | { id: number; first_decision: number }
+          | undefined;
+        let decisions: number;
+        let sets: number;
+        if (kept === undefined) {
+          // No decision is kept: every set goes, the current one included.
+          decisions = this.db.prepare('DELETE FROM decisions').run().changes;
+          sets = this.db.prepare('DELETE FROM sets').run().changes;
+          this.current = undefined;
+        } else {
+          decisions = s.deleteDecisionsBefore.run(kept.first_decision).changes;
+          sets = s.deleteSetsBefore.run(kept.id).changes;
+        }
+        if (sets > 0) this.setCache.clear();
+        // §8.4: a record named by a kept decision stays. Every record a set names starts at or
+        // after its min_start, so one that ends at or before the least min_start is named by none.
+        const minNamed = (s.minNamedStart.get() as number | null) ?? Number.MAX_SAFE_INTEGER;
+        const records = s.deleteRecords.run(
+          clampU64(recordsBefore < 0n ? 0n : recordsBefore),
+          minNamed,
+        ).changes;
+        return { records, decisions, sets };
+      })
+      .immediate();
   }
 
   stats(): Promise<StoreStats> {
