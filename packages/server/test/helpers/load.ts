@@ -5,6 +5,7 @@
  * server serves by digest.
  */
 import { createHash, randomBytes } from 'node:crypto';
+import { Agent, get as httpGet } from 'node:http';
 import { VerifierCache, verifyDecision } from '@wai-steering/verifier';
 import { readDecision, toHex, unwrap } from '@wai-steering/wire';
 import { nodeBackend } from '@wai-steering/wire/node';
@@ -26,10 +27,35 @@ export function sessions(n: number): string[] {
   return Array.from({ length: n }, () => randomBytes(16).toString('hex'));
 }
 
+/** A GET on one keep-alive connection of `agent`. */
+function getOn(
+  agent: Agent,
+  url: string,
+): Promise<{ status: number; body: string; instance: string }> {
+  return new Promise((resolve, reject) => {
+    const req = httpGet(url, { agent }, (res) => {
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (c) => {
+        body += c;
+      });
+      res.on('end', () => {
+        const h = res.headers['x-wai-instance'];
+        resolve({ status: res.statusCode ?? 0, body, instance: typeof h === 'string' ? h : '' });
+      });
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.setTimeout(10_000, () => req.destroy(new Error('timeout')));
+  });
+}
+
 /**
- * `concurrency` loops, each steering its share of `ids` in turn at `base`, until `stop()` is
- * true; every manifest is added to `served` (by its decision's digest). Resolves with the
- * failures (a refused connection, a 5xx) once every loop stopped. Bounded by `maxMs`.
+ * `concurrency` loops, each steering its share of `ids` in turn at `base` on a keep-alive
+ * connection of its own (so that behind a socket shared by workers a session stays on one
+ * worker while its connection lives), until `stop()` is true; every manifest is added to
+ * `served` (by its decision's digest). Resolves with the failures (a refused or reset
+ * connection, a 5xx) once every loop stopped. Bounded by `maxMs`.
  */
 export async function steer(
   base: string,
@@ -41,6 +67,7 @@ export async function steer(
   const deadline = Date.now() + (o.maxMs ?? 30_000);
   await Promise.all(
     Array.from({ length: o.concurrency }, async (_, w) => {
+      const agent = new Agent({ keepAlive: true, maxSockets: 1 });
       for (let i = w; !o.stop() && Date.now() < deadline; i += o.concurrency) {
         const session = ids[i % ids.length]!;
         const q =
@@ -48,17 +75,16 @@ export async function steer(
             ? `_HLS_pathway=cdn-b&_HLS_throughput=${4_000_000 + w}`
             : '_DASH_pathway=cdn-a';
         try {
-          const res = await fetch(`${base}/steer/reload?wai_session=${session}&${q}`);
-          const body = await res.text();
+          const res = await getOn(agent, `${base}/steer/reload?wai_session=${session}&${q}`);
           if (res.status !== 200) {
             failures++;
             continue;
           }
-          const m = JSON.parse(body)['science.transaction.wai-decision'] as string;
+          const m = JSON.parse(res.body)['science.transaction.wai-decision'] as string;
           served.set(m.slice(-64), {
-            body,
+            body: res.body,
             session,
-            instance: res.headers.get('x-wai-instance') ?? '',
+            instance: res.instance,
             at: Date.now(),
           });
         } catch {
@@ -66,6 +92,7 @@ export async function steer(
           await new Promise((r) => setTimeout(r, 20));
         }
       }
+      agent.destroy();
     }),
   );
   return failures;
