@@ -384,11 +384,13 @@ export class PgStore implements SteeringStore {
   }
 
   /**
-   * Removes decisions decided before `decisionsBefore`: the daily partitions wholly before it
-   * are dropped, the default partition's rows deleted; then the evidence sets no kept decision
+   * Creates the partitions ahead, then removes decisions decided before `decisionsBefore`: the
+   * daily partitions wholly before it are dropped, the default partition's rows deleted; then the evidence sets no kept decision
    * uses, and records ended before `recordsBefore` that no kept set names (§8.4).
    */
   async prune(recordsBefore: bigint, decisionsBefore: bigint): Promise<PruneResult> {
+    // The days ahead, created at each pass (every `retention.sweep`).
+    await this.maintain(BigInt(Date.now()) * 1000n);
     const before = clamp(decisionsBefore);
     const c = await this.pool.connect();
     try {
