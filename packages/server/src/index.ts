@@ -73,10 +73,3 @@ export type {
   StoredRecord,
   StoreStats,
 } from './store/store.js';
-export {
-  type FetchAndVerifyOptions,
-  FetchError,
-  type FetchedVerification,
-  fetchAndVerify,
-  fetchAndVerifyDetailed,
-} from './verify-url.js';
