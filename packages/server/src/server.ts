@@ -231,6 +231,18 @@ export async function startServer(
     await store.close();
     throw e;
   }
+  const peers = instances.peers;
+  if (peers !== undefined) {
+    const ids = engine.policy.pathways.map((p) => p.id);
+    engine.metrics.gauge(
+      'wai_steering_peer_load',
+      "Each pathway's load at the live peers (other instances or workers), added to this one's.",
+      () => ids.map((id, i) => [{ pathway: id }, peers.peers[i] ?? 0] as const),
+    );
+    engine.metrics.gauge('wai_steering_peers', 'Live peers as of the latest heartbeat.', () => [
+      [{}, peers.livePeers],
+    ]);
+  }
   const app = new SteeringApp(engine, {
     maxRecordBytes: config.limits.maxRecordBytes,
     maxTargetBytes: config.limits.maxTargetBytes,

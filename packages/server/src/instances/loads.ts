@@ -150,6 +150,8 @@ export class PgLoadExchange implements PeerLoads {
 export interface LoadsMessage {
   readonly wai: 'loads';
   readonly counts: readonly number[];
+  /** From the primary: how many live workers the counts add up. */
+  readonly live?: number;
 }
 
 /** Whether an IPC message is one of the loads exchange. */
@@ -187,6 +189,7 @@ export class IpcLoadExchange implements PeerLoads {
     this.onMessage = (m) => {
       if (!isLoadsMessage(m) || m.counts.length !== o.pathways) return;
       for (let i = 0; i < o.pathways; i++) this.peers[i] = m.counts[i]!;
+      this.livePeers = m.live ?? 0;
     };
     channel.on('message', this.onMessage);
     const beat = (): void => {
@@ -220,15 +223,17 @@ export class LoadsHub {
     this.latest.set(worker, { counts, at: nowMs });
     const sum = new Array<number>(counts.length).fill(0);
     const live = this.intervalMs * this.liveIntervals;
+    let others = 0;
     for (const [id, l] of this.latest) {
       if (id === worker) continue;
       if (nowMs - l.at > live) {
         this.latest.delete(id);
         continue;
       }
+      others++;
       for (let i = 0; i < sum.length && i < l.counts.length; i++) sum[i]! += l.counts[i]!;
     }
-    return { wai: 'loads', counts: sum };
+    return { wai: 'loads', counts: sum, live: others };
   }
 
   /** A worker that exited: its loads stop counting at once. */

@@ -61,7 +61,7 @@ describe('LoadsHub', () => {
     const hub = new LoadsHub(100, 4);
     hub.beat(1, [1, 1], 0);
     hub.beat(2, [2, 3], 10);
-    expect(hub.beat(1, [1, 1], 20).counts).toEqual([2, 3]);
+    expect(hub.beat(1, [1, 1], 20)).toEqual({ wai: 'loads', counts: [2, 3], live: 1 });
     expect(hub.beat(2, [2, 3], 30).counts).toEqual([1, 1]);
     // Worker 1 silent past 4 intervals.
     expect(hub.beat(2, [2, 3], 500).counts).toEqual([0, 0]);

@@ -110,6 +110,8 @@ describe('two instances on PostgreSQL behind HAProxy', () => {
     const onA = [...home.values()].filter((i) => i === 'a').length;
     expect(onA).toBeGreaterThan(0);
     expect(loads.reduce((x, y) => x + y, 0)).toBe(SESSIONS);
+    const metrics = await (await fetch(`${b.url}/metrics`)).text();
+    expect(metrics).toMatch(/^wai_steering_peers 1$/m);
 
     // Every manifest verifies from what the other instance serves by digest.
     for (const [name, other] of [
