@@ -112,4 +112,32 @@ describe('PgStore', () => {
       await store.close();
     }
   });
+
+  it('replaces a connection the database dropped, and listens again', async () => {
+    const url = await freshDb();
+    const store = await PgStore.open(url);
+    const heard: string[] = [];
+    await store.subscribe((n) => {
+      if (n.kind === 'record') heard.push(Buffer.from(n.digest).toString('hex'));
+    });
+    try {
+      const c = new pg.Client({ connectionString: url });
+      await c.connect();
+      const killed = await c.query(
+        'SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()',
+      );
+      await c.end();
+      expect(killed.rowCount).toBeGreaterThanOrEqual(2);
+      await new Promise((r) => setTimeout(r, 1500));
+      const r = fakeRecord(1n, 2n, 9);
+      const d = decisionAt(3n, 1, [[r.digest]]);
+      await store.commit({ records: [r], decisions: [d] });
+      expect(await store.getDecision(d.digest)).toBeDefined();
+      for (let i = 0; i < 200 && heard.length === 0; i++)
+        await new Promise((x) => setTimeout(x, 10));
+      expect(heard).toEqual([Buffer.from(r.digest).toString('hex')]);
+    } finally {
+      await store.close();
+    }
+  });
 });

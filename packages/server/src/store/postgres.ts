@@ -17,6 +17,10 @@
  * connection, so that a commit that returned is on the database's disk (and its standbys', where
  * the database is so configured) whatever then happens to this process.
  *
+ * Connections: one writer (replaced when it breaks), a pool of readers, and one that listens
+ * (listened again a second after it breaks). The file is one cohesive thing over 400 lines: the
+ * writes, reads, pruning and notifications share the connections and the compact form.
+ *
  * Notifications: a commit that inserts records notifies `wai_records` (payload: the digest in
  * hex) and a new blob `wai_blobs` (`kind:hex`), inside its transaction, so a listener hears of a
  * row only once it is visible.
@@ -109,7 +113,7 @@ export class PgStore implements SteeringStore {
 
   private constructor(
     readonly url: string,
-    private readonly writer: pg.Client,
+    private writer: pg.Client,
     private readonly pool: pg.Pool,
     private readonly daysAhead: number,
   ) {}
@@ -117,18 +121,16 @@ export class PgStore implements SteeringStore {
   /** Connects, applies the migrations the database lacks, creates the partitions ahead. */
   static async open(url: string, options: PgStoreOptions = {}): Promise<PgStore> {
     const where = redact(url);
-    const writer = new pg.Client({ connectionString: url });
-    writer.on('error', (e) => console.error('wai-steering: the store connection failed:', e));
+    let writer: pg.Client;
     try {
-      await writer.connect();
+      writer = await connectWriter(url);
     } catch (e) {
       throw new Error(`${where}: cannot connect (${(e as Error).message})`);
     }
     const pool = new pg.Pool({ connectionString: url, max: options.readers ?? 4 });
-    pool.on('error', (e) => console.error('wai-steering: a store connection failed:', e));
+    pool.on('error', (e) => console.error('wai-steering: a store connection failed:', e.message));
     const store = new PgStore(url, writer, pool, options.daysAhead ?? 3);
     try {
-      await writer.query('SET synchronous_commit = on');
       await migrate(writer, where);
       await store.maintain(BigInt(Date.now()) * 1000n);
     } catch (e) {
@@ -178,6 +180,13 @@ export class PgStore implements SteeringStore {
   }
 
   async commit(batch: CommitBatch): Promise<CommitResult> {
+    // A writer whose connection broke (the database restarted, a network cut) is replaced: the
+    // batch that failed with it was answered as failed; this one goes on a new connection.
+    if (broken.has(this.writer) && !this.closed) {
+      this.writer.end().catch(() => {});
+      this.writer = await connectWriter(this.url);
+      this.current = undefined;
+    }
     try {
       return await this.write(batch);
     } catch (e) {
@@ -467,25 +476,35 @@ export class PgStore implements SteeringStore {
    */
   async subscribe(listener: (n: StoreNotice) => void): Promise<() => void> {
     this.listeners.add(listener);
-    if (this.listener === undefined) {
-      const c = new pg.Client({ connectionString: this.url });
-      c.on('error', (e) => {
-        if (!this.closed)
-          console.error('wai-steering: the store notification connection failed:', e);
-        if (this.listener === c) this.listener = undefined;
-      });
-      c.on('notification', (m) => {
-        const notice = readNotice(m.channel, m.payload);
-        if (notice !== undefined) for (const l of this.listeners) l(notice);
-      });
-      this.listener = c;
-      await c.connect();
-      await c.query('LISTEN wai_records');
-      await c.query('LISTEN wai_blobs');
-    }
+    if (this.listener === undefined) await this.listen();
     return () => {
       this.listeners.delete(listener);
     };
+  }
+
+  /** The notification connection: `LISTEN` on both channels, listened again after a failure. */
+  private async listen(): Promise<void> {
+    const c = new pg.Client({ connectionString: this.url });
+    c.on('error', (e) => {
+      if (this.closed || this.listener !== c) return;
+      console.error('wai-steering: the store notification connection failed:', e.message);
+      this.listener = undefined;
+      c.end().catch(() => {});
+      // Listen again in a second; what was committed meanwhile comes with the next catch-up.
+      setTimeout(() => {
+        if (!this.closed && this.listener === undefined && this.listeners.size > 0) {
+          this.listen().catch(() => {});
+        }
+      }, 1000).unref();
+    });
+    c.on('notification', (m) => {
+      const notice = readNotice(m.channel, m.payload);
+      if (notice !== undefined) for (const l of this.listeners) l(notice);
+    });
+    this.listener = c;
+    await c.connect();
+    await c.query('LISTEN wai_records');
+    await c.query('LISTEN wai_blobs');
   }
 
   /** A query on the readers' pool (the loads' heartbeat uses it). */
@@ -504,6 +523,22 @@ export class PgStore implements SteeringStore {
       listener === undefined ? Promise.resolve() : listener.end(),
     ]);
   }
+}
+
+/** Writers whose connection failed (they are replaced at the next commit). */
+const broken = new WeakSet<pg.Client>();
+
+/** The writer's connection: `synchronous_commit = on`, whatever the database's default. */
+async function connectWriter(url: string): Promise<pg.Client> {
+  const c = new pg.Client({ connectionString: url });
+  c.on('error', (e) => {
+    broken.add(c);
+    console.error('wai-steering: the store connection failed:', e.message);
+  });
+  c.on('end', () => broken.add(c));
+  await c.connect();
+  await c.query('SET synchronous_commit = on');
+  return c;
 }
 
 function readNotice(channel: string, payload: string | undefined): StoreNotice | undefined {
