@@ -269,9 +269,11 @@ export class SteeringEngine {
       this.pathwayIds,
     );
     let t = request.t ?? this.now();
-    // A new window: the records the other instances stored are read first (`instances/feed.ts`).
-    const caughtUp = this.link_?.beforeWindow?.(windowAt(o.policy, t).a);
-    if (caughtUp !== undefined) {
+    // A new window: the records the other instances stored are read first (`instances/feed.ts`);
+    // again should the clock have reached a further window meanwhile.
+    for (let i = 0; i < 3; i++) {
+      const caughtUp = this.link_?.beforeWindow?.(windowAt(o.policy, t).a);
+      if (caughtUp === undefined) break;
       await caughtUp.catch((e: unknown) => {
         console.error('wai-steering: the catch-up of records failed:', e);
       });

@@ -31,6 +31,8 @@ export class StoreFeed {
   private again: Promise<void> | undefined;
   private unsubscribe: (() => void) | undefined;
   private lastWindow: bigint | undefined;
+  /** The read of the latest window move, while it runs. */
+  private windowRead: Promise<void> | undefined;
   /** Catch-up reads done, and records they passed on. */
   reads = 0;
   received = 0;
@@ -70,9 +72,14 @@ export class StoreFeed {
    * a window move wait for the same read). Resolves at once within a window already read.
    */
   beforeWindow(a: bigint): Promise<void> | undefined {
-    if (this.lastWindow === a) return undefined;
+    // The decisions that come while the window's read runs wait for it too.
+    if (this.lastWindow === a) return this.windowRead;
     this.lastWindow = a;
-    return this.sync();
+    const read = this.sync().finally(() => {
+      if (this.windowRead === read) this.windowRead = undefined;
+    });
+    this.windowRead = read;
+    return read;
   }
 
   /**

@@ -137,6 +137,26 @@ describe('two instances on PostgreSQL behind HAProxy', () => {
       return { t: d.t, named: new Set(d.pathways.flatMap((p) => p.evidence.map(toHex))) };
     });
     const everNamed = new Set(decided.flatMap((d) => [...d.named]));
+
+    // Within the documented bound during the load: a decision at B counts every session first
+    // answered (by A or B) more than 2 heartbeats and a round trip before it (100 ms allowed for
+    // the round trip and the processes' clocks), and never more sessions than there are.
+    const firstAt = new Map<string, number>();
+    for (const s of served.values()) {
+      if (!firstAt.has(s.session) || s.at < firstAt.get(s.session)!) firstAt.set(s.session, s.at);
+    }
+    const answered = [...firstAt.values()].sort((x, y) => x - y);
+    let bounded = 0;
+    for (const bytes of fromB.decisions.values()) {
+      const d = unwrap(readDecision(bytes));
+      const stated = d.pathways.reduce((n, p) => n + p.load, 0);
+      const before = Number(d.t / 1000n) - (2 * HEARTBEAT_MS + 100);
+      const counted = answered.filter((at) => at < before).length;
+      expect(stated).toBeGreaterThanOrEqual(counted);
+      expect(stated).toBeLessThanOrEqual(SESSIONS);
+      if (counted > 0) bounded++;
+    }
+    expect(bounded).toBeGreaterThan(100);
     let checked = 0;
     for (const r of posted) {
       if (!everNamed.has(r.digest)) continue; // a hop whose records no decision names (§5.4)
