@@ -55,15 +55,20 @@ function getOn(
  * connection of its own (so that behind a socket shared by workers a session stays on one
  * worker while its connection lives), until `stop()` is true; every manifest is added to
  * `served` (by its decision's digest). Resolves with the failures (a refused or reset
- * connection, a 5xx) once every loop stopped. Bounded by `maxMs`.
+ * connection, a 5xx) and the first reasons once every loop stopped. Bounded by `maxMs`.
  */
 export async function steer(
   base: string,
   ids: readonly string[],
   served: Map<string, Served>,
   o: { concurrency: number; stop: () => boolean; maxMs?: number },
-): Promise<number> {
+): Promise<{ failures: number; reasons: string[] }> {
   let failures = 0;
+  const reasons: string[] = [];
+  const fail = (why: string): void => {
+    failures++;
+    if (reasons.length < 10) reasons.push(why);
+  };
   const deadline = Date.now() + (o.maxMs ?? 30_000);
   await Promise.all(
     Array.from({ length: o.concurrency }, async (_, w) => {
@@ -77,7 +82,7 @@ export async function steer(
         try {
           const res = await getOn(agent, `${base}/steer/reload?wai_session=${session}&${q}`);
           if (res.status !== 200) {
-            failures++;
+            fail(`${res.status} ${res.body.slice(0, 200)}`);
             continue;
           }
           const m = JSON.parse(res.body)['science.transaction.wai-decision'] as string;
@@ -87,15 +92,15 @@ export async function steer(
             instance: res.instance,
             at: Date.now(),
           });
-        } catch {
-          failures++;
+        } catch (e) {
+          fail(String((e as Error).message));
           await new Promise((r) => setTimeout(r, 20));
         }
       }
       agent.destroy();
     }),
   );
-  return failures;
+  return { failures, reasons };
 }
 
 /** The bytes of a GET, and its status. */

@@ -80,11 +80,11 @@ describe('two instances on PostgreSQL behind HAProxy', () => {
     const ids = sessions(SESSIONS);
     const served = new Map<string, Served>();
     const started = Date.now();
-    const failures1 = await steer(haproxy.url, ids, served, {
+    const phase1 = await steer(haproxy.url, ids, served, {
       concurrency: 24,
       stop: () => served.size >= 1500 && Date.now() - started > 2500,
     });
-    expect(failures1).toBe(0);
+    expect(phase1.failures, phase1.reasons.join('\n')).toBe(0);
     const byInstance = { a: 0, b: 0 };
     const home = new Map<string, string>();
     for (const s of served.values()) {
@@ -174,7 +174,7 @@ describe('two instances on PostgreSQL behind HAProxy', () => {
     let killedAt = 0;
     const load = steer(haproxy.url, ids, served, {
       concurrency: 24,
-      stop: () => killedAt > 0 && Date.now() - killedAt > 2500,
+      stop: () => killedAt > 0 && Date.now() - killedAt > 5000,
     });
     while (served.size < before.size + 400) await new Promise((r) => setTimeout(r, 10));
     a.proc.kill('SIGKILL');
@@ -184,10 +184,10 @@ describe('two instances on PostgreSQL behind HAProxy', () => {
     await hops.stop();
     // The balancer moved A's sessions to B.
     const moved = [...served.values()].filter(
-      (s) => s.at > killedAt + 1500 && home.get(s.session) === 'a' && s.instance === 'b',
+      (s) => s.at > killedAt + 3000 && home.get(s.session) === 'a' && s.instance === 'b',
     );
     expect(moved.length).toBeGreaterThan(50);
-    const late = [...served.values()].filter((s) => s.at > killedAt + 1500);
+    const late = [...served.values()].filter((s) => s.at > killedAt + 3000);
     expect(late.every((s) => s.instance === 'b')).toBe(true);
 
     // Every decision whose manifest was served, by either, is served byte-exact by B and verifies.
