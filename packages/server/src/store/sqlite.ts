@@ -423,34 +423,33 @@ export class SqliteStore implements SteeringStore {
   }
 
   private pruneSync(recordsBefore: bigint, decisionsBefore: bigint): PruneResult {
-    return this.db
-      .transaction((): PruneResult => {
-        const s = this.stmt;
-        const kept = s.oldestKeptSet.get(clampU64(decisionsBefore < 0n ? 0n : decisionsBefore)) as
-          | { id: number; first_decision: number }
-          | undefined;
-        let decisions: number;
-        let sets: number;
-        if (kept === undefined) {
-          // No decision is kept: every set goes, the current one included.
-          decisions = this.db.prepare('DELETE FROM decisions').run().changes;
-          sets = this.db.prepare('DELETE FROM sets').run().changes;
-          this.current = undefined;
-        } else {
-          decisions = s.deleteDecisionsBefore.run(kept.first_decision).changes;
-          sets = s.deleteSetsBefore.run(kept.id).changes;
-        }
-        if (sets > 0) this.setCache.clear();
-        // §8.4: a record named by a kept decision stays. Every record a set names starts at or
-        // after its min_start, so one that ends at or before the least min_start is named by none.
-        const minNamed = (s.minNamedStart.get() as number | null) ?? Number.MAX_SAFE_INTEGER;
-        const records = s.deleteRecords.run(
-          clampU64(recordsBefore < 0n ? 0n : recordsBefore),
-          minNamed,
-        ).changes;
-        return { records, decisions, sets };
-      })
-      .immediate();
+    const prune = this.db.transaction((): PruneResult => {
+      const s = this.stmt;
+      const kept = s.oldestKeptSet.get(clampU64(decisionsBefore < 0n ? 0n : decisionsBefore)) as
+        | { id: number; first_decision: number }
+        | undefined;
+      let decisions: number;
+      let sets: number;
+      if (kept === undefined) {
+        // No decision is kept: every set goes, the current one included.
+        decisions = this.db.prepare('DELETE FROM decisions').run().changes;
+        sets = this.db.prepare('DELETE FROM sets').run().changes;
+        this.current = undefined;
+      } else {
+        decisions = s.deleteDecisionsBefore.run(kept.first_decision).changes;
+        sets = s.deleteSetsBefore.run(kept.id).changes;
+      }
+      if (sets > 0) this.setCache.clear();
+      // §8.4: a record named by a kept decision stays. Every record a set names starts at or
+      // after its min_start, so one that ends at or before the least min_start is named by none.
+      const minNamed = (s.minNamedStart.get() as number | null) ?? Number.MAX_SAFE_INTEGER;
+      const records = s.deleteRecords.run(
+        clampU64(recordsBefore < 0n ? 0n : recordsBefore),
+        minNamed,
+      ).changes;
+      return { records, decisions, sets };
+    });
+    return prune.immediate();
   }
 
   stats(): Promise<StoreStats> {
