@@ -140,4 +140,36 @@ describe('PgStore', () => {
       await store.close();
     }
   });
+
+  it('lists decisions by time a page at a time, and tells the newest it holds', async () => {
+    const url = await freshDb();
+    const store = await PgStore.open(url);
+    try {
+      const r = fakeRecord(1n, 2n, 1);
+      await store.commit({ records: [r], decisions: [] });
+      const all = Array.from({ length: 7 }, (_, i) =>
+        decisionAt(1_000n + BigInt(i), i, [[r.digest]]),
+      );
+      await store.commit({ records: [], decisions: all.slice(0, 4) });
+      await store.commit({ records: [], decisions: all.slice(4) });
+      const seen: string[] = [];
+      let after = 0;
+      for (let page = 0; page < 10; page++) {
+        const got = await store.listDecisions(1_001n, 1_006n, after, 2);
+        for (const d of got.decisions) {
+          expect(Buffer.from(d.bytes).equals(Buffer.from(all[Number(d.t - 1_000n)]!.bytes))).toBe(
+            true,
+          );
+          seen.push(Buffer.from(d.digest).toString('hex'));
+        }
+        if (got.next === null) break;
+        after = got.next;
+      }
+      expect(seen).toEqual(all.slice(1, 6).map((d) => Buffer.from(d.digest).toString('hex')));
+      expect(await store.newest(10n)).toEqual({ decision: 1_006n, record: 2n });
+      expect((await store.listBlobs('policy')).length).toBe(0);
+    } finally {
+      await store.close();
+    }
+  });
 });

@@ -49,13 +49,18 @@ export const MIGRATIONS: readonly Migration[] = [
       -- Each decision's tail; key: the first 8 bytes of its digest. Partitioned by day of t
       -- (µs), so that retention drops whole partitions; the default partition takes decisions
       -- outside the days created ahead.
+      -- id: the order of their commits, for the listing by time (a monotonic key: appended to
+      -- its index, unlike the digest's key).
+      CREATE SEQUENCE decisions_id_seq AS bigint;
       CREATE TABLE decisions (
+        id bigint NOT NULL DEFAULT nextval('decisions_id_seq'),
         t bigint NOT NULL,
         key bigint NOT NULL,
         set_id bigint NOT NULL,
         tail bytea NOT NULL
       ) PARTITION BY RANGE (t);
       CREATE INDEX decisions_key ON decisions (key);
+      CREATE INDEX decisions_id ON decisions (id);
       CREATE TABLE decisions_default PARTITION OF decisions DEFAULT;
       CREATE INDEX decisions_default_t ON decisions_default (t);
 

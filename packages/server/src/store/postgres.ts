@@ -383,13 +383,72 @@ export class PgStore implements SteeringStore {
     return rows[0] === undefined ? undefined : asBytes(rows[0].bytes);
   }
 
-  /** The blobs of a kind, oldest first (a key log's heads, say). */
-  async blobsOf(kind: BlobKind): Promise<{ digest: Uint8Array; bytes: Uint8Array }[]> {
+  /** Every kept blob of a kind (policies, rooms, key log heads: a handful), by digest. */
+  async listBlobs(kind: BlobKind): Promise<{ digest: Uint8Array; bytes: Uint8Array }[]> {
     const { rows } = await this.pool.query<{ digest: Buffer; bytes: Buffer }>(
-      'SELECT digest, bytes FROM blobs WHERE kind = $1 ORDER BY xid',
+      'SELECT digest, bytes FROM blobs WHERE kind = $1 ORDER BY digest',
       [kind],
     );
     return rows.map((r) => ({ digest: asBytes(r.digest), bytes: asBytes(r.bytes) }));
+  }
+
+  /** The key log heads kept, in no order (the start-up check of the configured head). */
+  async keyLogHeads(): Promise<Uint8Array[]> {
+    return (await this.listBlobs('key-log')).map((b) => b.bytes);
+  }
+
+  /**
+   * The newest instants held, µs: the `t` of the decision committed last, and the latest `end`
+   * of a record that ends at or before `notAfter`.
+   */
+  async newest(
+    notAfter: bigint,
+  ): Promise<{ decision: bigint | undefined; record: bigint | undefined }> {
+    const { rows } = await this.pool.query<{ d: string | null; r: string | null }>(
+      `SELECT (SELECT t FROM decisions ORDER BY id DESC LIMIT 1)::text AS d,
+              (SELECT max("end") FROM records WHERE "end" <= $1)::text AS r`,
+      [clamp(notAfter)],
+    );
+    const row = rows[0]!;
+    return {
+      decision: row.d === null ? undefined : BigInt(row.d),
+      record: row.r === null ? undefined : BigInt(row.r),
+    };
+  }
+
+  /**
+   * The decisions with `from` ≤ `t` < `to` (µs) in the order of their commits, at most `limit`,
+   * after the cursor `after` (0: from the start); `next` is the cursor of the next page, `null`
+   * after the last. Each is rebuilt and its digest computed from its bytes.
+   */
+  async listDecisions(
+    from: bigint,
+    to: bigint,
+    after: number,
+    limit: number,
+  ): Promise<{
+    decisions: { digest: Uint8Array; t: bigint; bytes: Uint8Array }[];
+    next: number | null;
+  }> {
+    if (!Number.isSafeInteger(after) || after < 0) throw new RangeError('listDecisions: after');
+    if (!Number.isSafeInteger(limit) || limit < 1) throw new RangeError('listDecisions: limit');
+    const { rows } = await this.pool.query<{ id: string; t: string; body: Buffer; tail: Buffer }>(
+      `SELECT d.id, d.t, s.body, d.tail FROM decisions d JOIN sets s ON s.id = d.set_id
+       WHERE d.t >= $1 AND d.t < $2 AND d.id > $3 ORDER BY d.id LIMIT $4`,
+      [clamp(from), clamp(to), after, limit],
+    );
+    const decisions = rows.map((r) => {
+      const bytes = joinDecision(asBytes(r.body), asBytes(r.tail));
+      return {
+        digest: asBytes(sha256(bytes.subarray(0, bytes.length - 64))),
+        t: BigInt(r.t),
+        bytes,
+      };
+    });
+    return {
+      decisions,
+      next: rows.length === limit ? Number(rows[rows.length - 1]!.id) : null,
+    };
   }
 
   /**
