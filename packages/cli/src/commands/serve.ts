@@ -78,10 +78,16 @@ store (SQLite in WAL mode, or PostgreSQL) and the loads; a worker that dies is s
         log: (line) => ctx.io.stderr.write(`${line}\n`),
       });
       ctx.io.stderr.write(
-        `wai-steer: serving at ${pool.url} with ${pool.pids().length} workers (SIGINT or SIGTERM stops)\n`,
+        `wai-steer: serving at ${pool.url} with ${pool.pids().length} workers (SIGHUP reads the key log again; SIGINT or SIGTERM stops)\n`,
       );
+      // SIGHUP: each worker reads the key log file again.
+      const forward = (): void => {
+        for (const pid of pool.pids()) process.kill(pid, 'SIGHUP');
+      };
+      if (ctx.io.onStop !== undefined) process.on('SIGHUP', forward);
       await new Promise<void>((resolve) => {
         const stop = async (): Promise<void> => {
+          process.off('SIGHUP', forward);
           await pool.close();
           resolve();
         };
@@ -98,10 +104,15 @@ store (SQLite in WAL mode, or PostgreSQL) and the loads; a worker that dies is s
       if (issues !== undefined) throw configProblem(path, issues);
       throw e;
     }
-    for (const warning of running.warnings) ctx.warn(warning);
-    ctx.io.stderr.write(
-      `wai-steer: serving at ${running.url} (SIGHUP reads the key log again; SIGINT or SIGTERM stops)\n`,
-    );
+    // Of the workers of `--workers N`, the first tells the warnings; the primary where it serves.
+    if (!cluster.isWorker || cluster.worker?.id === 1) {
+      for (const warning of running.warnings) ctx.warn(warning);
+    }
+    if (!cluster.isWorker) {
+      ctx.io.stderr.write(
+        `wai-steer: serving at ${running.url} (SIGHUP reads the key log again; SIGINT or SIGTERM stops)\n`,
+      );
+    }
     // SIGHUP: the origin published a new key log head (a key added or revoked). A head that does
     // not verify is refused with a warning, and the one in use stays.
     const reload = (): void => {
@@ -120,6 +131,8 @@ store (SQLite in WAL mode, or PostgreSQL) and the loads; a worker that dies is s
       const stop = async (): Promise<void> => {
         process.off('SIGHUP', reload);
         await running.close();
+        // A worker of `--workers N`: its channel to the primary would keep it alive.
+        if (cluster.isWorker) process.disconnect?.();
         resolve();
       };
       if (ctx.io.onStop === undefined) running.http.once('close', () => resolve());
