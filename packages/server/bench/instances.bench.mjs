@@ -199,7 +199,7 @@ try {
       );
       const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(res.stdout)?.[1] ?? Number.NaN);
       const total = Number(/(\d+) requests in/.exec(res.stdout)?.[1] ?? Number.NaN);
-      const p99 = /^\s+99%\s+(\S+)/m.exec(res.stdout)?.[1] ?? "?";
+      const p99 = /^\s+99%\s+(\S+)/m.exec(res.stdout)?.[1] ?? '?';
       const bad = Number(/Non-2xx or 3xx responses: (\d+)/.exec(res.stdout)?.[1] ?? 0);
       out = { rps, p99, bad, serverUs: ((cpuSum(server.pids) - c0) / total) * 1e6, dbUs: 0 };
     } else {
