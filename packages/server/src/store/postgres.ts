@@ -192,7 +192,11 @@ export class PgStore implements SteeringStore {
     } catch (e) {
       // The current set is the one the transaction may have written (or one pruned since).
       this.current = undefined;
-      if (e instanceof SetGone) return this.write(batch);
+      // Written again once: after its set was pruned, or a deadlock with another instance's
+      // commit over the same sets (40P01: the database chose this one to abort).
+      if (e instanceof SetGone || (e as { code?: string }).code === '40P01') {
+        return this.write(batch);
+      }
       throw e;
     }
   }
