@@ -172,4 +172,32 @@ describe('PgStore', () => {
       await store.close();
     }
   });
+
+  it('catches up on a record whose transaction committed after a later one', async () => {
+    const url = await freshDb();
+    const store = await PgStore.open(url);
+    const slow = new pg.Client({ connectionString: url });
+    await slow.connect();
+    try {
+      const hex = (r: { digest: Uint8Array }) => Buffer.from(r.digest).toString('hex');
+      const h0 = (await store.recordsSince(undefined, 0n)).horizon;
+      const r1 = fakeRecord(10n, 20n, 1);
+      const r2 = fakeRecord(10n, 20n, 2);
+      // r1's transaction starts first and commits last.
+      await slow.query('BEGIN');
+      await slow.query(
+        'INSERT INTO records (digest, hop, start, "end", bytes) VALUES ($1, $2, $3, $4, $5)',
+        [Buffer.from(r1.digest), Buffer.from(r1.hop), 10, 20, Buffer.from(r1.bytes)],
+      );
+      await store.commit({ records: [r2], decisions: [] });
+      const first = await store.recordsSince(h0, 0n);
+      expect(first.records.map(hex)).toEqual([hex(r2)]);
+      await slow.query('COMMIT');
+      const second = await store.recordsSince(first.horizon, 0n);
+      expect(second.records.map(hex)).toContain(hex(r1));
+    } finally {
+      await slow.end();
+      await store.close();
+    }
+  });
 });
