@@ -9,6 +9,8 @@ export TURBO_TELEMETRY_DISABLED=1
 # Debian's chromium and ffmpeg for the real players' suite, when missing.
 if [ -f players/setup.sh ]; then bash players/setup.sh; fi
 bash packages/agent/scripts/setup.sh # Debian's nginx and node_exporter for the hop agent's tests
+# Debian's postgresql and haproxy for the server's multi-instance tests, when missing.
+bash packages/server/scripts/setup.sh
 
 rm -f packages/*/test-results.json conformance/test-results.json players/test-results.json
 bash scripts/setup.sh

@@ -9,15 +9,20 @@ import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('../../../', import.meta.url));
 const turbo = createRequire(`${root}package.json`).resolve('turbo/bin/turbo');
-const build = spawnSync(
-  process.execPath,
-  [turbo, 'run', 'build', '--filter=@wai-steering/cli...', '--output-logs=errors-only'],
-  {
-    cwd: root,
-    stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, TURBO_TELEMETRY_DISABLED: '1' },
-  },
-);
+// A worker process of `serve --workers N` (node:cluster sets NODE_UNIQUE_ID) runs what its
+// primary built.
+const worker = process.env.NODE_UNIQUE_ID !== undefined;
+const build = worker
+  ? { status: 0 }
+  : spawnSync(
+      process.execPath,
+      [turbo, 'run', 'build', '--filter=@wai-steering/cli...', '--output-logs=errors-only'],
+      {
+        cwd: root,
+        stdio: ['ignore', 'pipe', 'pipe'],
+        env: { ...process.env, TURBO_TELEMETRY_DISABLED: '1' },
+      },
+    );
 if (build.status !== 0) {
   process.stderr.write(build.stdout ?? '');
   process.stderr.write(build.stderr ?? '');

@@ -524,3 +524,21 @@ describe('verify --url, when the network fails', () => {
     );
   });
 });
+
+describe('serve --workers', () => {
+  it('refuses a count that is not 1 to 256 or auto, and a store that cannot be shared', async () => {
+    const dir = tempDir();
+    for (const bad of ['0', '257', 'two', '1.5']) {
+      const r = await cli(['serve', '--config', 'server.yaml', '--workers', bad], dir);
+      expect(r.code).toBe(2);
+      expect(r.stderr).toMatch(/--workers: expected a number of workers from 1 to 256, or "auto"/);
+    }
+    writeFileSync(
+      join(dir, 'server.yaml'),
+      'room: r.wrd\npolicy: p.wsp\nsigningKey: k.jwk\nstore:\n  path: ":memory:"\n',
+    );
+    const r = await cli(['serve', '--config', 'server.yaml', '--workers', '2'], dir);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/store\.path: ":memory:" cannot be shared by --workers/);
+  });
+});

@@ -1,4 +1,5 @@
-// `pnpm bench:server`: the steering server against a minimal signing server, on loopback.
+// `pnpm bench:server`: the steering server against a minimal signing server, on loopback; then
+// the store and the instances (`instances.bench.mjs`).
 //
 // (a) a minimal node:http server signing a fixed 300-byte message with node:crypto per request;
 // (b) the steering server answering steering requests, each from a distinct session, 3 pathways,
@@ -212,3 +213,7 @@ for (const n of [100_000, 1_000_000]) {
     `sessions: ${m.sessions} live: RSS ${mb(m.rssAfter)} (${mb(m.rssAfter - m.rssBefore)} over the empty table; typed arrays ${mb(m.tableBytes)}, ${m.slots} slots)`,
   );
 }
+
+// The store and the instances: SQLite against PostgreSQL, --workers 2 against 1, the capacity
+// overshoot of two instances.
+await import('./instances.bench.mjs');

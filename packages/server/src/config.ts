@@ -94,12 +94,27 @@ const listenSchema = z
   .strict();
 const storeSchema = z
   .object({
-    path: z.string({ error: 'expected a file path or ":memory:"' }).min(1),
+    path: z.string({ error: 'expected a file path or ":memory:"' }).min(1).optional(),
+    url: z
+      .string({ error: 'expected a PostgreSQL URL, postgres://user@host:port/database' })
+      .regex(/^postgres(ql)?:\/\/\S+$/, {
+        error: 'expected a PostgreSQL URL, postgres://user@host:port/database',
+      })
+      .optional(),
     synchronous: z
       .enum(['normal', 'full'], { error: 'expected "normal" or "full"' })
       .default('normal'),
     create: z.boolean({ error: 'expected true or false' }).default(false),
     check_timeout: duration("the bound on the store's check at start").default(60_000),
+  })
+  .strict()
+  .refine((v) => (v.path === undefined) !== (v.url === undefined), {
+    error: 'expected one of "path" (SQLite) and "url" (PostgreSQL)',
+  });
+const instancesSchema = z
+  .object({
+    heartbeat: duration('the interval of the loads heartbeat').default(250),
+    drop_after: duration('how long a silent instance still counts').default(1000),
   })
   .strict();
 const timeSchema = z
@@ -209,6 +224,7 @@ export const configSchema = z
     records: recordsSchema.prefault({}),
     budget: budgetSchema.prefault({}),
     connections: connectionsSchema.prefault({}),
+    instances: instancesSchema.prefault({}),
     retention: retentionSchema.prefault({}),
     sessions: sessionsSchema.prefault({}),
     live: liveSchema.nullable().default(null),
@@ -221,7 +237,8 @@ export const configSchema = z
 const KNOWN: Readonly<Record<string, readonly string[]>> = {
   '': Object.keys(configSchema.shape),
   listen: Object.keys(listenSchema.shape),
-  store: Object.keys(storeSchema.shape),
+  store: ['path', 'url', 'synchronous', 'create', 'check_timeout'],
+  instances: Object.keys(instancesSchema.shape),
   time: Object.keys(timeSchema.shape),
   records: Object.keys(recordsSchema.shape),
   budget: Object.keys(budgetSchema.shape),
@@ -266,8 +283,13 @@ export interface ServerConfig {
   readonly publicUrl?: string | null;
   readonly listen: { readonly host: string; readonly port: number };
   readonly store: {
-    /** The SQLite file, or `:memory:` (nothing survives the process). */
-    readonly path: string;
+    /**
+     * The SQLite file, or `:memory:` (nothing survives the process); absent when `url` names a
+     * PostgreSQL database.
+     */
+    readonly path?: string;
+    /** A PostgreSQL database shared by the instances of a deployment (`postgres://…`). */
+    readonly url?: string;
     /** `normal` survives a crash of the process (kill -9); `full` also a power loss. */
     readonly synchronous: 'normal' | 'full';
     /** Create a new store when the path does not exist (otherwise that is an error). */
@@ -329,6 +351,13 @@ export interface ServerConfig {
   } | null;
   /** The admin route `POST /admin/reload` and its bearer token; `null`: no admin route. */
   readonly admin: { readonly token: string } | null;
+  /** Loads across instances (a PostgreSQL store) or workers (`serve --workers N`). */
+  readonly instances?: {
+    /** The heartbeat that publishes this instance's loads, ms (default 250). */
+    readonly heartbeat: number;
+    /** A peer whose latest heartbeat is older than this no longer counts, ms (default 1000). */
+    readonly dropAfter: number;
+  };
   readonly limits: {
     readonly maxQueue: number;
     readonly maxRecordBytes: number;
@@ -418,11 +447,14 @@ export function readConfig(input: unknown, baseDir: string = process.cwd()): Rea
     publicUrl: c.public_url,
     listen: { host: c.listen.host, port: c.listen.port },
     store: {
-      path: c.store.path === ':memory:' ? ':memory:' : abs(c.store.path),
+      ...(c.store.url !== undefined
+        ? { url: c.store.url }
+        : { path: c.store.path === ':memory:' ? ':memory:' : abs(c.store.path!) }),
       synchronous: c.store.synchronous,
       create: c.store.create,
       checkTimeout: c.store.check_timeout,
     },
+    instances: { heartbeat: c.instances.heartbeat, dropAfter: c.instances.drop_after },
     time: { tolerance: c.time.tolerance, maxGap: c.time.max_gap, trust: c.time.trust },
     records: { maxAhead: c.records.max_ahead, maxPerPeriod: c.records.max_per_period },
     budget: {

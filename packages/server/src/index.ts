@@ -69,6 +69,18 @@ export {
   type HttpOptions,
   listen,
 } from './http.js';
+export type { InstanceLink } from './instances/link.js';
+export {
+  addLoads,
+  IpcLoadExchange,
+  isLoadsMessage,
+  LoadsHub,
+  type LoadsMessage,
+  type PeerLoads,
+  PgLoadExchange,
+} from './instances/loads.js';
+export { isRecordMessage, type Linked, type RecordMessage } from './instances/start.js';
+export { type RunningWorkers, runWorkers, type WorkersOptions } from './instances/workers.js';
 export type { LiveOptions, LiveSource, LiveValue } from './live/capacity.js';
 export type { CapacityReport, ReportRefusal } from './live/report.js';
 export { METRICS_MEDIA_TYPE, Metrics } from './metrics.js';
@@ -81,6 +93,7 @@ export {
 } from './readable.js';
 export {
   type Materials,
+  openConfiguredStore,
   type ReloadResult,
   type RunningServer,
   readMaterials,
@@ -89,6 +102,8 @@ export {
 } from './server.js';
 export type { SessionTable } from './sessions.js';
 export { type OpenStoreOptions, openStore } from './store/open.js';
+export { MIGRATIONS, SCHEMA_VERSION } from './store/pg-migrations.js';
+export { PgStore, type PgStoreOptions, type StoreNotice } from './store/postgres.js';
 export { SqliteStore, type SqliteStoreOptions, type StoreFileState } from './store/sqlite.js';
 export type {
   BlobKind,

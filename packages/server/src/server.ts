@@ -29,9 +29,12 @@ import { type Head, stepHead } from './guard/key-log.js';
 import { SessionMac } from './guard/session-mac.js';
 import { Health } from './health.js';
 import { createHttpServer, listen } from './http.js';
+import type { IpcChannel } from './instances/loads.js';
+import { type Linked, linkInstances } from './instances/start.js';
 import { adminReload } from './routes/capacity.js';
 import { openStore } from './store/open.js';
-import type { SqliteStore } from './store/sqlite.js';
+import { PgStore } from './store/postgres.js';
+import { SqliteStore } from './store/sqlite.js';
 import type { SteeringStore } from './store/store.js';
 
 /** A running server. */
@@ -43,7 +46,10 @@ export interface RunningServer {
   /** The HTTP side: the route table over the engine. */
   readonly app: SteeringApp;
   readonly http: Server;
-  readonly store: SqliteStore;
+  /** `SqliteStore` (`store.path`) or `PgStore` (`store.url`). */
+  readonly store: SteeringStore;
+  /** The link to the other instances or workers of the deployment, when there are any. */
+  readonly instances: Linked;
   /** Warnings found at start (a steering key that may not state some class, say). */
   readonly warnings: readonly string[];
   /**
@@ -87,6 +93,33 @@ export interface StartOptions {
   readonly watchMs?: number;
   /** Where degraded and recovered lines go (stderr by default). */
   readonly log?: (line: string) => void;
+  /**
+   * In a worker process of `serve --workers N`: the channel to the primary, which relays the
+   * workers' loads and records (`process` in a `node:cluster` worker).
+   */
+  readonly worker?: IpcChannel;
+}
+
+/**
+ * Opens the store of a configuration: PostgreSQL by `store.url`; SQLite by `store.path`, checked
+ * at start (`store/open.ts`: created only when asked, `quick_check`, every error naming the path).
+ */
+export async function openConfiguredStore(
+  config: ServerConfig,
+  options: { readonly init?: boolean } = {},
+): Promise<SteeringStore> {
+  if (config.store.url !== undefined) {
+    try {
+      return await PgStore.open(config.store.url);
+    } catch (e) {
+      throw new ConfigError([`store.url: ${(e as Error).message}`]);
+    }
+  }
+  return openStore(config.store.path ?? ':memory:', {
+    synchronous: config.store.synchronous,
+    create: config.store.create || options.init === true,
+    checkTimeoutMs: config.store.checkTimeout,
+  });
 }
 
 function readBytes(path: string, field: string): Uint8Array {
@@ -279,6 +312,33 @@ function liveOptions(config: ServerConfig, policy: Policy): EngineLiveOptions | 
   };
 }
 
+/**
+ * A key log head another instance kept: served and used from now on when it verifies for the
+ * room and moves forward from the one in use (`guard/key-log.ts`: a greater `seq` whose `prev` is
+ * the digest of the one in use); otherwise ignored.
+ */
+function adoptKeyLog(
+  engine: SteeringEngine,
+  roomBytes: Uint8Array,
+  bytes: Uint8Array,
+  backend: CryptoBackend,
+): void {
+  const opened = openRoom(roomBytes, bytes, { backend });
+  if (!opened.ok || opened.value.keyLog === undefined) return;
+  const current = engine.keyLog;
+  if (current !== undefined) {
+    const step = stepHead(
+      { head: current, digest: digestOf(current, backend) },
+      { head: opened.value.keyLog, digest: digestOf(opened.value.keyLog, backend) },
+      'refuse',
+    );
+    if (!step.take) return;
+  }
+  engine.replaceRoom(opened.value, bytes).catch((e: unknown) => {
+    console.error('wai-steering: a key log head from another instance was not adopted:', e);
+  });
+}
+
 /** Starts the steering server of a configuration (see `loadConfig`). */
 export async function startServer(
   config: ServerConfig,
@@ -291,15 +351,12 @@ export async function startServer(
   const sessionMac = new SessionMac(
     config.sessions.secret === null ? undefined : readSecret(config.sessions.secret),
   );
-  const store = await openStore(config.store.path, {
-    synchronous: config.store.synchronous,
-    create: config.store.create || options.init === true,
-    checkTimeoutMs: config.store.checkTimeout,
-  });
+  const store = await openConfiguredStore(config, options.init === true ? { init: true } : {});
   const clock = options.clock ?? monotonicClock();
   const health = new Health(options.log === undefined ? {} : { log: options.log });
   let engine: SteeringEngine;
   let head: Head | undefined;
+  let instances: Linked;
   try {
     const now = clock();
     const newest = (await store.newest?.(now)) ?? { decision: undefined, record: undefined };
@@ -343,6 +400,12 @@ export async function startServer(
           }
         : {}),
       ...(live === undefined ? {} : { live }),
+    });
+    instances = await linkInstances(engine, store, {
+      heartbeatMs: config.instances?.heartbeat ?? 250,
+      dropAfterMs: config.instances?.dropAfter ?? 1000,
+      ...(options.worker === undefined ? {} : { worker: options.worker }),
+      onKeyLog: (bytes) => adoptKeyLog(engine, m.roomBytes, bytes, backend),
     });
   } catch (e) {
     await store.close();
@@ -391,6 +454,18 @@ export async function startServer(
       handler: adminReload(config.admin.token, reload),
     });
   }
+  const peers = instances.peers;
+  if (peers !== undefined) {
+    const ids = engine.policy.pathways.map((p) => p.id);
+    engine.metrics.gauge(
+      'wai_steering_peer_load',
+      "Each pathway's load at the live peers (other instances or workers), added to this one's.",
+      () => ids.map((id, i) => [{ pathway: id }, peers.peers[i] ?? 0] as const),
+    );
+    engine.metrics.gauge('wai_steering_peers', 'Live peers as of the latest heartbeat.', () => [
+      [{}, peers.livePeers],
+    ]);
+  }
   const app = new SteeringApp(engine, {
     maxRecordBytes: config.limits.maxRecordBytes,
     maxTargetBytes: config.limits.maxTargetBytes,
@@ -402,6 +477,7 @@ export async function startServer(
   try {
     url = await listen(http, config.listen.host, config.listen.port);
   } catch (e) {
+    await instances.stop();
     await engine.close();
     await store.close();
     const code = (e as NodeJS.ErrnoException).code;
@@ -427,12 +503,13 @@ export async function startServer(
     void engine.prune(config.retention.records, config.retention.decisions);
   }, config.retention.sweep);
   pruner.unref();
-  // The store file removed or replaced while running: health 503, steering 503, logged once.
-  const watcher = setInterval(
-    () => engine.noteStoreFile(store.fileState()),
-    options.watchMs ?? 1000,
-  );
-  watcher.unref();
+  // The store file removed or replaced while running: health 503, steering 503, logged once (a
+  // file store's concern; PostgreSQL's failures show as failing commits).
+  const watcher =
+    store instanceof SqliteStore
+      ? setInterval(() => engine.noteStoreFile(store.fileState()), options.watchMs ?? 1000)
+      : undefined;
+  watcher?.unref();
   let closing: Promise<void> | undefined;
   return {
     url,
@@ -440,6 +517,7 @@ export async function startServer(
     app,
     http,
     store,
+    instances,
     warnings: m.warnings,
     reloadKeyLog,
     reload,
@@ -447,9 +525,9 @@ export async function startServer(
       closing ??= new Promise<void>((resolve) => {
         clearInterval(sweeper);
         clearInterval(pruner);
-        clearInterval(watcher);
+        if (watcher !== undefined) clearInterval(watcher);
         // Answer what is queued, then drop idle keep-alive connections.
-        const drained = engine.close();
+        const drained = engine.close().finally(() => instances.stop());
         http.close(() => {
           drained
             .then(

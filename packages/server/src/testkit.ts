@@ -2,6 +2,7 @@
 // per-hop records to a server every period, and the demo that runs both with the server
 // (`wai-steer demo`); for trying the server, its tests and its benches. Not for production.
 
+export { type PgCluster, pgBinDir, startPostgres } from './demo/postgres.js';
 export { type DemoOptions, type RunningDemo, runDemo } from './demo/run.js';
 export {
   type DemoHop,

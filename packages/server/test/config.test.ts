@@ -219,3 +219,21 @@ describe('configuration', () => {
     ).toMatch(/^signing_key: /);
   });
 });
+
+describe('the store of a configuration', () => {
+  it('is SQLite by path or PostgreSQL by URL, one of them', () => {
+    const pg = parseConfig({ ...minimal, store: { url: 'postgres://steer@127.0.0.1:5432/steer' } });
+    expect(pg.store.url).toBe('postgres://steer@127.0.0.1:5432/steer');
+    expect(pg.store.path).toBeUndefined();
+    expect(pg.instances).toEqual({ heartbeat: 250, dropAfter: 1000 });
+    expect(errorOf(() => parseConfig({ ...minimal, store: { url: 'mysql://x' } }))).toMatch(
+      /^store\.url: expected a PostgreSQL URL/,
+    );
+    expect(
+      errorOf(() =>
+        parseConfig({ ...minimal, store: { path: 'a.sqlite', url: 'postgres://h/d' } }),
+      ),
+    ).toMatch(/^store: expected one of "path" \(SQLite\) and "url" \(PostgreSQL\)/);
+    expect(errorOf(() => parseConfig({ ...minimal, store: {} }))).toMatch(/^store: expected one/);
+  });
+});

@@ -77,7 +77,7 @@ describe('the store file removed while running', () => {
     await until(async () => (traffic.statuses.get(200) ?? 0) >= 40);
     expect((await health(server.url)).status).toBe(200);
 
-    unlinkSync(config.store.path);
+    unlinkSync(config.store.path!);
     await until(async () => (await health(server.url)).status === 503);
     const h = await health(server.url);
     expect(h.body).toMatchObject({ status: 'degraded', causes: [{ cause: 'store' }] });
@@ -114,7 +114,7 @@ describe('the store file removed while running', () => {
     cleanup.push(() => server.close());
     const other = join(t.dir, 'other.sqlite');
     new SqliteStore(other).close();
-    execFileSync('mv', [other, config.store.path]);
+    execFileSync('mv', [other, config.store.path!]);
     await until(async () => (await health(server.url)).status === 503);
     expect(lines).toEqual([
       expect.stringMatching(/degraded \(store\): another file sits at the store path/),

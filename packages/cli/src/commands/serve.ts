@@ -11,6 +11,16 @@ function issuesOf(e: unknown): readonly string[] | undefined {
   return Array.isArray(issues) ? (issues as string[]) : [e.message];
 }
 
+/** `--workers`: a whole number from 1 to 256, or `auto`. */
+function parseWorkers(value: string | undefined): number | 'auto' {
+  if (value === undefined) return 1;
+  if (value === 'auto') return 'auto';
+  if (/^[0-9]+$/.test(value) && Number(value) >= 1 && Number(value) <= 256) return Number(value);
+  throw new UserError(
+    `--workers: expected a number of workers from 1 to 256, or "auto" (got "${value}")`,
+  );
+}
+
 /** Every problem of the config, on one line (`; ` between them). */
 function configProblem(path: string, issues: readonly string[]): UserError {
   const all = issues.length === 0 ? 'does not read' : issues.join('; ');
@@ -48,6 +58,11 @@ export const serve: Command = {
       description:
         'start even when the clock is before, or far after, the newest decision in the store',
     },
+    workers: {
+      type: 'string',
+      arg: 'N|auto',
+      description: 'worker processes sharing the socket, the store and the loads (default 1)',
+    },
   },
   description: `
 Loads the server's config and starts the steering server: it answers steering requests with
@@ -66,29 +81,85 @@ The config's fields are in the repository's docs/server.md ("Configuration"), th
 of an operator in its docs/cli.md; a config that does not read is one line on stderr naming every problem.
 Before it listens it checks that the policy's server_uri, reload_uri and decision_uri are this
 server's (its listen address, or public_url when a proxy serves it elsewhere), and refuses to
-start when they are not, naming each.`,
+start when they are not, naming each.
+
+--workers N runs N worker processes (auto: one per core) sharing the listening socket, the
+store (SQLite in WAL mode, or PostgreSQL) and the loads; a worker that dies is started again.`,
   async run(ctx) {
     const path = ctx.path(ctx.string('config'));
+    const workers = parseWorkers(ctx.optional('workers'));
     // Loaded only here: the server brings its native store, which no other command needs.
-    const { readConfigFile, startServer } = await import('@wai-steering/server');
+    const { readConfigFile, startServer, runWorkers } = await import('@wai-steering/server');
+    const cluster = (await import('node:cluster')).default;
+    if (workers !== 1 && cluster.isPrimary) {
+      let config: ReturnType<typeof readConfigFile>['config'];
+      try {
+        const read = readConfigFile(path);
+        for (const warning of read.warnings) ctx.warn(`server config ${path}: ${warning}`);
+        checkUris(path, read.config);
+        config = read.config;
+      } catch (e) {
+        const issues = issuesOf(e);
+        if (issues !== undefined) throw configProblem(path, issues);
+        throw e;
+      }
+      if (config.store.path === ':memory:') {
+        throw new UserError(
+          `server config ${path}: store.path: ":memory:" cannot be shared by --workers; name a file or a PostgreSQL store.url`,
+        );
+      }
+      const pool = await runWorkers({
+        workers,
+        heartbeatMs: config.instances?.heartbeat ?? 250,
+        dropAfterMs: config.instances?.dropAfter ?? 1000,
+        log: (line) => ctx.io.stderr.write(`${line}\n`),
+      });
+      ctx.io.stderr.write(
+        `wai-steer: serving at ${pool.url} with ${pool.pids().length} workers (SIGHUP reads the key log and the policy again; SIGINT or SIGTERM stops)\n`,
+      );
+      // SIGHUP: each worker reads the key log file and the policy file again.
+      const forward = (): void => {
+        for (const pid of pool.pids()) process.kill(pid, 'SIGHUP');
+      };
+      if (ctx.io.onStop !== undefined) process.on('SIGHUP', forward);
+      await new Promise<void>((resolve) => {
+        const stop = async (): Promise<void> => {
+          process.off('SIGHUP', forward);
+          await pool.close();
+          resolve();
+        };
+        if (ctx.io.onStop === undefined) resolve();
+        else ctx.io.onStop(stop);
+      });
+      return 0;
+    }
     let running: RunningServer;
     try {
       const read = readConfigFile(path);
-      for (const warning of read.warnings) ctx.warn(`server config ${path}: ${warning}`);
-      checkUris(path, read.config);
+      // The primary of --workers told the config's warnings and checked its URIs already.
+      if (!cluster.isWorker) {
+        for (const warning of read.warnings) ctx.warn(`server config ${path}: ${warning}`);
+        checkUris(path, read.config);
+      }
       running = await startServer(read.config, {
         init: ctx.flag('init'),
         trustClock: ctx.flag('trust-clock'),
+        ...(cluster.isWorker ? { worker: process } : {}),
       });
     } catch (e) {
       const issues = issuesOf(e);
       if (issues !== undefined) throw configProblem(path, issues);
       throw e;
     }
-    for (const warning of running.warnings) ctx.warn(warning);
-    ctx.io.stderr.write(
-      `wai-steer: serving at ${running.url} (SIGHUP reads the key log and the policy again; SIGINT or SIGTERM stops)\n`,
-    );
+    // Of the workers of `--workers N`, the first tells the warnings; the primary where it serves.
+    if (!cluster.isWorker || cluster.worker?.id === 1) {
+      for (const warning of running.warnings) ctx.warn(warning);
+    }
+    if (!cluster.isWorker) {
+      ctx.io.stderr.write(
+        `wai-steer: serving at ${running.url} (SIGHUP reads the key log and the policy again; SIGINT or SIGTERM stops)\n`,
+      );
+    }
     // SIGHUP: the origin published a new key log head (a key added or revoked), or the operator
     // signed a new policy. One that does not verify is refused with a warning, and the one in
     // use stays.
@@ -112,6 +183,8 @@ start when they are not, naming each.`,
       const stop = async (): Promise<void> => {
         process.off('SIGHUP', reload);
         await running.close();
+        // A worker of `--workers N`: its channel to the primary would keep it alive.
+        if (cluster.isWorker) process.disconnect?.();
         resolve();
       };
       if (ctx.io.onStop === undefined) running.http.once('close', () => resolve());

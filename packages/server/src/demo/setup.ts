@@ -77,6 +77,8 @@ export interface DemoSetupOptions {
    * default: the server's budgets.
    */
   readonly budgets?: boolean;
+  /** The capacity of `cdn-b`, sessions (default 50 000). */
+  readonly capacity?: number;
 }
 
 function newKey(): DemoKey {
@@ -237,7 +239,7 @@ export function setupDemo(dir: string, options: DemoSetupOptions): DemoSetup {
         params: [],
         top_tier: 2,
         latency_ms: 55,
-        capacity: 50_000,
+        capacity: options.capacity ?? 50_000,
         min_share_ppm: 100_000,
         hops: hopsOf(1),
       },

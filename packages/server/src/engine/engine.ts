@@ -31,11 +31,13 @@ import type { ClientBudget } from '../guard/budget.js';
 import { RecordHorizon } from '../guard/horizon.js';
 import { SessionMac } from '../guard/session-mac.js';
 import { describeError, Health } from '../health.js';
+import type { InstanceLink } from '../instances/link.js';
+import { addLoads } from '../instances/loads.js';
 import { LiveCapacity, type LiveValue } from '../live/capacity.js';
 import { verifyCapacityReport } from '../live/report.js';
 import { Metrics } from '../metrics.js';
 import { SessionTable } from '../sessions.js';
-import type { PruneResult } from '../store/store.js';
+import type { PruneResult, StoredRecord } from '../store/store.js';
 import { monotonicClock } from './clock.js';
 import { CommitQueue } from './commit.js';
 import { type CheckedPolicy, checkPolicy, pathwayMap } from './policy.js';
@@ -97,6 +99,8 @@ export class SteeringEngine {
   /** The newest decision and record end kept (µs): the anchors of retention. */
   private newestDecision: bigint | undefined;
   private newestRecord: bigint | undefined;
+  /** The other instances of the deployment, when there are any (`instances/`). */
+  private link_: InstanceLink | undefined;
 
   private constructor(private readonly o: EngineOptions) {
     this.metrics = o.metrics ?? new Metrics();
@@ -474,7 +478,17 @@ export class SteeringEngine {
       { protocol, target, headers: cmcd === undefined ? {} : { 'cmcd-request': cmcd } },
       under.ids,
     );
-    const t = request.t ?? this.now();
+    let t = request.t ?? this.now();
+    // A new window: the records the other instances stored are read first (`instances/feed.ts`);
+    // again should the clock have reached a further window meanwhile.
+    for (let i = 0; i < 3; i++) {
+      const caughtUp = this.link_?.beforeWindow?.(windowAt(under.policy, t).a);
+      if (caughtUp === undefined) break;
+      await caughtUp.catch((e: unknown) => {
+        console.error('wai-steering: the catch-up of records failed:', e);
+      });
+      t = request.t ?? this.now();
+    }
     const now = this.sessions.secondsAt(Number(t / 1000n));
     // §6: the loads as they stand, this session's own count included (§6.1: c's load already
     // counts the client); a session past its TTL and grace no longer counts.
@@ -482,7 +496,8 @@ export class SteeringEngine {
     if (previous < 0 && this.sessions.size >= o.maxSessions) {
       return this.overloaded('the session table is full');
     }
-    const loads = Array.from(this.sessions.loads);
+    // §6: this instance's own loads, plus its live peers' latest (`instances/loads.ts`).
+    const loads = addLoads(this.sessions.loads, this.link_?.peers);
     const { fields, evidence } = this.assembleUnder(under, t, session, protocol, report, loads);
     const signed = under.signer.sign(fields, evidence);
     const digest = signed.digest;
@@ -549,8 +564,37 @@ export class SteeringEngine {
     if (inserted && (this.newestRecord === undefined || end > this.newestRecord)) {
       this.newestRecord = end;
     }
+    if (inserted) {
+      this.link_?.stored?.({
+        digest,
+        bytes,
+        hop: record.hop,
+        start: record.start,
+        end: record.end,
+      });
+    }
     this.metrics.ingested.inc({ result: inserted ? 'new' : 'duplicate' });
     return { kind: 'stored', digest, inserted, record };
+  }
+
+  /** Shares the engine with the other instances of its deployment (`instances/link.ts`). */
+  linkInstances(link: InstanceLink | undefined): void {
+    this.link_ = link;
+  }
+
+  /**
+   * A record another instance stored (it verified it against the same room): into the evidence
+   * index; a record of the window in use makes the window's evidence be selected again. Whether
+   * it was new here.
+   */
+  learnRecord(r: StoredRecord): boolean {
+    const read = readHopRecord(r.bytes);
+    if (!read.ok || !this.evidence.add(read.value, r.digest)) return false;
+    this.horizon.taken(read.value);
+    if (inWindow(read.value, windowAt(this.inForce.policy, this.now()))) {
+      this.inForce.cache.invalidate();
+    }
+    return true;
   }
 
   /** §8.4: the decision of a digest, its exact bytes. */

@@ -114,7 +114,7 @@ export class SqliteStore implements SteeringStore {
   readonly path: string;
   private readonly db: Database.Database;
   private readonly stmt: ReturnType<SqliteStore['prepare']>;
-  private readonly commitTx: (batch: CommitBatch) => CommitResult;
+  private readonly commitTx: Database.Transaction<(batch: CommitBatch) => CommitResult>;
   /** The latest evidence set: decisions that repeat it reuse its row. */
   private current: { id: number; body: Uint8Array; lastT: number } | undefined;
   /** Evidence sets by id, for rebuilding decisions (a handful are hot). */
@@ -135,6 +135,8 @@ export class SqliteStore implements SteeringStore {
     this.db.pragma('journal_mode = WAL');
     this.db.pragma(`synchronous = ${options.synchronous === 'full' ? 'FULL' : 'NORMAL'}`);
     this.db.pragma('foreign_keys = OFF');
+    // Worker processes (`serve --workers N`) share the file: a writer waits for the lock.
+    this.db.pragma('busy_timeout = 5000');
     this.migrate();
     const memory = path === ':memory:' || path === '';
     if (!memory && (options.checkpoint ?? 'background') === 'background') {
@@ -329,7 +331,9 @@ export class SqliteStore implements SteeringStore {
   /** {@link SqliteStore.commit}, synchronously: the transaction is written when it returns. */
   private commitSync(batch: CommitBatch): CommitResult {
     try {
-      const result = this.commitTx(batch);
+      // IMMEDIATE: the write lock first, so that another process's commit is waited for rather
+      // than failing the upgrade of a read snapshot (SQLITE_BUSY_SNAPSHOT).
+      const result = this.commitTx.immediate(batch);
       if (this.worker !== undefined && ++this.commits % 256 === 0) this.limitWal();
       return result;
     } catch (e) {
@@ -502,7 +506,7 @@ export class SqliteStore implements SteeringStore {
   }
 
   private pruneSync(recordsBefore: bigint, decisionsBefore: bigint): PruneResult {
-    return this.db.transaction((): PruneResult => {
+    const prune = this.db.transaction((): PruneResult => {
       const s = this.stmt;
       const kept = s.oldestKeptSet.get(clampU64(decisionsBefore < 0n ? 0n : decisionsBefore)) as
         | { id: number; first_decision: number }
@@ -527,7 +531,8 @@ export class SqliteStore implements SteeringStore {
         minNamed,
       ).changes;
       return { records, decisions, sets };
-    })();
+    });
+    return prune.immediate();
   }
 
   stats(): Promise<StoreStats> {

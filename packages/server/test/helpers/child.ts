@@ -29,7 +29,7 @@ export function buildChild(): Promise<string> {
       silent: true,
       sourcemap: false,
       clean: false,
-      external: ['better-sqlite3'],
+      external: ['better-sqlite3', 'pg'],
       noExternal: [/^@wai-steering\//],
     });
     return join(outDir, 'child-server.js');
@@ -42,21 +42,22 @@ export interface Child {
   readonly proc: ChildProcess;
   readonly url: string;
   readonly stderr: () => string;
+  readonly stdout: () => string;
 }
 
-/** Spawns the child server on `config`; resolves once it listens. */
-export async function spawnChild(config: string): Promise<Child> {
+/** Spawns the child server on `config` (with `workers` processes); resolves once it listens. */
+export async function spawnChild(config: string, workers = 1): Promise<Child> {
   const script = await buildChild();
-  const proc = spawn(process.execPath, [script, config], {
+  const proc = spawn(process.execPath, [script, config, String(workers)], {
     cwd: root,
-    stdio: ['ignore', 'pipe', 'pipe'],
+    stdio: ['pipe', 'pipe', 'pipe'],
   });
   let err = '';
   proc.stderr!.on('data', (c) => {
     err += c;
   });
+  let out = '';
   const url = await new Promise<string>((resolve, reject) => {
-    let out = '';
     const timer = setTimeout(() => reject(new Error(`the child did not start: ${err}`)), 30_000);
     proc.stdout!.on('data', (c) => {
       out += c;
@@ -71,7 +72,7 @@ export async function spawnChild(config: string): Promise<Child> {
       reject(new Error(`the child exited (${code}): ${err}`));
     });
   });
-  return { proc, url, stderr: () => err };
+  return { proc, url, stderr: () => err, stdout: () => out };
 }
 
 /** Waits for a child to exit. */

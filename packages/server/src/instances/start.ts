@@ -1,0 +1,106 @@
+/**
+ * Links an engine to the other instances of its deployment, by its store:
+ *
+ * - PostgreSQL: the loads heartbeat through `instance_loads` ({@link PgLoadExchange}) and the
+ *   feed of records and key log heads ({@link StoreFeed}); every instance, and every worker
+ *   process of one, is an instance of its own.
+ * - SQLite in a worker process of `serve --workers N`: the loads through the primary
+ *   ({@link IpcLoadExchange}), the window's records read again from the shared file at each
+ *   window move and new ones announced through the primary ({@link WindowFeed}).
+ * - SQLite alone: nothing to link.
+ */
+import { windowAt } from '@wai-steering/evidence';
+import type { SteeringEngine } from '../engine/engine.js';
+import { PgStore } from '../store/postgres.js';
+import type { SteeringStore } from '../store/store.js';
+import { StoreFeed, WindowFeed } from './feed.js';
+import type { InstanceLink } from './link.js';
+import { type IpcChannel, IpcLoadExchange, type PeerLoads, PgLoadExchange } from './loads.js';
+
+/** An announcement between workers, relayed by the primary: a record one of them stored. */
+export interface RecordMessage {
+  readonly wai: 'record';
+  readonly digest: string;
+}
+
+export function isRecordMessage(m: unknown): m is RecordMessage {
+  return (
+    typeof m === 'object' &&
+    m !== null &&
+    (m as { wai?: unknown }).wai === 'record' &&
+    typeof (m as { digest?: unknown }).digest === 'string' &&
+    /^[0-9a-f]{64}$/.test((m as { digest: string }).digest)
+  );
+}
+
+export interface LinkOptions {
+  readonly heartbeatMs: number;
+  readonly dropAfterMs: number;
+  /** The channel to the primary, in a worker process of `serve --workers N`. */
+  readonly worker?: IpcChannel;
+  /** A key log head another instance kept (PostgreSQL). */
+  readonly onKeyLog?: (bytes: Uint8Array) => void;
+}
+
+/** A link made, and how to undo it. */
+export interface Linked {
+  readonly link: InstanceLink | undefined;
+  readonly peers: PeerLoads | undefined;
+  stop(): Promise<void>;
+}
+
+export async function linkInstances(
+  engine: SteeringEngine,
+  store: SteeringStore,
+  o: LinkOptions,
+): Promise<Linked> {
+  const pathways = engine.policy.pathways.length;
+  const own = () => engine.sessions.loads;
+  const liveIntervals = Math.max(1, Math.ceil(o.dropAfterMs / o.heartbeatMs));
+  const exchange = { own, pathways, intervalMs: o.heartbeatMs, liveIntervals };
+  if (store instanceof PgStore) {
+    const feed = await StoreFeed.start(store, {
+      windowStart: () => windowAt(engine.policy, engine.now()).a,
+      onRecord: (r) => engine.learnRecord(r),
+      ...(o.onKeyLog === undefined ? {} : { onKeyLog: o.onKeyLog }),
+    });
+    const peers = await PgLoadExchange.start(store, engine.policyDigest, exchange);
+    const link: InstanceLink = { peers, beforeWindow: (a) => feed.beforeWindow(a) };
+    engine.linkInstances(link);
+    return {
+      link,
+      peers,
+      async stop() {
+        engine.linkInstances(undefined);
+        feed.stop();
+        await peers.stop();
+      },
+    };
+  }
+  const channel = o.worker;
+  if (channel === undefined) return { link: undefined, peers: undefined, stop: async () => {} };
+  const peers = new IpcLoadExchange(channel, exchange);
+  const feed = new WindowFeed(store, (r) => engine.learnRecord(r));
+  const onMessage = (m: unknown): void => {
+    if (isRecordMessage(m))
+      feed.heard(new Uint8Array(Buffer.from(m.digest, 'hex'))).catch(() => {});
+  };
+  channel.on('message', onMessage);
+  const link: InstanceLink = {
+    peers,
+    beforeWindow: (a) => feed.beforeWindow(a),
+    stored: (r) => {
+      channel.send?.({ wai: 'record', digest: Buffer.from(r.digest).toString('hex') });
+    },
+  };
+  engine.linkInstances(link);
+  return {
+    link,
+    peers,
+    async stop() {
+      engine.linkInstances(undefined);
+      channel.off('message', onMessage);
+      await peers.stop();
+    },
+  };
+}

@@ -1,0 +1,247 @@
+/**
+ * The store contract: what every `SteeringStore` guarantees, run against each implementation
+ * (`sqlite-store.test.ts`, `pg-store.test.ts`).
+ */
+import { createHash } from 'node:crypto';
+import { type DecisionFields, signDecision } from '@wai-steering/wire';
+import { nodeBackend } from '@wai-steering/wire/node';
+import fc from 'fast-check';
+import { afterEach, describe, expect, it } from 'vitest';
+import { splitDecision } from '../src/store/compact.js';
+import type { SteeringStore, StoredRecord } from '../src/store/store.js';
+
+/** A store of the suite: `reopen` opens the same data again (once `store` is closed). */
+export interface ContractStore {
+  readonly store: SteeringStore;
+  reopen(): Promise<SteeringStore>;
+  /** Removes what the store left (after `store.close()`). */
+  dispose(): Promise<void>;
+}
+
+const secretKey = new Uint8Array(32).fill(3);
+const signer = nodeBackend.publicKey(secretKey);
+const bytes = (n: number) => fc.uint8Array({ minLength: n, maxLength: n });
+const u64 = fc.bigInt({ min: 0n, max: (1n << 64n) - 1n });
+const u128 = fc.bigInt({ min: 0n, max: (1n << 128n) - 1n });
+
+/** Any decision fields (not necessarily valid by §7.2: the store's split is a cut of bytes). */
+export const fieldsArb = fc.integer({ min: 0, max: 6 }).chain((m) =>
+  fc.record({
+    room: bytes(32),
+    signer: fc.constant(signer),
+    policy: bytes(32),
+    t: u64,
+    session: bytes(16),
+    draw: fc.nat(999_999),
+    protocol: fc.integer({ min: 1, max: 2 }),
+    report: fc.record({ present: fc.nat(7), pathway: fc.nat(255), throughput: u64, buffer: u64 }),
+    pathways: fc.array(
+      fc.record({
+        load: fc.nat(),
+        limits: fc.nat(7),
+        status: fc.nat(4),
+        class: fc.nat(5),
+        joules: u128,
+        delivery: u128,
+        evidence: fc.array(bytes(32), { maxLength: 8 }),
+      }),
+      { minLength: m, maxLength: m },
+    ),
+    ttl: fc.integer({ min: 1, max: 0xffffffff }),
+    reason: fc.integer({ min: 1, max: 6 }),
+    priority: fc.array(fc.nat(255), { minLength: m, maxLength: m }),
+  }),
+);
+
+export function sign(f: DecisionFields): { bytes: Uint8Array; digest: Uint8Array } {
+  const b = signDecision(f, secretKey, { backend: nodeBackend, check: false });
+  const digest = createHash('sha256')
+    .update(b.subarray(0, b.length - 64))
+    .digest();
+  return { bytes: b, digest: new Uint8Array(digest) };
+}
+
+/** A record as the store reads one: `start` and `end` at §C5.1's offsets 69 and 77. */
+export function fakeRecord(start: bigint, end: bigint, n: number): StoredRecord {
+  const bytes = new Uint8Array(120);
+  const v = new DataView(bytes.buffer);
+  bytes.set([0x57, 0x4d, 0x48, 0x31], 0);
+  v.setUint32(8, n, true);
+  v.setBigUint64(69, start, true);
+  v.setBigUint64(77, end, true);
+  const digest = new Uint8Array(createHash('sha256').update(bytes).digest());
+  return { digest, bytes, hop: new Uint8Array(32).fill(n % 251), start, end };
+}
+
+/** A decision over `evidence` (32-byte digests, per pathway) at `t`, from session `n`. */
+export function decisionAt(t: bigint, n: number, evidence: Uint8Array[][]) {
+  const session = new Uint8Array(16);
+  new DataView(session.buffer).setUint32(0, n, true);
+  return sign({
+    room: new Uint8Array(32).fill(9),
+    signer,
+    policy: new Uint8Array(32).fill(8),
+    t,
+    session,
+    draw: 5,
+    protocol: 1,
+    report: { present: 3, pathway: 0, throughput: 5_000_000n, buffer: 0n },
+    pathways: evidence.map((e) => ({
+      load: n,
+      limits: 7,
+      status: 0,
+      class: 4,
+      joules: 123456789n,
+      delivery: 987654321n,
+      evidence: e,
+    })),
+    ttl: 10,
+    reason: 5,
+    priority: evidence.map((_, i) => i),
+  });
+}
+
+const same = (a: Uint8Array | undefined, b: Uint8Array): boolean =>
+  a !== undefined && Buffer.from(a).equals(Buffer.from(b));
+
+/** The contract suite, over stores made by `open`. */
+export function storeContract(name: string, open: () => Promise<ContractStore>): void {
+  describe(`${name}: the store contract`, () => {
+    let held: ContractStore[] = [];
+    let current: SteeringStore[] = [];
+    afterEach(async () => {
+      for (const s of current) await s.close();
+      for (const h of held) await h.dispose();
+      held = [];
+      current = [];
+    });
+    const fresh = async (): Promise<ContractStore> => {
+      const h = await open();
+      held.push(h);
+      current.push(h.store);
+      return h;
+    };
+
+    it('rebuilds every decision byte for byte, across evidence sets and a reopen', async () => {
+      const h = await fresh();
+      const all: { bytes: Uint8Array; digest: Uint8Array }[] = [];
+      const batches = fc.sample(
+        fc.tuple(fc.array(fieldsArb, { minLength: 1, maxLength: 5 }), fc.nat(20)),
+        { numRuns: 30, seed: 42 },
+      );
+      for (const [fs, repeat] of batches) {
+        const batch = [];
+        for (const f of fs) {
+          batch.push(sign(f as DecisionFields));
+          // Decisions of one window: the same evidence, other tails.
+          for (let i = 0; i < repeat % 4; i++) {
+            batch.push(
+              sign({ ...(f as DecisionFields), t: BigInt(i), session: new Uint8Array(16).fill(i) }),
+            );
+          }
+        }
+        await h.store.commit({ records: [], decisions: batch });
+        all.push(...batch);
+      }
+      // The encoder's compact form, its set by identity.
+      const ev = [[new Uint8Array(32).fill(1)], [new Uint8Array(32).fill(2)]];
+      const cut = Array.from({ length: 10 }, (_, i) => {
+        const d = decisionAt(1_000_000n + BigInt(i), i, ev);
+        return { ...d, ...splitDecision(d.bytes) };
+      });
+      const set = cut[0]!.set;
+      await h.store.commit({
+        records: [],
+        decisions: cut.map((d) => ({ digest: d.digest, set, tail: d.tail })),
+      });
+      all.push(...cut);
+      await h.store.close();
+      const reopened = await h.reopen();
+      current = [reopened];
+      for (const d of all) expect(same(await reopened.getDecision(d.digest), d.bytes)).toBe(true);
+      const wrong = all[0]!.digest.slice();
+      wrong[31]! ^= 1;
+      expect(await reopened.getDecision(wrong)).toBeUndefined();
+      expect(await reopened.getDecision(new Uint8Array(31))).toBeUndefined();
+    });
+
+    it('keeps records by digest, tells which were new, and finds those a window may name', async () => {
+      const { store } = await fresh();
+      const a = fakeRecord(100n, 200n, 1);
+      const b = fakeRecord(150n, 300n, 2);
+      const c = fakeRecord(50n, 120n, 3);
+      const first = await store.commit({ records: [a, b], decisions: [] });
+      expect(first.inserted).toEqual([true, true]);
+      const second = await store.commit({ records: [b, c, c], decisions: [] });
+      expect(second.inserted).toEqual([false, true, false]);
+      expect(same(await store.getRecord(b.digest), b.bytes)).toBe(true);
+      expect(await store.getRecord(new Uint8Array(32))).toBeUndefined();
+      const after: StoredRecord[] = [];
+      for await (const r of store.recordsEndingAfter(150n)) after.push(r);
+      expect(after.map((r) => r.end)).toEqual([200n, 300n]);
+      expect(after.map((r) => r.start)).toEqual([100n, 150n]);
+      expect(same(after[0]!.digest, a.digest) && same(after[0]!.hop, a.hop)).toBe(true);
+      expect((await store.stats()).records).toBe(3);
+    });
+
+    it('keeps blobs by kind and digest, idempotently', async () => {
+      const { store } = await fresh();
+      const d = new Uint8Array(32).fill(7);
+      await store.putBlob('policy', d, new Uint8Array([1, 2, 3]));
+      await store.putBlob('policy', d, new Uint8Array([1, 2, 3]));
+      expect(same(await store.getBlob('policy', d), new Uint8Array([1, 2, 3]))).toBe(true);
+      expect(await store.getBlob('room', d)).toBeUndefined();
+    });
+
+    it('prunes old decisions with their sets, and keeps every record a kept decision names', async () => {
+      const { store } = await fresh();
+      const old = [fakeRecord(0n, 10n, 1), fakeRecord(0n, 10n, 2)];
+      const later = [fakeRecord(1000n, 1010n, 3)];
+      await store.commit({ records: [...old, ...later], decisions: [] });
+      const d1 = decisionAt(5_000n, 1, [[old[0]!.digest]]);
+      const d2 = decisionAt(6_000n, 2, [[later[0]!.digest]]);
+      const d3 = decisionAt(9_000n, 3, [[old[1]!.digest]]);
+      await store.commit({ records: [], decisions: [d1, d2] });
+      await store.commit({ records: [], decisions: [d3] });
+      // Decisions before 7 000 go; d3 names old[1], which stays although it is old.
+      const pruned = await store.prune(5_000n, 7_000n);
+      expect(pruned.decisions).toBe(2);
+      expect(await store.getDecision(d1.digest)).toBeUndefined();
+      expect(await store.getDecision(d2.digest)).toBeUndefined();
+      expect(same(await store.getDecision(d3.digest), d3.bytes)).toBe(true);
+      expect(same(await store.getRecord(old[1]!.digest), old[1]!.bytes)).toBe(true);
+      // Every decision gone: the records go by age alone.
+      await store.prune(1_005n, 10_000n);
+      expect(await store.getDecision(d3.digest)).toBeUndefined();
+      expect(await store.getRecord(old[1]!.digest)).toBeUndefined();
+      expect(await store.getRecord(later[0]!.digest)).toBeDefined();
+      const s = await store.stats();
+      expect([s.decisions, s.sets, s.records]).toEqual([0, 0, 1]);
+      // And the store decides again after its current set was pruned.
+      const d4 = decisionAt(11_000n, 4, [[later[0]!.digest]]);
+      await store.commit({ records: [], decisions: [d4] });
+      expect(same(await store.getDecision(d4.digest), d4.bytes)).toBe(true);
+    });
+
+    it('stores the decisions of one window in one evidence set', async () => {
+      const { store } = await fresh();
+      const evidence = Array.from({ length: 3 }, (_, p) =>
+        Array.from({ length: 12 }, (_, i) => new Uint8Array(32).fill(16 * p + i + 1)),
+      );
+      const all = [];
+      for (let k = 0; k < 10; k++) {
+        const batch = Array.from({ length: 50 }, (_, i) =>
+          decisionAt(1_800_000_000_000_000n + BigInt(k * 50 + i), k * 50 + i, evidence),
+        );
+        await store.commit({ records: [], decisions: batch });
+        all.push(...batch);
+      }
+      const s = await store.stats();
+      expect(s.decisions).toBe(500);
+      expect(s.sets).toBe(1);
+      for (const d of [all[0]!, all[250]!, all[499]!]) {
+        expect(same(await store.getDecision(d.digest), d.bytes)).toBe(true);
+      }
+    });
+  });
+}
