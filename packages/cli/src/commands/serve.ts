@@ -89,24 +89,28 @@ store (SQLite in WAL mode, or PostgreSQL) and the loads; a worker that dies is s
     const path = ctx.path(ctx.string('config'));
     const workers = parseWorkers(ctx.optional('workers'));
     // Loaded only here: the server brings its native store, which no other command needs.
-    const { readConfigFile, startServer, runWorkers } = await import('@wai-steering/server');
+    const { openConfiguredStore, readConfigFile, startServer, runWorkers } = await import(
+      '@wai-steering/server'
+    );
     const cluster = (await import('node:cluster')).default;
     if (workers !== 1 && cluster.isPrimary) {
       let config: ReturnType<typeof readConfigFile>['config'];
       try {
         const read = readConfigFile(path);
         for (const warning of read.warnings) ctx.warn(`server config ${path}: ${warning}`);
-        checkUris(path, read.config);
         config = read.config;
+        if (config.store.path === ':memory:') {
+          throw new UserError(
+            `server config ${path}: store.path: ":memory:" cannot be shared by --workers; name a file or a PostgreSQL store.url`,
+          );
+        }
+        checkUris(path, config);
+        // The store is created (when asked) and checked once, before the workers open it.
+        await (await openConfiguredStore(config, { init: ctx.flag('init') })).close();
       } catch (e) {
         const issues = issuesOf(e);
         if (issues !== undefined) throw configProblem(path, issues);
         throw e;
-      }
-      if (config.store.path === ':memory:') {
-        throw new UserError(
-          `server config ${path}: store.path: ":memory:" cannot be shared by --workers; name a file or a PostgreSQL store.url`,
-        );
       }
       const pool = await runWorkers({
         workers,

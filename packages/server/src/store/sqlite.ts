@@ -590,6 +590,8 @@ export class SqliteStore implements SteeringStore {
     this.worker = undefined;
     if (worker !== undefined) {
       this.exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
+      // Keep the process alive until the checkpointer has closed its connection.
+      worker.ref();
       worker.postMessage('close');
     }
     if (this.db.open) this.db.close();

@@ -5,12 +5,14 @@
  * server serves by digest.
  */
 import { createHash, randomBytes } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
 import { Agent, get as httpGet } from 'node:http';
 import { VerifierCache, verifyDecision } from '@wai-steering/verifier';
 import { readDecision, toHex, unwrap } from '@wai-steering/wire';
 import { nodeBackend } from '@wai-steering/wire/node';
 import type { DemoSetup } from '../../src/demo/setup.js';
 import { HopSimulator } from '../../src/demo/simulator.js';
+import { SessionMac } from '../../src/guard/session-mac.js';
 
 /** A manifest received. */
 export interface Served {
@@ -22,9 +24,21 @@ export interface Served {
   readonly at: number;
 }
 
-/** Fresh sessions, 32 lowercase hex digits each. */
-export function sessions(n: number): string[] {
-  return Array.from({ length: n }, () => randomBytes(16).toString('hex'));
+/**
+ * Fresh sessions, 32 lowercase hex digits each, minted under the deployment's session secret
+ * (`sessions.secret`, shared by its instances) as a server mints them, so that every instance
+ * takes them as its own (`guard/session-mac.ts`).
+ */
+export function sessions(n: number, secret: Uint8Array): string[] {
+  const mac = new SessionMac(secret);
+  return Array.from({ length: n }, () => Buffer.from(mac.mint()).toString('hex'));
+}
+
+/** A session secret for a test deployment, written to `path`. */
+export function writeSessionSecret(path: string): Uint8Array {
+  const secret = new Uint8Array(randomBytes(32));
+  writeFileSync(path, secret);
+  return secret;
 }
 
 /** A GET on one keep-alive connection of `agent`. */

@@ -20,6 +20,7 @@ import {
   sessions,
   steer,
   verifyFrom,
+  writeSessionSecret,
 } from '../helpers/load.js';
 import { type PgCluster, startPostgres } from '../helpers/postgres.js';
 import { freePort, tempDir } from '../helpers/setup.js';
@@ -47,8 +48,10 @@ describe('two instances on PostgreSQL behind HAProxy', () => {
   it('shares the archive, the evidence and the loads, and survives a kill -9 of one', async () => {
     cluster = await startPostgres();
     const url = await cluster.createDatabase('two');
-    const setup = setupDemo(t.dir, { port: 8080, periodMs: 500 });
+    const setup = setupDemo(t.dir, { port: 8080, periodMs: 500, budgets: false });
     const base = JSON.parse(readFileSync(setup.configPath, 'utf8'));
+    // One session secret for the deployment: each instance takes the other's sessions.
+    const secret = writeSessionSecret(join(t.dir, 'session.secret'));
     const configs = await Promise.all(
       ['a', 'b'].map(async (name) => {
         const path = join(t.dir, `config-${name}.json`);
@@ -57,6 +60,7 @@ describe('two instances on PostgreSQL behind HAProxy', () => {
           ...base,
           listen: { host: '127.0.0.1', port },
           store: { url },
+          sessions: { ...base.sessions, secret: 'session.secret' },
           instances: { heartbeat: `${HEARTBEAT_MS}ms`, drop_after: '1s' },
         };
         writeFileSync(path, JSON.stringify(config));
@@ -77,7 +81,7 @@ describe('two instances on PostgreSQL behind HAProxy', () => {
     await hops.ready;
 
     // Phase 1: many sessions through the balancer.
-    const ids = sessions(SESSIONS);
+    const ids = sessions(SESSIONS, secret);
     const served = new Map<string, Served>();
     const started = Date.now();
     const phase1 = await steer(haproxy.url, ids, served, {
@@ -99,7 +103,7 @@ describe('two instances on PostgreSQL behind HAProxy', () => {
 
     // Loads: quiet for several heartbeats, then a decision at B states every session, A's too.
     await new Promise((r) => setTimeout(r, 4 * HEARTBEAT_MS));
-    const probe = await fetch(`${b.url}/steer/reload?wai_session=${sessions(1)[0]}`);
+    const probe = await fetch(`${b.url}/steer/reload?wai_session=${sessions(1, secret)[0]}`);
     const probeDigest = (
       JSON.parse(await probe.text())['science.transaction.wai-decision'] as string
     ).slice(-64);

@@ -20,6 +20,7 @@ import {
   sessions,
   steer,
   verifyFrom,
+  writeSessionSecret,
 } from '../helpers/load.js';
 import { freePort, tempDir } from '../helpers/setup.js';
 
@@ -50,12 +51,18 @@ describe('serve --workers 2 on SQLite', () => {
   });
 
   it('shares the socket, the store and the loads, and restarts a worker killed', async () => {
-    const setup = setupDemo(t.dir, { port: 8080, periodMs: 500 });
+    const setup = setupDemo(t.dir, { port: 8080, periodMs: 500, budgets: false });
     const path = join(t.dir, 'config-workers.json');
     const config = JSON.parse(readFileSync(setup.configPath, 'utf8'));
+    // One session secret for the workers (as for the instances of a deployment).
+    const secret = writeSessionSecret(join(t.dir, 'session.secret'));
     writeFileSync(
       path,
-      JSON.stringify({ ...config, listen: { host: '127.0.0.1', port: await freePort() } }),
+      JSON.stringify({
+        ...config,
+        listen: { host: '127.0.0.1', port: await freePort() },
+        sessions: { ...config.sessions, secret: 'session.secret' },
+      }),
     );
     child = await spawnChild(path, 2);
     const base = child.url;
@@ -66,7 +73,7 @@ describe('serve --workers 2 on SQLite', () => {
     const hops = postRecords(setup, base, clock, posted);
     await hops.ready;
 
-    const ids = sessions(SESSIONS);
+    const ids = sessions(SESSIONS, secret);
     const served = new Map<string, Served>();
     const started = Date.now();
     const phase1 = await steer(base, ids, served, {
@@ -78,7 +85,7 @@ describe('serve --workers 2 on SQLite', () => {
     // Loads: quiet for a few heartbeats; each session was steered on one connection, so by one
     // worker: a decision counts them all, the other worker's too.
     await new Promise((r) => setTimeout(r, 1000));
-    const probe = await fetch(`${base}/steer/reload?wai_session=${sessions(1)[0]}`);
+    const probe = await fetch(`${base}/steer/reload?wai_session=${sessions(1, secret)[0]}`);
     const digest = (
       JSON.parse(await probe.text())['science.transaction.wai-decision'] as string
     ).slice(-64);
