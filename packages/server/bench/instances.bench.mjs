@@ -115,7 +115,7 @@ async function room(dir, store, extra = {}) {
       ...config,
       listen: { host: '127.0.0.1', port },
       store,
-      instances: { heartbeat: `${HEARTBEAT_MS}ms`, dropAfter: '1s' },
+      instances: { heartbeat: `${HEARTBEAT_MS}ms`, drop_after: '1s' },
     }),
   );
   return { setup, path };

@@ -2,7 +2,7 @@
 // random sessions filled the loads decisions sign. Now a session is 8 random bytes and an 8-byte
 // MAC; one that fails the check is treated as absent (a new one is minted), and new sessions are
 // budgeted per client address.
-import { randomBytes } from 'node:crypto';
+import { createHmac, randomBytes } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { readDecision, unwrap } from '@wai-steering/wire';
@@ -31,6 +31,29 @@ describe('SessionMac', () => {
     let forged = 0;
     for (let i = 0; i < 2000; i++) if (mac.check(randomBytes(16))) forged++;
     expect(forged).toBe(0);
+  });
+
+  it("tags as node:crypto's HMAC-SHA-256 does (RFC 2104), for keys of any length", () => {
+    for (const length of [16, 32, 63, 64, 65, 100, 200]) {
+      const secret = randomBytes(length);
+      const mac = new SessionMac(secret);
+      for (let i = 0; i < 50; i++) {
+        const nonce = randomBytes(8);
+        const expected = createHmac('sha256', secret).update(nonce).digest().subarray(0, 8);
+        expect(Buffer.from(mac.sessionOf(nonce).subarray(8))).toEqual(expected);
+      }
+    }
+  });
+
+  it('mints distinct sessions across refills of its random pool', () => {
+    const mac = new SessionMac(randomBytes(32));
+    const seen = new Set<string>();
+    for (let i = 0; i < 2000; i++) {
+      const s = mac.mint();
+      expect(mac.check(s)).toBe(true);
+      seen.add(Buffer.from(s).toString('hex'));
+    }
+    expect(seen.size).toBe(2000);
   });
 });
 
