@@ -105,7 +105,14 @@ const distinct = (url, query = '&_HLS_pathway=%22cdn-a%22&_HLS_throughput=500000
 
 /** A demo room in a fresh directory, its config rewritten with `store` and a free port. */
 async function room(dir, store, extra = {}) {
-  const setup = setupDemo(dir, { port: 8080, periodMs: 10_000, windowPeriods: 6, ...extra });
+  // One load generator, one address: no per-client budget (a deployment keeps its budgets).
+  const setup = setupDemo(dir, {
+    port: 8080,
+    periodMs: 10_000,
+    windowPeriods: 6,
+    budgets: false,
+    ...extra,
+  });
   const config = JSON.parse(readFileSync(setup.configPath, 'utf8'));
   const path = join(dir, `config-${Math.random().toString(36).slice(2)}.json`);
   const port = await freePort();
@@ -114,7 +121,7 @@ async function room(dir, store, extra = {}) {
     JSON.stringify({
       ...config,
       listen: { host: '127.0.0.1', port },
-      store,
+      store: store.path === undefined ? store : { ...store, create: true },
       instances: { heartbeat: `${HEARTBEAT_MS}ms`, drop_after: '1s' },
     }),
   );
