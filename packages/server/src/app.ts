@@ -27,6 +27,7 @@ import {
 } from '@wai-steering/wire';
 import { CommitQueue } from './commit.js';
 import { DecisionEncoder } from './encode.js';
+import { listDecisions } from './listing.js';
 import { Metrics } from './metrics.js';
 import { SessionTable } from './sessions.js';
 import { joinDecision } from './store/compact.js';
@@ -226,7 +227,8 @@ export class SteeringApp {
     this.graceS = Math.ceil(o.graceMs / 1000);
     this.sessions = new SessionTable(policy.pathways.length, {
       maxSessions: o.maxSessions,
-      base: Number(this.clock() / 1000n),
+      // The room clock's own seconds (docs/audit.md, the load replay: s(t) = ⌊t / 10^6⌋).
+      base: 0,
     });
     this.evidence = new MemoryEvidenceStore();
     this.cache = new EvidenceCache(policy, this.evidence);
@@ -433,6 +435,12 @@ export class SteeringApp {
         ];
       }
     }
+    if (path === '/decisions') {
+      // The listing by time (listing.ts, docs/audit.md).
+      if (!read) return ['listing', this.notAllowed('GET, HEAD, OPTIONS')];
+      const listed = listDecisions(this.o.store, query);
+      return ['listing', json(listed.status, listed.body)];
+    }
     if (path === '/records') {
       if (method !== 'POST') return ['ingest', this.notAllowed('POST, OPTIONS')];
       return ['ingest', await this.ingest(req)];
@@ -566,7 +574,7 @@ export class SteeringApp {
       protocol,
       report,
       evidence,
-      loads: Array.from(this.sessions.loads),
+      loads: Array.from(this.sessions.loadsAt(now)),
       backend: o.backend,
     });
     const signed = this.sign(fields, evidence);

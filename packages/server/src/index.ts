@@ -25,6 +25,7 @@ export { type DemoOptions, type RunningDemo, runDemo } from './demo/run.js';
 export { type DemoHop, type DemoSetup, type DemoSetupOptions, setupDemo } from './demo/setup.js';
 export { HopSimulator, type SimulatorOptions } from './demo/simulator.js';
 export { createHttpServer, type HttpOptions, listen } from './http.js';
+export { type ListingResponse, listDecisions, MAX_LIST } from './listing.js';
 export { METRICS_MEDIA_TYPE, Metrics } from './metrics.js';
 export {
   type Materials,
@@ -40,6 +41,8 @@ export type {
   BlobKind,
   CommitBatch,
   CommitResult,
+  DecisionPage,
+  ListedDecision,
   PruneResult,
   SteeringStore,
   StoredRecord,
