@@ -9,6 +9,7 @@ import {
   existsSync,
   mkdirSync,
   readFileSync,
+  rmSync,
   statSync,
   writeFileSync,
 } from 'node:fs';
@@ -243,43 +244,70 @@ export async function auditArchive(
   return { ...audit.finish(), meta: m.meta };
 }
 
-/** Writes an archive: the materials at once, the decisions appended in ascending `t`. */
+/** What an archive is written with at once; policies and records may come later. */
+export interface ArchiveStart {
+  readonly meta: ArchiveMeta;
+  readonly room: Uint8Array;
+  readonly keyLog: Uint8Array | null;
+  readonly policies?: Iterable<Uint8Array>;
+  readonly records?: Iterable<Uint8Array>;
+}
+
+/**
+ * Writes an archive: `archive.json`, the room and the key log at once, the decisions appended in
+ * ascending `t` (streamed to `decisions.bin`), the policies and records at once, when known.
+ */
 export class ArchiveWriter {
   private file: FileHandle | undefined;
   private buffered: Uint8Array[] = [];
   private size = 0;
   private lastT = -1n;
+  private wrote = { policies: false, records: false };
   /** Decisions written. */
   decisions = 0;
 
   private constructor(readonly dir: string) {}
 
-  /** Creates `dir` (or uses it, empty of an archive) and writes the materials. */
-  static async create(
-    dir: string,
-    m: Omit<ArchiveMaterials, 'records' | 'policies'> & {
-      readonly policies: Iterable<Uint8Array>;
-      readonly records: Iterable<Uint8Array>;
-    },
-  ): Promise<ArchiveWriter> {
+  /** Creates `dir` (or writes into it) and writes what `start` holds. */
+  static async create(dir: string, start: ArchiveStart): Promise<ArchiveWriter> {
     mkdirSync(dir, { recursive: true });
     const w = new ArchiveWriter(dir);
-    writeFileSync(join(dir, ARCHIVE_FILES.meta), archiveMetaJson(m.meta));
-    writeFileSync(join(dir, ARCHIVE_FILES.room), m.room);
-    if (m.keyLog !== null) writeFileSync(join(dir, ARCHIVE_FILES.keyLog), m.keyLog);
-    writeFileSync(join(dir, ARCHIVE_FILES.policies), framesBytes(m.policies));
-    writeFileSync(join(dir, ARCHIVE_FILES.records), framesBytes(m.records));
+    w.writeMeta(start.meta);
+    writeFileSync(join(dir, ARCHIVE_FILES.room), start.room);
+    const keyLogPath = join(dir, ARCHIVE_FILES.keyLog);
+    if (start.keyLog !== null) writeFileSync(keyLogPath, start.keyLog);
+    else rmSync(keyLogPath, { force: true });
+    if (start.policies !== undefined) w.writePolicies(start.policies);
+    if (start.records !== undefined) w.writeRecords(start.records);
     w.file = await open(join(dir, ARCHIVE_FILES.decisions), 'w');
     return w;
   }
 
-  /** Appends a decision; its `t` (µs), when known, must not be below the one before. */
+  /** (Re)writes `archive.json`. */
+  writeMeta(meta: ArchiveMeta): void {
+    writeFileSync(join(this.dir, ARCHIVE_FILES.meta), archiveMetaJson(meta));
+  }
+
+  /** Writes `policies.bin`. */
+  writePolicies(policies: Iterable<Uint8Array>): void {
+    writeFileSync(join(this.dir, ARCHIVE_FILES.policies), framesBytes(policies));
+    this.wrote.policies = true;
+  }
+
+  /** Writes `records.bin`. */
+  writeRecords(records: Iterable<Uint8Array>): void {
+    writeFileSync(join(this.dir, ARCHIVE_FILES.records), framesBytes(records));
+    this.wrote.records = true;
+  }
+
+  /** Appends a decision; its `t` (µs), when given, must not be below the one before. */
   async add(decision: Uint8Array, t?: bigint): Promise<void> {
     if (t !== undefined) {
-      if (t < this.lastT)
+      if (t < this.lastT) {
         throw new ArchiveError(
-          `a decision at ${t} comes after one at ${this.lastT}: not ascending`,
+          `a decision at ${t} comes after one at ${this.lastT}: not in ascending t`,
         );
+      }
       this.lastT = t;
     }
     const f = encodeFrame(decision);
@@ -296,7 +324,10 @@ export class ArchiveWriter {
     this.size = 0;
   }
 
+  /** Writes what is buffered and closes `decisions.bin` (and empty frame files not written). */
   async close(): Promise<void> {
+    if (!this.wrote.policies) this.writePolicies([]);
+    if (!this.wrote.records) this.writeRecords([]);
     await this.flush();
     await this.file?.close();
     this.file = undefined;

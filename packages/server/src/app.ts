@@ -438,7 +438,10 @@ export class SteeringApp {
     if (path === '/decisions') {
       // The listing by time (listing.ts, docs/audit.md).
       if (!read) return ['listing', this.notAllowed('GET, HEAD, OPTIONS')];
-      const listed = listDecisions(this.o.store, query);
+      const listed = listDecisions(this.o.store, query, {
+        decision_uri: this.o.policy.decision_uri,
+        grace_s: this.graceS,
+      });
       return ['listing', json(listed.status, listed.body)];
     }
     if (path === '/records') {

@@ -6,7 +6,9 @@
  *
  * with the decisions of `from` ≤ `t` < `to` in the order they were decided (ascending `t`),
  * at most `limit` (1 to 1000, default 1000) after the cursor `after` (a page's `next`). `from`
- * defaults to 0 and `to` to 2^64 − 1. Each decision is then fetched at its URI (§8.4).
+ * defaults to 0 and `to` to 2^64 − 1. The server adds `"decision_uri"`, its policy's prefix
+ * of decision URIs (each decision is fetched at that prefix and its digest, §8.4), and
+ * `"grace_s"`, its session grace in whole seconds (the load replay's).
  */
 import { toHex } from '@wai-steering/wire';
 import type { SteeringStore } from './store/store.js';
@@ -26,8 +28,15 @@ function bad(message: string): ListingResponse {
   return { status: 400, body: { error: 'bad_query', message } };
 }
 
-/** The listing's answer to a query string (the target's bytes after `?`). */
-export function listDecisions(store: SteeringStore, query: string): ListingResponse {
+/**
+ * The listing's answer to a query string (the target's bytes after `?`); `extra` members (the
+ * policy's `decision_uri`, where each decision is fetched) are written after `next`.
+ */
+export function listDecisions(
+  store: SteeringStore,
+  query: string,
+  extra: Readonly<Record<string, unknown>> = {},
+): ListingResponse {
   const params = new Map<string, string>();
   for (const part of query === '' ? [] : query.split('&')) {
     const eq = part.indexOf('=');
@@ -65,6 +74,7 @@ export function listDecisions(store: SteeringStore, query: string): ListingRespo
     body: {
       decisions: page.decisions.map((d) => ({ digest: toHex(d.digest), t: d.t.toString() })),
       next: page.next === null ? null : String(page.next),
+      ...extra,
     },
   };
 }
