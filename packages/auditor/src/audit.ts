@@ -89,6 +89,8 @@ export interface AuditOptions {
    * not held.
    */
   readonly verify?: 'local' | 'external';
+  /** With `verify: 'local'`: `fast` (default) or `reference` (`verifyDecision` each time). */
+  readonly mode?: 'fast' | 'reference';
 }
 
 function sessionKey(session: Uint8Array): string {
@@ -146,6 +148,7 @@ export class Audit {
       policies,
       records: held,
       backend: this.backend,
+      ...(options.mode === undefined ? {} : { mode: options.mode }),
     });
     this.verifier = local ? verifier : undefined;
   }
@@ -165,8 +168,23 @@ export class Audit {
     else if (verdict !== undefined) v = verdict;
     else throw new TypeError('Audit.add: a verdict is required with verify: external');
     this.count++;
-    const read = readDecision(bytes);
-    const d = read.ok ? read.value : undefined;
+    let d = v.facts;
+    if (d === undefined && verdict === undefined) {
+      // A verdict without facts: the decision does not read, or was verified elsewhere.
+      const read = readDecision(bytes);
+      if (read.ok) {
+        const r = read.value;
+        d = {
+          t: r.t,
+          session: r.session,
+          policy: r.policy,
+          loads: r.pathways.map((pw) => pw.load),
+          first: r.priority[0]!,
+          ttl: r.ttl,
+          reason: r.reason,
+        };
+      }
+    }
     if (d !== undefined) {
       if (d.t < this.lastT) {
         throw new ArchiveError(
@@ -189,8 +207,7 @@ export class Audit {
     const policyHex = toHex(d.policy);
     const policy = this.policyLog.get(policyHex);
     this.policyLog.use(policyHex, d.t);
-    const m = d.pathways.length;
-    const ids = d.pathways.map((_, i) => policy?.pathways[i]?.id ?? String(i));
+    const m = d.loads.length;
     const key = sessionKey(d.session);
     if (!this.seen.has(key)) {
       this.seen.add(key);
@@ -202,13 +219,14 @@ export class Audit {
     const replayed = this.replay.loads(policyHex, m);
     const points: { pathway: string; stated: number; replayed: number }[] = [];
     for (let i = 0; i < m; i++) {
-      const stated = d.pathways[i]!.load;
+      const id = policy?.pathways[i]?.id ?? String(i);
+      const stated = d.loads[i]!;
       const r = replayed[i]!;
-      points.push({ pathway: ids[i]!, stated, replayed: r });
+      points.push({ pathway: id, stated, replayed: r });
       if (v.accepted && Math.abs(stated - r) > this.tolerance) {
         this.inconsistent.push({
           digest: v.digest,
-          pathway: ids[i]!,
+          pathway: id,
           stated,
           replayed: r,
           t: d.t.toString(),
@@ -216,8 +234,8 @@ export class Audit {
       }
     }
     if (v.accepted) this.checked++;
-    this.series.add(d.t, v.accepted ? REASON_NAMES[d.reason - 1]! : 'refused', points);
-    this.replay.place(policyHex, key, d.priority[0]!, d.t, d.ttl);
+    this.series.add(d.t, v.accepted ? (REASON_NAMES[d.reason - 1] ?? 'none') : 'refused', points);
+    this.replay.place(policyHex, key, d.first, d.t, d.ttl);
   }
 
   /** The result, and the series the HTML report plots. */

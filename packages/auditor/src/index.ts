@@ -36,6 +36,7 @@ export { LoadReplay, secondOf } from './replay.js';
 export { MAX_BINS, type Series, type SeriesBin } from './series.js';
 export { type ShareResult, Z_FLAG } from './shares.js';
 export {
+  type DecisionFacts,
   DecisionVerifier,
   openPinnedRoom,
   type Verdict,

@@ -15,6 +15,7 @@ import {
   toHex,
 } from '@wai-steering/wire';
 import { ArchiveError } from './archive.js';
+import { FastVerifier } from './internal/fast.js';
 
 /** C8's `where` of a refusal. */
 export interface Where {
@@ -23,15 +24,32 @@ export interface Where {
   readonly record?: number;
 }
 
-/** What the verification of one decision gave: accepted, or refused with its C7 reason and place. */
-export type Verdict =
+/** What the audit reads of a decision beyond its verdict (§7.1), when it reads. */
+export interface DecisionFacts {
+  readonly t: bigint;
+  readonly session: Uint8Array;
+  readonly policy: Uint8Array;
+  /** Each pathway's stated `load`. */
+  readonly loads: readonly number[];
+  /** The first pathway of its priority. */
+  readonly first: number;
+  readonly ttl: number;
+  readonly reason: number;
+}
+
+/**
+ * What the verification of one decision gave: accepted, or refused with its C7 reason and place;
+ * with its facts when it reads.
+ */
+export type Verdict = (
   | { readonly digest: string; readonly accepted: true }
   | {
       readonly digest: string;
       readonly accepted: false;
       readonly reason: Reason;
       readonly where: Where;
-    };
+    }
+) & { readonly facts?: DecisionFacts };
 
 /** What a {@link DecisionVerifier} is given: the archive's materials. */
 export interface VerifierMaterials {
@@ -46,6 +64,11 @@ export interface VerifierMaterials {
   /** The archive's records (`WMH1`). */
   readonly records: Iterable<Uint8Array>;
   readonly backend?: CryptoBackend;
+  /**
+   * `fast` (default): steps 4 and 5 once per window's evidence (`internal/fast.ts`); `reference`:
+   * `verifyDecision` for every decision (the same outcomes, slower).
+   */
+  readonly mode?: 'fast' | 'reference';
 }
 
 /** A digest's SHA-256 input for a frame that does not read: its bytes before the last 64. */
@@ -85,6 +108,7 @@ export class DecisionVerifier {
   private readonly policies = new Map<string, Uint8Array>();
   /** Records by the digest they answer to (C9: the first given of a digest is used). */
   private readonly records = new Map<string, Uint8Array>();
+  private readonly fast: FastVerifier | undefined;
 
   constructor(m: VerifierMaterials) {
     this.backend = m.backend ?? getBackend();
@@ -101,6 +125,10 @@ export class DecisionVerifier {
       const hex = toHex(this.backend.sha256(body));
       if (!this.records.has(hex)) this.records.set(hex, r);
     }
+    this.fast =
+      (m.mode ?? 'fast') === 'fast'
+        ? new FastVerifier(this.ctx, this.policies, this.records, this.cache, this.backend)
+        : undefined;
   }
 
   /** The records held, by digest. */
@@ -121,11 +149,27 @@ export class DecisionVerifier {
     }
     const d = read.value;
     const digest = toHex(this.backend.sha256(d.body));
+    const facts: DecisionFacts = {
+      t: d.t,
+      // Copies: a view would carry the whole decision to a worker's caller.
+      session: d.session.slice(),
+      policy: d.policy.slice(),
+      loads: d.pathways.map((pw) => pw.load),
+      first: d.priority[0]!,
+      ttl: d.ttl,
+      reason: d.reason,
+    };
     const policy = this.policies.get(toHex(d.policy));
     if (policy === undefined) {
       // §9.1 step 3 in C9's order: the room first, then the policy digest.
       const reason: Reason = bytesEqual(d.room, this.ctx.roomId) ? 'record_missing' : 'wrong_room';
-      return { digest, accepted: false, reason, where: { at: 'decision' } };
+      return { digest, accepted: false, reason, where: { at: 'decision' }, facts };
+    }
+    if (this.fast !== undefined) {
+      const refusal = this.fast.verify(bytes, d, policy);
+      return refusal === null
+        ? { digest, accepted: true, facts }
+        : { digest, accepted: false, ...refusal, facts };
     }
     const named: Uint8Array[] = [];
     for (const pw of d.pathways) {
@@ -138,7 +182,7 @@ export class DecisionVerifier {
       { room: this.room, keyLog: this.keyLog, policy, decision: bytes, records: named },
       { backend: this.backend, cache: this.cache },
     );
-    if (outcome.outcome === 'accept') return { digest, accepted: true };
-    return { digest, accepted: false, reason: outcome.reason, where: { ...outcome.where } };
+    if (outcome.outcome === 'accept') return { digest, accepted: true, facts };
+    return { digest, accepted: false, reason: outcome.reason, where: { ...outcome.where }, facts };
   }
 }

@@ -19,11 +19,16 @@ try {
   error = (e as Error).message;
 }
 
-port.on('message', (m: { id: number; frames: Uint8Array[] }) => {
+port.on('message', (m: { id: number; buf: Uint8Array; ends: Uint32Array }) => {
   if (verifier === undefined) {
     port.postMessage({ id: m.id, error: error ?? 'the worker could not read the archive' });
     return;
   }
-  const v = verifier;
-  port.postMessage({ id: m.id, verdicts: m.frames.map((f) => v.verify(f)) });
+  const verdicts = [];
+  let start = 0;
+  for (const end of m.ends) {
+    verdicts.push(verifier.verify(m.buf.subarray(start, end)));
+    start = end;
+  }
+  port.postMessage({ id: m.id, verdicts });
 });

@@ -1,0 +1,97 @@
+// The auditor's benchmark (not a test: `pnpm bench`). In one run, on this machine:
+// 1. raw `node:crypto` Ed25519 verifications of decision-sized messages, one core: the baseline;
+// 2. decisions audited per second from an archive on one core (`jobs: 1`), and its ratio to (1);
+// 3. the same archive with `jobs: 2`, and its ratio to (2);
+// 4. the peak resident memory of a child process auditing an archive of 1 million decisions.
+import { execFileSync } from 'node:child_process';
+import { generateKeyPairSync, sign, verify } from 'node:crypto';
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { availableParallelism, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fromHex, readDecision, toHex, unwrap } from '@wai-steering/wire';
+import { auditArchive, decisionFrames } from '../src/node.js';
+import { makeArchive } from './make.js';
+
+const N = Number(process.env.AUDIT_BENCH_DECISIONS ?? 20_000);
+const BIG = Number(process.env.AUDIT_BENCH_BIG ?? 1_000_000);
+const ROUNDS = 3;
+const tmp = mkdtempSync(join(tmpdir(), 'wai-audit-bench-'));
+
+function best(times: number[]): number {
+  return Math.min(...times);
+}
+
+try {
+  const small = join(tmp, 'small');
+  const size = await makeArchive(small, N, 2_000);
+  let room = '';
+  for await (const f of decisionFrames(small)) {
+    room = toHex(unwrap(readDecision(f)).room);
+    break;
+  }
+  console.log(
+    `auditor bench: ${N} decisions of ${size.toFixed(0)} bytes, ${availableParallelism()} cores`,
+  );
+
+  // 1. The baseline: raw Ed25519 verifications of messages of the decisions' size.
+  const { privateKey, publicKey } = generateKeyPairSync('ed25519');
+  const messages = Array.from({ length: N }, (_, i) => {
+    const m = Buffer.alloc(Math.round(size));
+    m.writeUInt32LE(i, 0);
+    return m;
+  });
+  const sigs = messages.map((m) => sign(null, m, privateKey));
+  const raw: number[] = [];
+  for (let r = 0; r < ROUNDS; r++) {
+    const t0 = performance.now();
+    let ok = 0;
+    for (let i = 0; i < N; i++) if (verify(null, messages[i]!, publicKey, sigs[i]!)) ok++;
+    raw.push(performance.now() - t0);
+    if (ok !== N) throw new Error('baseline: a signature did not verify');
+  }
+  const rawRate = (N * 1000) / best(raw);
+
+  // 2 and 3. The audit from the archive, one job and two.
+  const rates: Record<number, number> = {};
+  for (const jobs of [1, 2]) {
+    const times: number[] = [];
+    for (let r = 0; r < ROUNDS; r++) {
+      const t0 = performance.now();
+      const { result } = await auditArchive(small, { roomId: fromHex(room), jobs });
+      times.push(performance.now() - t0);
+      if (result.findings !== 0 || result.decisions !== N) {
+        throw new Error(`the bench archive audits with ${result.findings} findings`);
+      }
+    }
+    rates[jobs] = (N * 1000) / best(times);
+  }
+  console.log(`  raw node:crypto Ed25519 verify:   ${Math.round(rawRate)} /s (best of ${ROUNDS})`);
+  console.log(
+    `  audit, 1 job:                     ${Math.round(rates[1]!)} decisions/s = ${(rates[1]! / rawRate).toFixed(2)} x raw (goal >= 0.8)`,
+  );
+  console.log(
+    `  audit, 2 jobs:                    ${Math.round(rates[2]!)} decisions/s = ${(rates[2]! / rates[1]!).toFixed(2)} x 1 job (goal >= 1.5 on 2 cores)`,
+  );
+
+  // 4. Memory for an archive of a million decisions, audited in a child process.
+  if (BIG > 0) {
+    const big = join(tmp, 'big');
+    const t0 = performance.now();
+    await makeArchive(big, BIG, 50_000);
+    const built = (performance.now() - t0) / 1000;
+    const bytes = statSync(join(big, 'decisions.bin')).size;
+    const out = execFileSync(
+      process.execPath,
+      ['--import', 'tsx', join(import.meta.dirname, 'memory-child.ts'), big, room],
+      { encoding: 'utf8', maxBuffer: 1 << 20 },
+    );
+    const m = JSON.parse(out.trim().split('\n').at(-1)!);
+    console.log(
+      `  ${m.decisions} decisions (${(bytes / 2 ** 20).toFixed(0)} MiB, built in ${built.toFixed(0)} s), ${m.sessions} sessions: ` +
+        `audited in ${m.seconds.toFixed(0)} s, ${m.findings} findings, peak RSS ${(m.rssPeak / 2 ** 20).toFixed(0)} MiB ` +
+        `(${(m.rssStart / 2 ** 20).toFixed(0)} MiB at start)`,
+    );
+  }
+} finally {
+  rmSync(tmp, { recursive: true, force: true });
+}
