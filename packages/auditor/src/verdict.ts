@@ -127,7 +127,7 @@ export class DecisionVerifier {
     }
     this.fast =
       (m.mode ?? 'fast') === 'fast'
-        ? new FastVerifier(this.ctx, this.policies, this.records, this.cache, this.backend)
+        ? new FastVerifier(this.ctx, this.records, this.cache, this.backend)
         : undefined;
   }
 

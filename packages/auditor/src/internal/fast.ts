@@ -99,7 +99,6 @@ export class FastVerifier {
 
   constructor(
     private readonly ctx: RoomContext,
-    private readonly policies: ReadonlyMap<string, Uint8Array>,
     private readonly records: ReadonlyMap<string, Uint8Array>,
     private readonly cache: VerifierCache,
     private readonly backend: CryptoBackend,
