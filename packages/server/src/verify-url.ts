@@ -7,7 +7,7 @@
  * was fetched.
  */
 import { type Outcome, type VerifierCache, verifyDecision } from '@wai-steering/verifier';
-import { type CryptoBackend, readDecision, toHex } from '@wai-steering/wire';
+import { type CryptoBackend, readDecision, readRoom, roomIdOf, toHex } from '@wai-steering/wire';
 
 /** Options of {@link fetchAndVerify}. */
 export interface FetchAndVerifyOptions {
@@ -19,6 +19,11 @@ export interface FetchAndVerifyOptions {
   readonly timeoutMs?: number;
   /** Requests in flight at once when fetching records (default 8). */
   readonly concurrency?: number;
+  /**
+   * The room the verification trusts: a decision of another room, or a descriptor that is not
+   * this room's, is a {@link FetchError} (never a verification against the room the server chose).
+   */
+  readonly roomId?: Uint8Array;
 }
 
 /** What was fetched and the outcome. */
@@ -30,6 +35,10 @@ export interface FetchedVerification {
   readonly manifest: string | null;
   /** Named records the server did not have (the outcome is then `record_missing`). */
   readonly missing: readonly string[];
+  /** The room id trusted (hex): the decision's, or the one pinned. */
+  readonly room: string;
+  /** The room descriptor's authority (hex), when the descriptor reads. */
+  readonly authority: string | null;
 }
 
 /** A fetch that failed: the network, an HTTP status, or a body that is not what was expected. */
@@ -149,11 +158,28 @@ export async function fetchAndVerifyDetailed(
       decisionUri,
     );
   }
+  if (options.roomId !== undefined && roomHex !== toHex(options.roomId)) {
+    throw new FetchError(
+      `${decisionUri}: the decision is of the room ${roomHex}, not the room ${toHex(options.roomId)} given`,
+      decisionUri,
+    );
+  }
   const [policy, room, keyLog] = await Promise.all([
     get(`${origin}/policies/${policyHex}`, options),
     get(`${origin}/rooms/${roomHex}/descriptor`, options),
     get(`${origin}/rooms/${roomHex}/key-log`, options, true),
   ]);
+  const descriptor = readRoom(room!.bytes);
+  const authority = descriptor.ok ? toHex(descriptor.value.authority) : null;
+  if (options.roomId !== undefined) {
+    const id = descriptor.ok ? toHex(roomIdOf(descriptor.value, options.backend)) : null;
+    if (id !== roomHex) {
+      throw new FetchError(
+        `${origin}/rooms/${roomHex}/descriptor: not the descriptor of the room ${roomHex}`,
+        `${origin}/rooms/${roomHex}/descriptor`,
+      );
+    }
+  }
   const records: Uint8Array[] = [];
   const missing: string[] = [];
   const hexes = [...new Set(named.map(toHex))];
@@ -184,7 +210,7 @@ export async function fetchAndVerifyDetailed(
       ...(options.cache === undefined ? {} : { cache: options.cache }),
     },
   );
-  return { outcome, decisionUri, manifest, missing };
+  return { outcome, decisionUri, manifest, missing, room: roomHex, authority };
 }
 
 /**

@@ -3,6 +3,7 @@ import { readPolicy } from '@wai-steering/wire';
 import type { Command, Context } from '../internal/command.js';
 import { EXIT, UserError } from '../internal/errors.js';
 import { readBytes, readDir } from '../internal/files.js';
+import { parseHexKey } from '../internal/keys.js';
 import { type C8Outcome, outcomeLine, outcomeText } from '../internal/outcome.js';
 
 const FILE_OPTIONS = ['room', 'key-log', 'policy', 'decision', 'records', 'manifest'] as const;
@@ -30,7 +31,7 @@ export const verify: Command = {
   summary: 'Verify a decision (§9): exit 0 accepted, 1 refused, 2 a usage or I/O error.',
   usage: [
     'wai-steer verify --room FILE [--key-log FILE] --policy FILE --decision FILE --records DIR [--manifest FILE] [--json]',
-    'wai-steer verify --url URL [--json]',
+    'wai-steer verify --url URL [--room-id HEX] [--json]',
   ],
   options: {
     room: { type: 'string', arg: 'FILE', description: 'the room descriptor' },
@@ -47,6 +48,11 @@ export const verify: Command = {
       type: 'string',
       arg: 'URL',
       description: 'fetch a steering manifest and everything it names, and verify them',
+    },
+    'room-id': {
+      type: 'string',
+      arg: 'HEX',
+      description: 'with --url: the room to trust (a decision of another room is an error)',
     },
     json: { type: 'boolean', description: "print exactly companion C8's outcome JSON, one line" },
   },
@@ -73,14 +79,24 @@ log, policy and records the steering server publishes, and verifies them.`,
       if (given.length > 0) {
         throw new UserError(`verify: --url is given alone, without --${given.join(', --')}`);
       }
-      const { fetchAndVerify } = await import('@wai-steering/server');
-      let outcome: C8Outcome;
+      const pinned = ctx.optional('room-id');
+      const roomId = pinned === undefined ? undefined : parseHexKey(pinned, '--room-id');
+      const { fetchAndVerifyDetailed } = await import('@wai-steering/server');
+      let fetched: Awaited<ReturnType<typeof fetchAndVerifyDetailed>>;
       try {
-        outcome = (await fetchAndVerify(url)) as C8Outcome;
+        fetched = await fetchAndVerifyDetailed(url, roomId === undefined ? {} : { roomId });
       } catch (e) {
         throw new UserError(`verify --url ${url}: ${e instanceof Error ? e.message : String(e)}`);
       }
-      return print(ctx, outcome);
+      // The room and authority trusted: on stderr with --json (stdout is C8's line alone).
+      const trusted = `trusted the room ${fetched.room}${pinned === undefined ? ' (the one the server named; pin it with --room-id)' : ''}, authority ${fetched.authority ?? '(its descriptor does not read)'}\n`;
+      if (ctx.flag('json')) ctx.io.stderr.write(`wai-steer: ${trusted}`);
+      const code = print(ctx, fetched.outcome as C8Outcome);
+      if (!ctx.flag('json')) ctx.out(trusted);
+      return code;
+    }
+    if (ctx.optional('room-id') !== undefined) {
+      throw new UserError('verify: --room-id goes with --url (the files given are the room)');
     }
     for (const option of ['room', 'policy', 'decision', 'records'] as const) {
       if (ctx.optional(option) === undefined) {
