@@ -287,7 +287,11 @@ export class SteeringApp {
     m.gauge(
       'wai_steering_load',
       'Sessions steered first to each pathway (§6), the loads decisions state.',
-      () => this.pathwayIds.map((id, i) => [{ pathway: id }, this.sessions.loads[i]!] as const),
+      () => {
+        const now = this.sessions.secondsAt(Number(this.clock() / 1000n));
+        const loads = this.sessions.loadsAt(now);
+        return this.pathwayIds.map((id, i) => [{ pathway: id }, loads[i]!] as const);
+      },
     );
     m.gauge('wai_steering_sessions', 'Live sessions held by the session table.', () => [
       [{}, this.sessions.size],

@@ -4,7 +4,7 @@
  * time, then each decision, the policies and the records it names, the room and the key log
  * head, all by digest).
  */
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import type { ArchiveMeta } from '@wai-steering/auditor';
 import { ArchiveWriter } from '@wai-steering/auditor/node';
 import {
@@ -133,6 +133,9 @@ export async function exportFromStore(
   }
   const keyLog = config.keyLog === null ? null : read(config.keyLog, 'key log');
   const graceS = Math.ceil(config.sessions.grace / 1000);
+  if (!existsSync(config.store.path)) {
+    throw new UserError(`server config ${configPath}: its store ${config.store.path} does not exist`);
+  }
   const store = new SqliteStore(config.store.path, { checkpoint: 'inline' });
   try {
     const writer = await ArchiveWriter.create(out, {
