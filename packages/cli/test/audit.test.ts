@@ -5,8 +5,8 @@ import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { decodeFrames } from '@wai-steering/auditor';
-import { type RunningDemo, runDemo } from '@wai-steering/server';
-import { readDecision, readRoom, toHex, unwrap } from '@wai-steering/wire';
+import { type RunningDemo, runDemo } from '@wai-steering/server/testkit';
+import { readDecision, toHex, unwrap } from '@wai-steering/wire';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cli, expectUserError, tempDir } from './helpers.js';
 
@@ -124,21 +124,6 @@ describe('the demo server audited', () => {
     const result = JSON.parse(r.stdout);
     expect(result.decisions).toBeGreaterThanOrEqual(made);
     expect(result.findings).toBe(0);
-  });
-
-  it('verify --url pinned with --room-id: the room and authority trusted; another room is an error', async () => {
-    const authority = toHex(unwrap(readRoom(demo.setup.roomBytes)).authority);
-    const v = await cli(['verify', '--url', demo.steeringUrl, '--room-id', roomId, '--json'], dir);
-    expect(v.code, v.stderr).toBe(0);
-    expect(JSON.parse(v.stdout).outcome).toBe('accept');
-    expect(v.stderr).toBe(`wai-steer: trusted the room ${roomId}, authority ${authority}\n`);
-    const text = await cli(['verify', '--url', demo.steeringUrl], dir);
-    expect(text.code).toBe(0);
-    expect(text.stdout).toContain(`trusted the room ${roomId} (the one the server named`);
-    expectUserError(
-      await cli(['verify', '--url', demo.steeringUrl, '--room-id', 'cd'.repeat(32)], dir),
-      /is of the room [0-9a-f]{64}, not the room (cd)+ given/,
-    );
   });
 
   it('refuses another room (exit 2, one line), and the other mistakes', async () => {

@@ -32,11 +32,11 @@ function bad(message: string): ListingResponse {
  * The listing's answer to a query string (the target's bytes after `?`); `extra` members (the
  * policy's `decision_uri`, where each decision is fetched) are written after `next`.
  */
-export function listDecisions(
+export async function listDecisions(
   store: SteeringStore,
   query: string,
   extra: Readonly<Record<string, unknown>> = {},
-): ListingResponse {
+): Promise<ListingResponse> {
   const params = new Map<string, string>();
   for (const part of query === '' ? [] : query.split('&')) {
     const eq = part.indexOf('=');
@@ -68,7 +68,7 @@ export function listDecisions(
   ) {
     return bad(`limit is not 1 to ${MAX_LIST}`);
   }
-  const page = store.listDecisions(from, to, Number(after), limit);
+  const page = await store.listDecisions(from, to, Number(after), limit);
   return {
     status: 200,
     body: {

@@ -16,8 +16,10 @@ import {
   verifyPolicySignature,
 } from '@wai-steering/wire';
 import { nodeBackend } from '@wai-steering/wire/node';
-import { type AppMaterials, SteeringApp } from './app.js';
+import { SteeringApp } from './app.js';
 import { ConfigError, type ServerConfig } from './config.js';
+import { SteeringEngine } from './engine/engine.js';
+import type { EngineMaterials } from './engine/types.js';
 import { createHttpServer, listen } from './http.js';
 import { SqliteStore } from './store/sqlite.js';
 
@@ -25,13 +27,19 @@ import { SqliteStore } from './store/sqlite.js';
 export interface RunningServer {
   /** Where it listens, `http://host:port`. */
   readonly url: string;
+  /** The engine: sessions, evidence, decisions, the store. */
+  readonly engine: SteeringEngine;
+  /** The HTTP side: the route table over the engine. */
   readonly app: SteeringApp;
   readonly http: Server;
   readonly store: SqliteStore;
   /** Warnings found at start (a steering key that may not state some class, say). */
   readonly warnings: readonly string[];
-  /** Reads the key log file again and serves (and verifies ingest against) its head. */
-  reloadKeyLog(): void;
+  /**
+   * Reads the key log file again and serves (and verifies ingest against) its head; rejects
+   * with a {@link ConfigError} when it does not verify (the head in use stays).
+   */
+  reloadKeyLog(): Promise<void>;
   /** Stops listening, writes what is queued, closes the store. */
   close(): Promise<void>;
 }
@@ -54,7 +62,7 @@ function readBytes(path: string, field: string): Uint8Array {
 }
 
 /** What the server serves under, read and checked, with what the reading warned of. */
-export interface Materials extends AppMaterials {
+export interface Materials extends EngineMaterials {
   readonly warnings: string[];
 }
 
@@ -156,74 +164,73 @@ export async function startServer(
   const m = readMaterials(config, backend);
   const { warnings, ...materials } = m;
   const store = new SqliteStore(config.store.path, { synchronous: config.store.synchronous });
-  let app: SteeringApp;
+  let engine: SteeringEngine;
   try {
-    app = new SteeringApp({
+    engine = await SteeringEngine.open({
       ...materials,
       store,
       backend,
       graceMs: config.sessions.grace,
       maxSessions: config.sessions.max,
       maxQueue: config.limits.maxQueue,
-      maxRecordBytes: config.limits.maxRecordBytes,
-      maxTargetBytes: config.limits.maxTargetBytes,
       ...(options.clock === undefined ? {} : { clock: options.clock }),
     });
-    if (m.keyLogBytes !== null && m.room.keyLog !== undefined) {
-      store.putBlob('key-log', digestOf(m.room.keyLog, backend), m.keyLogBytes);
-    }
   } catch (e) {
-    store.close();
+    await store.close();
     throw e;
   }
+  const app = new SteeringApp(engine, {
+    maxRecordBytes: config.limits.maxRecordBytes,
+    maxTargetBytes: config.limits.maxTargetBytes,
+  });
   const http = createHttpServer(app);
   let url: string;
   try {
     url = await listen(http, config.listen.host, config.listen.port);
   } catch (e) {
-    app.close();
-    store.close();
+    await engine.close();
+    await store.close();
     const code = (e as NodeJS.ErrnoException).code;
     throw new ConfigError([
       `listen: cannot listen on ${config.listen.host}:${config.listen.port} (${code ?? (e as Error).message})`,
     ]);
   }
   // Sessions: a pass over the table every 2 s at most (§6 loads); evidence index pruned.
-  const sweeper = setInterval(() => app.sweep(Math.ceil(app.sessions.slots / 8)), 250);
+  const sweeper = setInterval(() => engine.sweep(Math.ceil(engine.sessions.slots / 8)), 250);
   sweeper.unref();
   const pruner = setInterval(() => {
-    try {
-      app.prune(config.retention.records, config.retention.decisions);
-    } catch (e) {
+    engine.prune(config.retention.records, config.retention.decisions).catch((e: unknown) => {
       console.error('wai-steering: pruning failed:', e);
-    }
+    });
   }, config.retention.sweep);
   pruner.unref();
   let closing: Promise<void> | undefined;
   return {
     url,
+    engine,
     app,
     http,
     store,
     warnings: m.warnings,
-    reloadKeyLog(): void {
+    async reloadKeyLog(): Promise<void> {
       if (config.keyLog === null) return;
       const bytes = readBytes(config.keyLog, 'keyLog');
-      const room = openRoomFrom(m.roomBytes, bytes, backend);
-      if (room.keyLog !== undefined)
-        store.putBlob('key-log', digestOf(room.keyLog, backend), bytes);
-      app.setRoom(room, bytes);
+      await engine.replaceRoom(openRoomFrom(m.roomBytes, bytes, backend), bytes);
     },
     close(): Promise<void> {
       closing ??= new Promise<void>((resolve) => {
         clearInterval(sweeper);
         clearInterval(pruner);
-        http.close(() => {
-          store.close();
-          store.whenClosed().then(resolve, resolve);
-        });
         // Answer what is queued, then drop idle keep-alive connections.
-        app.close();
+        const drained = engine.close();
+        http.close(() => {
+          drained
+            .then(
+              () => store.close(),
+              () => store.close(),
+            )
+            .then(resolve, resolve);
+        });
         setImmediate(() => {
           http.closeIdleConnections();
           setTimeout(() => http.closeAllConnections(), 2000).unref();

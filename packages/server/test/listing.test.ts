@@ -2,13 +2,13 @@ import { readDecision, toHex, unwrap } from '@wai-steering/wire';
 import { afterEach, describe, expect, it } from 'vitest';
 import { demoApp, get, postPeriods, text } from './helpers/setup.js';
 
-const contexts: ReturnType<typeof demoApp>[] = [];
-afterEach(() => {
-  for (const c of contexts.splice(0)) c.close();
+const contexts: Awaited<ReturnType<typeof demoApp>>[] = [];
+afterEach(async () => {
+  for (const c of contexts.splice(0)) await c.close();
 });
 
 async function decided(n: number) {
-  const ctx = demoApp();
+  const ctx = await demoApp();
   contexts.push(ctx);
   const P = ctx.setup.policy.period_us;
   const start = ctx.clock.us;
@@ -28,7 +28,7 @@ async function decided(n: number) {
   return { ctx, made };
 }
 
-async function list(app: ReturnType<typeof demoApp>['app'], query: string) {
+async function list(app: Awaited<ReturnType<typeof demoApp>>['app'], query: string) {
   const res = await get(app, `/decisions${query}`);
   return { res, body: JSON.parse(text(res.body)) };
 }

@@ -3,6 +3,7 @@ import { archiveExport } from './archive.js';
 import { audit } from './audit.js';
 import { conformance } from './conformance.js';
 import { decide } from './decide.js';
+import { demo } from './demo.js';
 import { keylogAdd, keylogCreate, keylogInspect, keylogRevoke } from './keylog.js';
 import { keygen, pubkey } from './keys.js';
 import { dashElementCommand, hlsTagCommand } from './mappings.js';
@@ -37,4 +38,5 @@ export const COMMANDS: readonly Command[] = [
   archiveExport,
   conformance,
   serve,
+  demo,
 ];

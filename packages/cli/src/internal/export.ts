@@ -134,7 +134,9 @@ export async function exportFromStore(
   const keyLog = config.keyLog === null ? null : read(config.keyLog, 'key log');
   const graceS = Math.ceil(config.sessions.grace / 1000);
   if (!existsSync(config.store.path)) {
-    throw new UserError(`server config ${configPath}: its store ${config.store.path} does not exist`);
+    throw new UserError(
+      `server config ${configPath}: its store ${config.store.path} does not exist`,
+    );
   }
   const store = new SqliteStore(config.store.path, { checkpoint: 'inline' });
   try {
@@ -146,7 +148,7 @@ export async function exportFromStore(
     const named = new Named();
     let after = 0;
     for (;;) {
-      const page = store.listDecisions(span.from, span.to, after, 1000);
+      const page = await store.listDecisions(span.from, span.to, after, 1000);
       for (const d of page.decisions) {
         named.add(d.bytes);
         await writer.add(d.bytes, d.t);
@@ -159,11 +161,11 @@ export async function exportFromStore(
     const policies = new Map<string, Uint8Array>();
     const current = read(config.policy, 'policy');
     policies.set(digestHex(current), current);
-    for (const b of store.listBlobs('policy')) policies.set(toHex(b.digest), b.bytes);
+    for (const b of await store.listBlobs('policy')) policies.set(toHex(b.digest), b.bytes);
     const records: Uint8Array[] = [];
     let missing = 0;
     for (const hex of named.records) {
-      const r = store.getRecord(Buffer.from(hex, 'hex'));
+      const r = await store.getRecord(Buffer.from(hex, 'hex'));
       if (r === undefined) missing++;
       else records.push(r);
     }
@@ -178,8 +180,7 @@ export async function exportFromStore(
       missing,
     };
   } finally {
-    store.close();
-    await store.whenClosed();
+    await store.close();
   }
 }
 

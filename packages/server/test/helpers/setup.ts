@@ -8,6 +8,7 @@ import { SteeringApp } from '../../src/app.js';
 import { loadConfig, type ServerConfig } from '../../src/config.js';
 import { type DemoSetup, setupDemo } from '../../src/demo/setup.js';
 import { HopSimulator } from '../../src/demo/simulator.js';
+import { SteeringEngine } from '../../src/engine/engine.js';
 import { type RunningServer, readMaterials, startServer } from '../../src/server.js';
 import { SqliteStore } from '../../src/store/sqlite.js';
 
@@ -55,8 +56,8 @@ export function demoRoom(
   return { setup, config: loadConfig(setup.configPath), remove };
 }
 
-/** A steering application over a demo room, its store in memory, on a test clock. */
-export function demoApp(
+/** A steering engine and its routes over a demo room, its store in memory, on a test clock. */
+export async function demoApp(
   options: {
     periodMs?: number;
     graceMs?: number;
@@ -70,18 +71,17 @@ export function demoApp(
   const m = readMaterials(config);
   const { warnings: _, ...materials } = m;
   const store = new SqliteStore(':memory:');
-  const app = new SteeringApp({
+  const engine = await SteeringEngine.open({
     ...materials,
     store,
     backend: nodeBackend,
     graceMs: options.graceMs ?? 10_000,
     maxSessions: 1_000_000,
     maxQueue: options.maxQueue ?? 10_000,
-    maxRecordBytes: 4096,
-    maxTargetBytes: 8192,
     clock: clock.now,
     ...(options.encoder === undefined ? {} : { encoder: options.encoder }),
   });
+  const app = new SteeringApp(engine, { maxRecordBytes: 4096, maxTargetBytes: 8192 });
   const sim = new HopSimulator({
     policy: setup.policy,
     roomId: setup.roomId,
@@ -93,13 +93,14 @@ export function demoApp(
     setup,
     config,
     clock,
+    engine,
     app,
     store,
     sim,
     materials: m,
-    close: () => {
-      app.close();
-      store.close();
+    close: async () => {
+      await engine.close();
+      await store.close();
       remove();
     },
   };
@@ -122,7 +123,7 @@ export function post(app: SteeringApp, target: string, body: Uint8Array) {
 
 /** Posts every hop's record of the periods ending in `ends` (µs) through the application. */
 export async function postPeriods(
-  ctx: ReturnType<typeof demoApp>,
+  ctx: Awaited<ReturnType<typeof demoApp>>,
   ends: readonly bigint[],
 ): Promise<string[]> {
   const digests: string[] = [];
