@@ -8,6 +8,7 @@ import { generateKeyPairSync, sign, verify } from 'node:crypto';
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Worker } from 'node:worker_threads';
 import { fromHex, readDecision, toHex, unwrap } from '@wai-steering/wire';
 import { auditArchive, decisionFrames } from '../src/node.js';
 import { makeArchive } from './make.js';
@@ -19,6 +20,49 @@ const tmp = mkdtempSync(join(tmpdir(), 'wai-audit-bench-'));
 
 function best(times: number[]): number {
   return Math.min(...times);
+}
+
+const RAW_WORKER = `
+const { parentPort } = require('node:worker_threads');
+const { generateKeyPairSync, sign, verify } = require('node:crypto');
+const { privateKey, publicKey } = generateKeyPairSync('ed25519');
+const m = Buffer.alloc(900);
+const s = sign(null, m, privateKey);
+parentPort.on('message', (n) => {
+  for (let i = 0; i < n; i++) verify(null, m, publicKey, s);
+  parentPort.postMessage(0);
+});
+`;
+
+/** Wall time of `n` raw verifications split over `k` worker threads (best of 3), ms. */
+async function rawThreads(k: number, n: number): Promise<number> {
+  const workers = Array.from({ length: k }, () => new Worker(RAW_WORKER, { eval: true }));
+  const once = () =>
+    Promise.all(
+      workers.map(
+        (w) =>
+          new Promise((done) => {
+            w.once('message', done);
+            w.postMessage(Math.ceil(n / k));
+          }),
+      ),
+    );
+  await once(); // warm
+  const times: number[] = [];
+  for (let r = 0; r < 3; r++) {
+    const t0 = performance.now();
+    await once();
+    times.push(performance.now() - t0);
+  }
+  await Promise.all(workers.map((w) => w.terminate()));
+  return best(times);
+}
+
+/** How much faster two threads verify than one, now. */
+async function rawInWorkers(n: number): Promise<number> {
+  const one = await rawThreads(1, n);
+  const two = await rawThreads(2, n);
+  return one / two;
 }
 
 /** CPU time (user + system, every thread of the process) since `c0`, ms. */
@@ -61,6 +105,9 @@ try {
   const rawRate = (N * 1000) / best(raw);
   const rawCpuRate = (N * 1000) / best(rawCpu);
 
+  // The parallelism the machine gives now: raw verifications in one worker thread and in two.
+  const parallel = await rawInWorkers(Math.min(N, 8000));
+
   // 2 and 3. The audit from the archive, one job and two.
   const rates: Record<number, number> = {};
   const cpuRates: Record<number, number> = {};
@@ -94,6 +141,9 @@ try {
   console.log(
     `  audit, 2 jobs:                    ${Math.round(rates[2]!)} decisions/s wall = ${(rates[2]! / rates[1]!).toFixed(2)} x 1 job (goal >= 1.5 on 2 cores); ` +
       `${Math.round(cpuRates[2]!)} per CPU second of all threads`,
+  );
+  console.log(
+    `  raw verify in 2 worker threads:   ${parallel.toFixed(2)} x 1 thread (what the machine gives two threads now)`,
   );
   console.log(
     `  (load average ${load} on ${availableParallelism()} cores at the end of these rounds)`,

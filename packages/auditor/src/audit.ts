@@ -11,8 +11,10 @@
  */
 import { REASON_NAMES } from '@wai-steering/verifier';
 import {
+  bytesEqual,
   type CryptoBackend,
   getBackend,
+  type Policy,
   type Reason,
   readDecision,
   toHex,
@@ -116,6 +118,7 @@ export class Audit {
   private accepted = 0;
   private checked = 0;
   private lastT = -1n;
+  private lastPolicy: { digest: Uint8Array; hex: string; policy: Policy | undefined } | undefined;
 
   constructor(
     materials: AuditMaterials,
@@ -204,8 +207,14 @@ export class Audit {
     }
     if (d === undefined) return;
 
-    const policyHex = toHex(d.policy);
-    const policy = this.policyLog.get(policyHex);
+    let lp = this.lastPolicy;
+    if (lp === undefined || !bytesEqual(lp.digest, d.policy)) {
+      const hex = toHex(d.policy);
+      lp = { digest: d.policy.slice(), hex, policy: this.policyLog.get(hex) };
+      this.lastPolicy = lp;
+    }
+    const policyHex = lp.hex;
+    const policy = lp.policy;
     this.policyLog.use(policyHex, d.t);
     const m = d.loads.length;
     const key = sessionKey(d.session);

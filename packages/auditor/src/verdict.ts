@@ -109,6 +109,7 @@ export class DecisionVerifier {
   /** Records by the digest they answer to (C9: the first given of a digest is used). */
   private readonly records = new Map<string, Uint8Array>();
   private readonly fast: FastVerifier | undefined;
+  private lastPolicy: { digest: Uint8Array; bytes: Uint8Array } | undefined;
 
   constructor(m: VerifierMaterials) {
     this.backend = m.backend ?? getBackend();
@@ -159,7 +160,13 @@ export class DecisionVerifier {
       ttl: d.ttl,
       reason: d.reason,
     };
-    const policy = this.policies.get(toHex(d.policy));
+    const lp = this.lastPolicy;
+    let policy: Uint8Array | undefined;
+    if (lp !== undefined && bytesEqual(lp.digest, d.policy)) policy = lp.bytes;
+    else {
+      policy = this.policies.get(toHex(d.policy));
+      if (policy !== undefined) this.lastPolicy = { digest: d.policy.slice(), bytes: policy };
+    }
     if (policy === undefined) {
       // §9.1 step 3 in C9's order: the room first, then the policy digest.
       const reason: Reason = bytesEqual(d.room, this.ctx.roomId) ? 'record_missing' : 'wrong_room';

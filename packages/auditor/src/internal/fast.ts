@@ -70,16 +70,36 @@ function latin1(bytes: Uint8Array, from: number, to: number): string {
  * The key of a decision's evidence section: the policy, the window's end, and for each pathway
  * the bytes of §7.1 from `status` to the end of `evidence` (what steps 4 and 5 read of it).
  */
-function evidenceKey(bytes: Uint8Array, d: Decision, b: bigint): string {
+function evidenceKey(bytes: Uint8Array, d: Decision, b: bigint, section: number[]): string {
   let key = `${toHex(d.policy)}:${b}:`;
+  for (let i = 0; i < section.length; i += 2) key += latin1(bytes, section[i]!, section[i + 1]!);
+  return key;
+}
+
+/** The byte ranges of a decision's evidence section: [start, end) per pathway. */
+function sectionOf(bytes: Uint8Array, d: Decision): number[] {
+  const ranges: number[] = [];
   let pos = PATHWAYS_AT + 1;
   for (const pw of d.pathways) {
     const start = pos + 5; // after load and limits
     const end = start + 35 + 32 * pw.evidence.length;
-    key += latin1(bytes, start, end);
+    ranges.push(start, end);
     pos = end;
   }
-  return key;
+  return ranges;
+}
+
+/** Whether two decisions' evidence sections hold the same bytes. */
+function sameSection(a: Uint8Array, ra: number[], b: Uint8Array, rb: number[]): boolean {
+  if (ra.length !== rb.length) return false;
+  for (let i = 0; i < ra.length; i += 2) {
+    const n = ra[i + 1]! - ra[i]!;
+    if (rb[i + 1]! - rb[i]! !== n) return false;
+    const x = ra[i]!;
+    const y = rb[i]!;
+    for (let k = 0; k < n; k++) if (a[x + k] !== b[y + k]) return false;
+  }
+  return true;
 }
 
 function reportOf(d: Decision): Report {
@@ -96,6 +116,14 @@ const MAX_HELD = 4096;
 export class FastVerifier {
   private readonly opened = new Map<string, Opened>();
   private readonly evidence = new Map<string, Evidence>();
+  /** The last evidence section seen: its window, policy, bytes and result. */
+  private last:
+    | { b: bigint; policy: Uint8Array; bytes: Uint8Array; ranges: number[]; evidence: Evidence }
+    | undefined;
+  /** The last policy opened, by its digest's bytes. */
+  private lastPolicy: { digest: Uint8Array; opened: Opened } | undefined;
+  /** The last signer checked with the classes it stated (a bit each), and the outcome. */
+  private lastSigner: { key: Uint8Array; classes: number; bad: Refusal7 | null } | undefined;
 
   constructor(
     private readonly ctx: RoomContext,
@@ -184,7 +212,13 @@ export class FastVerifier {
   /** §9.1 steps 2 to 6 for a decision that reads (step 1 passed when the room was opened). */
   verify(bytes: Uint8Array, d: Decision, policyBytes: Uint8Array): Refusal7 | null {
     const ctx = this.ctx;
-    const opened = this.open(toHex(d.policy), policyBytes);
+    let opened: Opened;
+    const lp = this.lastPolicy;
+    if (lp !== undefined && bytesEqual(lp.digest, d.policy)) opened = lp.opened;
+    else {
+      opened = this.open(toHex(d.policy), policyBytes);
+      this.lastPolicy = { digest: d.policy.slice(), opened };
+    }
     if ('reason' in opened) return opened;
     const { policy, digest: policyDigest } = opened;
     // Step 3, in C9's order.
@@ -197,18 +231,47 @@ export class FastVerifier {
     }
     const badSig = verifyDecisionSignature(d, this.backend);
     if (badSig !== undefined) return at(badSig.reason, 'decision');
-    const classes = new Set<number>();
-    for (const pw of d.pathways) if (pw.status === STATUS.figure) classes.add(pw.class);
-    const signer = checkSigner(ctx, d.signer, classes);
-    if (signer !== undefined) return at(signer.reason, 'decision');
-    // Steps 4 and 5, once per evidence section.
+    let mask = 0;
+    for (const pw of d.pathways) if (pw.status === STATUS.figure) mask |= 1 << pw.class;
+    const ls = this.lastSigner;
+    let badSigner: Refusal7 | null;
+    if (ls !== undefined && ls.classes === mask && bytesEqual(ls.key, d.signer)) badSigner = ls.bad;
+    else {
+      const classes = new Set<number>();
+      for (const pw of d.pathways) if (pw.status === STATUS.figure) classes.add(pw.class);
+      const r = checkSigner(ctx, d.signer, classes);
+      badSigner = r === undefined ? null : at(r.reason, 'decision');
+      this.lastSigner = { key: d.signer.slice(), classes: mask, bad: badSigner };
+    }
+    if (badSigner !== null) return badSigner;
+    // Steps 4 and 5, once per evidence section: the last one's bytes first (a window's
+    // decisions follow one another), then by key.
     const window = windowAt(policy, d.t);
-    const key = evidenceKey(bytes, d, window.b);
-    let ev = this.evidence.get(key);
-    if (ev === undefined) {
-      ev = this.steps4and5(policy, d);
-      if (this.evidence.size >= MAX_HELD) this.evidence.clear();
-      this.evidence.set(key, ev);
+    const section = sectionOf(bytes, d);
+    const last = this.last;
+    let ev: Evidence | undefined;
+    if (
+      last !== undefined &&
+      last.b === window.b &&
+      bytesEqual(last.policy, d.policy) &&
+      sameSection(last.bytes, last.ranges, bytes, section)
+    ) {
+      ev = last.evidence;
+    } else {
+      const key = evidenceKey(bytes, d, window.b, section);
+      ev = this.evidence.get(key);
+      if (ev === undefined) {
+        ev = this.steps4and5(policy, d);
+        if (this.evidence.size >= MAX_HELD) this.evidence.clear();
+        this.evidence.set(key, ev);
+      }
+      this.last = {
+        b: window.b,
+        policy: d.policy.slice(),
+        bytes: bytes.slice(),
+        ranges: section,
+        evidence: ev,
+      };
     }
     if ('reason' in ev) return ev;
     // Step 6: the output.
