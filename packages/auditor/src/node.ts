@@ -27,6 +27,7 @@ import {
 } from './archive.js';
 import { Audit, type AuditResult } from './audit.js';
 import { decodeFrames, encodeFrame, FrameError, FrameReader } from './frames.js';
+import { type PackedRefusals, unpackVerdicts } from './internal/pack.js';
 import type { Series } from './series.js';
 import type { Verdict } from './verdict.js';
 
@@ -138,15 +139,27 @@ class VerifyPool {
   private readonly waiting = new Map<number, (v: Verdict[] | Error) => void>();
   private next = 0;
   private failed: Error | undefined;
+  /** Each batch's count of decisions, by id. */
+  private readonly sizes = new Map<number, number>();
 
   constructor(jobs: number, dir: string, roomHex: string) {
+    const unpack = (id: number, buf: Uint8Array, refused: PackedRefusals): Verdict[] => {
+      const n = this.sizes.get(id) ?? 0;
+      this.sizes.delete(id);
+      return unpackVerdicts(buf, refused, n);
+    };
     for (let i = 0; i < jobs; i++) {
       const w = new Worker(workerUrl(), { workerData: { dir, roomId: roomHex } });
-      w.on('message', (m: { id: number; verdicts?: Verdict[]; error?: string }) => {
-        const done = this.waiting.get(m.id);
-        this.waiting.delete(m.id);
-        done?.(m.error !== undefined ? new ArchiveError(m.error) : m.verdicts!);
-      });
+      w.on(
+        'message',
+        (m: { id: number; buf?: Uint8Array; refused?: PackedRefusals; error?: string }) => {
+          const done = this.waiting.get(m.id);
+          this.waiting.delete(m.id);
+          done?.(
+            m.error !== undefined ? new ArchiveError(m.error) : unpack(m.id, m.buf!, m.refused!),
+          );
+        },
+      );
       w.on('error', (e) => this.fail(e));
       this.workers.push(w);
     }
@@ -161,6 +174,7 @@ class VerifyPool {
   verify(batch: Uint8Array[]): Promise<Verdict[]> {
     if (this.failed !== undefined) return Promise.reject(this.failed);
     const id = this.next++;
+    this.sizes.set(id, batch.length);
     const w = this.workers[id % this.workers.length]!;
     return new Promise((resolve, reject) => {
       this.waiting.set(id, (v) => (v instanceof Error ? reject(v) : resolve(v)));

@@ -5,6 +5,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { fromHex } from '@wai-steering/wire';
 import { nodeBackend } from '@wai-steering/wire/node';
+import { packVerdicts } from './internal/pack.js';
 import { readArchiveMaterials } from './node.js';
 import { DecisionVerifier } from './verdict.js';
 
@@ -30,5 +31,6 @@ port.on('message', (m: { id: number; buf: Uint8Array; ends: Uint32Array }) => {
     verdicts.push(verifier.verify(m.buf.subarray(start, end)));
     start = end;
   }
-  port.postMessage({ id: m.id, verdicts });
+  const packed = packVerdicts(verdicts);
+  port.postMessage({ id: m.id, ...packed }, [packed.buf.buffer as ArrayBuffer]);
 });

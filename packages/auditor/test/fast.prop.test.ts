@@ -81,3 +81,27 @@ describe('the fast verifier', () => {
     );
   });
 });
+
+describe('verdicts packed for the trip from a worker', () => {
+  it('unpack to the same verdicts, refusals and facts included', async () => {
+    const { packVerdicts, unpackVerdicts } = await import('../src/internal/pack.js');
+    const world = makeWorld(6);
+    const sim = new SimServer(world);
+    for (let i = 0; i < 12; i++) sim.decide(T0 + BigInt(i) * 200_000n, sessionOf(i % 5));
+    const verifier = new DecisionVerifier({
+      room: world.room,
+      keyLog: world.keyLog,
+      roomId: world.roomId,
+      policies: [world.policy],
+      records: world.records.slice(1),
+      backend: nodeBackend,
+    });
+    const frames = sim.made.map((m) => m.bytes);
+    frames.push(new Uint8Array([1, 2, 3]), frames[0]!.slice(0, 200));
+    const verdicts = frames.map((f) => verifier.verify(f));
+    expect(verdicts.some((v) => !v.accepted && v.facts !== undefined)).toBe(true);
+    expect(verdicts.some((v) => v.facts === undefined)).toBe(true);
+    const { buf, refused } = packVerdicts(verdicts);
+    expect(unpackVerdicts(buf, refused, verdicts.length)).toEqual(verdicts);
+  });
+});

@@ -77,7 +77,7 @@ function evidenceKey(bytes: Uint8Array, d: Decision, b: bigint, section: number[
 }
 
 /** The byte ranges of a decision's evidence section: [start, end) per pathway. */
-function sectionOf(bytes: Uint8Array, d: Decision): number[] {
+function sectionOf(d: Decision): number[] {
   const ranges: number[] = [];
   let pos = PATHWAYS_AT + 1;
   for (const pw of d.pathways) {
@@ -247,7 +247,7 @@ export class FastVerifier {
     // Steps 4 and 5, once per evidence section: the last one's bytes first (a window's
     // decisions follow one another), then by key.
     const window = windowAt(policy, d.t);
-    const section = sectionOf(bytes, d);
+    const section = sectionOf(d);
     const last = this.last;
     let ev: Evidence | undefined;
     if (
