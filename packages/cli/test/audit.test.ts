@@ -1,7 +1,7 @@
 // The auditor on the server's own log: the demo, a load of sessions asking again and again (a
 // player's reloads), exported from its store and over HTTP, audits clean; and the command line's
 // errors and exit codes.
-import { readFileSync } from 'node:fs';
+import { cpSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { decodeFrames } from '@wai-steering/auditor';
@@ -124,6 +124,31 @@ describe('the demo server audited', () => {
     const result = JSON.parse(r.stdout);
     expect(result.decisions).toBeGreaterThanOrEqual(made);
     expect(result.findings).toBe(0);
+  });
+
+  it('a tampered copy: exit 1, the decision refused at its place, the HTML report written', async () => {
+    const src = join(dir, 'over-http');
+    const out = join(dir, 'tampered');
+    cpSync(src, out, { recursive: true });
+    const path = join(out, 'decisions.bin');
+    const file = new Uint8Array(readFileSync(path));
+    const first = decodeFrames(file)[0]!;
+    file[4 + first.length - 1]! ^= 1; // the first decision's last byte of sig
+    writeFileSync(path, file);
+    const html = join(dir, 'report.html');
+    const r = await cli(
+      ['audit', '--archive', out, '--room-id', roomId, '--json', '--html', html],
+      dir,
+    );
+    expect(r.code, r.stderr).toBe(1);
+    const result = JSON.parse(r.stdout);
+    expect(result.refused).toHaveLength(1);
+    expect(result.refused[0]).toMatchObject({ reason: 'bad_signature', where: { at: 'decision' } });
+    expect(result.findings).toBe(1);
+    expect(readFileSync(html, 'utf8')).toContain('bad_signature');
+    const text = await cli(['audit', '--archive', out, '--room-id', roomId], dir);
+    expect(text.code).toBe(1);
+    expect(text.stdout).toContain('bad_signature at decision');
   });
 
   it('refuses another room (exit 2, one line), and the other mistakes', async () => {
