@@ -6,11 +6,23 @@
  * (32), `ttl` (u32), the first pathway, the reason and the count m (u8 each), and m loads (u32).
  * A refusal's reason and place travel beside the buffer, by the decision's index.
  */
-import { fromHex, type Reason, toHex } from '@wai-steering/wire';
+import { type Reason, toHex } from '@wai-steering/wire';
 import type { Verdict, Where } from '../verdict.js';
 
 /** The refusals of a batch: index, reason, place. */
 export type PackedRefusals = { i: number; reason: Reason; where: Where }[];
+
+/** A hex digit's value (the digests here are lowercase hex the verifier wrote). */
+function nibble(c: number): number {
+  return c <= 57 ? c - 48 : (c | 32) - 87;
+}
+
+/** Writes the bytes of `hex` (even length, hexadecimal) at `at`. */
+function writeHex(out: Uint8Array, at: number, hex: string): void {
+  for (let i = 0; i < hex.length; i += 2) {
+    out[at + i / 2] = (nibble(hex.charCodeAt(i)) << 4) | nibble(hex.charCodeAt(i + 1));
+  }
+}
 
 export function packVerdicts(verdicts: readonly Verdict[]): {
   buf: Uint8Array;
@@ -25,7 +37,7 @@ export function packVerdicts(verdicts: readonly Verdict[]): {
   let o = 0;
   verdicts.forEach((v, i) => {
     buf[o] = (v.accepted ? 1 : 0) | (v.facts === undefined ? 0 : 2);
-    buf.set(fromHex(v.digest), o + 1);
+    writeHex(buf, o + 1, v.digest);
     o += 33;
     if (!v.accepted) refused.push({ i, reason: v.reason, where: v.where });
     const f = v.facts;
