@@ -62,25 +62,14 @@ the decisions naming it, record_missing).`,
     const roomText = ctx.optional('room-id');
     const roomId = roomText === undefined ? undefined : parseHexKey(roomText, '--room-id');
     let done: Exported;
-    if (url !== undefined) {
-      if (roomId === undefined) throw new UserError('archive export: --url needs --room-id HEX');
-      const grace = ctx.optional('grace');
-      done = await exportFromUrl(url, out, span, {
-        roomId,
-        ...(grace === undefined ? {} : { graceS: graceSeconds(grace) }),
-      });
-    } else {
-      if (ctx.optional('grace') !== undefined) {
-        throw new UserError(
-          "archive export: --grace goes with --url (the config states the server's)",
-        );
+    try {
+      done = await run(url, config, out, span, roomId, ctx.optional('grace'), (p) => ctx.path(p));
+    } catch (e) {
+      // The archive's own rule (decisions in ascending t), broken by what was read.
+      if (e instanceof Error && e.name === 'ArchiveError') {
+        throw new UserError(`archive export: ${e.message}`);
       }
-      done = await exportFromStore(
-        ctx.path(config!),
-        out,
-        span,
-        roomId === undefined ? {} : { roomId },
-      );
+      throw e;
     }
     ctx.io.stderr.write(
       `wai-steer: archive of room ${done.room} in ${out}: ${done.decisions} decisions, ${done.policies} policies, ${done.records} records${done.missing > 0 ? ` (${done.missing} named records not given)` : ''}\n`,
@@ -88,3 +77,26 @@ the decisions naming it, record_missing).`,
     return 0;
   },
 };
+
+/** The export `--url` or `--config` asks for. */
+async function run(
+  url: string | undefined,
+  config: string | undefined,
+  out: string,
+  span: ReturnType<typeof spanOf>,
+  roomId: Uint8Array | undefined,
+  grace: string | undefined,
+  path: (p: string) => string,
+): Promise<Exported> {
+  if (url !== undefined) {
+    if (roomId === undefined) throw new UserError('archive export: --url needs --room-id HEX');
+    return exportFromUrl(url, out, span, {
+      roomId,
+      ...(grace === undefined ? {} : { graceS: graceSeconds(grace) }),
+    });
+  }
+  if (grace !== undefined) {
+    throw new UserError("archive export: --grace goes with --url (the config states the server's)");
+  }
+  return exportFromStore(path(config!), out, span, roomId === undefined ? {} : { roomId });
+}

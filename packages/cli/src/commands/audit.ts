@@ -171,10 +171,17 @@ the wrong room. With --json it prints exactly the result of docs/audit.md on std
       if (dir === undefined) {
         temp = mkdtempSync(join(tmpdir(), 'wai-audit-'));
         dir = temp;
-        await exportFromUrl(url!, dir, spanOf(ctx.optional('from'), ctx.optional('to')), {
-          roomId,
-          ...(graceS === undefined ? {} : { graceS }),
-        });
+        try {
+          await exportFromUrl(url!, dir, spanOf(ctx.optional('from'), ctx.optional('to')), {
+            roomId,
+            ...(graceS === undefined ? {} : { graceS }),
+          });
+        } catch (e) {
+          if (e instanceof Error && e.name === 'ArchiveError') {
+            throw new UserError(`audit: ${e.message}`);
+          }
+          throw e;
+        }
       }
       const progress = progressBar(ctx);
       try {
