@@ -115,6 +115,36 @@ describe('the demo server audited', () => {
     expect(two.findings).toBe(0);
   });
 
+  it('exports a span: --from as room clock µs, --to as an RFC 3339 time', async () => {
+    const all = decodeFrames(new Uint8Array(readFileSync(join(dir, 'over-http', 'decisions.bin'))));
+    const ts = all.map((d) => unwrap(readDecision(d)).t);
+    const from = ts[Math.floor(ts.length / 3)]!;
+    const toMs = Number(ts[Math.floor((2 * ts.length) / 3)]! / 1000n);
+    const to = BigInt(toMs) * 1000n;
+    const out = join(dir, 'span');
+    const r = await cli(
+      [
+        'archive',
+        'export',
+        '--config',
+        demo.setup.configPath,
+        '--out',
+        out,
+        '--from',
+        String(from),
+        '--to',
+        new Date(toMs).toISOString(),
+      ],
+      dir,
+    );
+    expect(r.code, r.stderr).toBe(0);
+    const got = decodeFrames(new Uint8Array(readFileSync(join(out, 'decisions.bin'))));
+    expect(got.length).toBe(ts.filter((t) => t >= from && t < to).length);
+    expect(got.length).toBeGreaterThan(0);
+    const a = await cli(['audit', '--archive', out, '--room-id', roomId, '--json'], dir);
+    expect(JSON.parse(a.stdout).decisions).toBe(got.length);
+  });
+
   it('audits a live server by URL, and a strict tolerance still finds nothing', async () => {
     const r = await cli(
       ['audit', '--url', demo.server.url, '--room-id', roomId, '--json', '--load-tolerance', '0'],
