@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { parseInstant } from '../src/internal/export.js';
 import {
   formatBitrate,
   formatPpm,
@@ -73,5 +74,31 @@ describe('readable units, exact', () => {
     expect(formatBitrate(999n)).toBe('999');
     expect(formatPpm(50_000)).toBe('5%');
     expect(formatPpm(2500)).toBe('0.25%');
+  });
+});
+
+describe('instants of --from and --to', () => {
+  it('reads room clock µs and RFC 3339 times, to the microsecond', () => {
+    expect(parseInstant('1800000000000000', 'from')).toBe(1_800_000_000_000_000n);
+    expect(parseInstant('2026-12-01T08:00:00Z', 'from')).toBe(
+      BigInt(Date.UTC(2026, 11, 1, 8)) * 1000n,
+    );
+    expect(parseInstant('2026-12-01T08:00:00.250+01:00', 'to')).toBe(
+      BigInt(Date.UTC(2026, 11, 1, 7)) * 1000n + 250_000n,
+    );
+    expect(parseInstant('2026-12-01t08:00:00.0000019z', 'to')).toBe(
+      BigInt(Date.UTC(2026, 11, 1, 8)) * 1000n + 1n,
+    );
+  });
+  it('refuses anything else, naming the option', () => {
+    for (const bad of [
+      'yesterday',
+      '-1',
+      '2026-12-01',
+      '2026-12-01T08:00:00',
+      '99999999999999999999999',
+    ]) {
+      expect(() => parseInstant(bad, 'from'), bad).toThrow(/--from/);
+    }
   });
 });

@@ -13,6 +13,7 @@ import { decision, keyLog, policy, record, roomDescriptor } from './routes/reads
 import {
   badTarget,
   internal,
+  json,
   notAllowed,
   notFound,
   preflight,
@@ -93,6 +94,17 @@ export function steeringRoutes(engine: SteeringEngine): Route[] {
         return isDigestHex(hex) ? hex : undefined;
       },
       handler: decision,
+    },
+    {
+      // The decisions by time (listing.ts, docs/audit.md).
+      name: 'listing',
+      methods: READ,
+      allow: READ_ALLOW,
+      match: (path) => (path === '/decisions' ? '' : undefined),
+      handler: async (ctx) => {
+        const listed = await ctx.engine.listing(ctx.query);
+        return json(listed.status, listed.body);
+      },
     },
     {
       name: 'ingest',

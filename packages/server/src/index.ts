@@ -81,6 +81,7 @@ export {
 } from './instances/loads.js';
 export { isRecordMessage, type Linked, type RecordMessage } from './instances/start.js';
 export { type RunningWorkers, runWorkers, type WorkersOptions } from './instances/workers.js';
+export { type ListingResponse, listDecisions, MAX_LIST } from './listing.js';
 export type { LiveOptions, LiveSource, LiveValue } from './live/capacity.js';
 export type { CapacityReport, ReportRefusal } from './live/report.js';
 export { METRICS_MEDIA_TYPE, Metrics } from './metrics.js';
@@ -109,6 +110,8 @@ export type {
   BlobKind,
   CommitBatch,
   CommitResult,
+  DecisionPage,
+  ListedDecision,
   NewestHeld,
   PruneResult,
   SteeringStore,

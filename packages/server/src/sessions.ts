@@ -15,6 +15,11 @@
  * their sessions cannot build long probe runs. Expired sessions are swept incrementally: each
  * `sweep(budget)` visits the next `budget` slots, and a session found expired on lookup is removed
  * there and then.
+ *
+ * The loads a decision states are `loadsAt(now)`: every session whose expiry has come is out of
+ * them at once, swept or not, so that the count is exactly the rule an auditor replays
+ * (`docs/audit.md`, *The load replay*): the sessions held are counted per expiry second, and
+ * `loadsAt` takes each second's count out of the loads when that second comes.
  */
 import { randomBytes } from 'node:crypto';
 
@@ -40,8 +45,11 @@ function mix32(h: number): number {
 }
 
 export class SessionTable {
-  /** Each pathway's load: the live sessions whose latest decision placed it first. */
-  private counts: Uint32Array;
+  /**
+   * Each pathway's sessions held: those whose latest decision placed it first, until a lookup or
+   * the sweep removes them once expired. The loads a decision states are `loadsAt(now)`.
+   */
+  loads: Uint32Array;
   private capacity: number;
   private mask: number;
   private keys: Uint32Array;
@@ -49,17 +57,27 @@ export class SessionTable {
   private expiry: Uint32Array;
   /** 0: empty slot; otherwise the pathway index + 1. */
   private pathway: Uint8Array;
-  private count = 0;
+  private size_ = 0;
   private cursor = 0;
   private readonly seed: Uint32Array;
   private readonly maxSessions: number;
   readonly base: number;
+  /** Per expiry second, the sessions due then that still count, per pathway. */
+  private due = new Map<number, Uint32Array>();
+  /** Every session whose expiry is at or below this second is in `expiredHeld`. */
+  private drained = -1;
+  /** Per pathway, the sessions held whose expiry is at or below `drained`. */
+  private expiredHeld: Uint32Array;
+  /** `loadsAt`'s answer, written in place. */
+  private live: Uint32Array;
 
   constructor(pathways: number, options: SessionTableOptions = {}) {
     if (!Number.isInteger(pathways) || pathways < 1 || pathways > 254) {
       throw new RangeError('SessionTable: 1 to 254 pathways');
     }
-    this.counts = new Uint32Array(pathways);
+    this.loads = new Uint32Array(pathways);
+    this.expiredHeld = new Uint32Array(pathways);
+    this.live = new Uint32Array(pathways);
     let cap = 1024;
     while (cap < (options.initialCapacity ?? 1024)) cap *= 2;
     this.capacity = cap;
@@ -72,14 +90,9 @@ export class SessionTable {
     this.base = options.base ?? Date.now();
   }
 
-  /** Each pathway's load: the live sessions whose latest decision placed it first. */
-  get loads(): Uint32Array {
-    return this.counts;
-  }
-
   /** Live sessions held (some may have expired since the last sweep). */
   get size(): number {
-    return this.count;
+    return this.size_;
   }
 
   /** Slots allocated. */
@@ -95,6 +108,48 @@ export class SessionTable {
   /** Seconds after `base` of the instant `nowMs` (ms since the epoch), rounded down. */
   secondsAt(nowMs: number): number {
     return Math.max(0, Math.floor((nowMs - this.base) / 1000));
+  }
+
+  /**
+   * Each pathway's load at `now` (seconds after `base`, not decreasing from call to call): the
+   * sessions that count at `now`, whether or not a lookup or the sweep has removed those that no
+   * longer do (`loads` counts the sessions held).
+   */
+  loadsAt(now: number): Uint32Array {
+    if (now > this.drained) {
+      if (now - this.drained <= this.due.size) {
+        for (let s = this.drained + 1; s <= now; s++) this.drain(s);
+      } else {
+        for (const s of [...this.due.keys()]) if (s <= now) this.drain(s);
+      }
+      this.drained = now;
+    }
+    const live = this.live;
+    for (let p = 0; p < live.length; p++) live[p] = this.loads[p]! - this.expiredHeld[p]!;
+    return live;
+  }
+
+  private drain(second: number): void {
+    const counts = this.due.get(second);
+    if (counts === undefined) return;
+    for (let p = 0; p < counts.length; p++) this.expiredHeld[p]! += counts[p]!;
+    this.due.delete(second);
+  }
+
+  /** Counts a session held in `pathway` until `expiry` (`sign` 1), or no longer (-1). */
+  private count(pathway: number, expiry: number, sign: 1 | -1): void {
+    this.loads[pathway]! += sign;
+    if (expiry <= this.drained) {
+      this.expiredHeld[pathway]! += sign;
+      return;
+    }
+    let counts = this.due.get(expiry);
+    if (counts === undefined) {
+      counts = new Uint32Array(this.loads.length);
+      this.due.set(expiry, counts);
+    }
+    counts[pathway]! += sign;
+    if (sign < 0 && counts.every((c) => c === 0)) this.due.delete(expiry);
   }
 
   private hash(k0: number, k1: number, k2: number, k3: number): number {
@@ -149,7 +204,7 @@ export class SessionTable {
    * `maxSessions` already (nothing changes then).
    */
   place(session: Uint8Array, pathway: number, expiry: number): boolean {
-    if (!Number.isInteger(pathway) || pathway < 0 || pathway >= this.counts.length) {
+    if (!Number.isInteger(pathway) || pathway < 0 || pathway >= this.loads.length) {
       throw new RangeError('place: not a pathway');
     }
     const [k0, k1, k2, k3] = SessionTable.words(session);
@@ -160,15 +215,15 @@ export class SessionTable {
       if (p === EMPTY) break;
       const o = i * 4;
       if (keys[o] === k0 && keys[o + 1] === k1 && keys[o + 2] === k2 && keys[o + 3] === k3) {
-        this.counts[p - 1]!--;
-        this.counts[pathway]!++;
+        this.count(p - 1, this.expiry[i]!, -1);
         this.pathway[i] = pathway + 1;
         this.expiry[i] = Math.min(expiry, 0xffff_ffff);
+        this.count(pathway, this.expiry[i]!, 1);
         return true;
       }
       i = (i + 1) & this.mask;
     }
-    if (this.count >= this.maxSessions) return false;
+    if (this.size_ >= this.maxSessions) return false;
     const o = i * 4;
     keys[o] = k0;
     keys[o + 1] = k1;
@@ -176,9 +231,9 @@ export class SessionTable {
     keys[o + 3] = k3;
     this.pathway[i] = pathway + 1;
     this.expiry[i] = Math.min(expiry, 0xffff_ffff);
-    this.counts[pathway]!++;
-    this.count++;
-    if (this.count * 4 > this.capacity * 3) this.grow();
+    this.count(pathway, this.expiry[i]!, 1);
+    this.size_++;
+    if (this.size_ * 4 > this.capacity * 3) this.grow();
     return true;
   }
 
@@ -186,8 +241,8 @@ export class SessionTable {
   private removeAt(i: number): void {
     const keys = this.keys;
     const mask = this.mask;
-    this.counts[this.pathway[i]! - 1]!--;
-    this.count--;
+    this.count(this.pathway[i]! - 1, this.expiry[i]!, -1);
+    this.size_--;
     let hole = i;
     let j = i;
     for (;;) {
@@ -252,7 +307,7 @@ export class SessionTable {
     let removed = 0;
     let visited = 0;
     let i = this.cursor;
-    while (visited < budget && this.count > 0) {
+    while (visited < budget && this.size_ > 0) {
       if (this.pathway[i] !== EMPTY && this.expiry[i]! <= now) {
         // The shift may bring a later entry into slot i: visit it again.
         this.removeAt(i);
@@ -275,7 +330,7 @@ export class SessionTable {
     if (!Number.isInteger(pathways) || pathways < 1 || pathways > 254) {
       throw new RangeError('remap: 1 to 254 pathways');
     }
-    if (map.length !== this.counts.length) throw new RangeError('remap: one entry per pathway');
+    if (map.length !== this.loads.length) throw new RangeError('remap: one entry per pathway');
     for (const m of map) {
       if (!Number.isInteger(m) || m >= pathways) throw new RangeError('remap: not a pathway');
     }
@@ -285,8 +340,11 @@ export class SessionTable {
     this.keys = new Uint32Array(this.capacity * 4);
     this.expiry = new Uint32Array(this.capacity);
     this.pathway = new Uint8Array(this.capacity);
-    this.counts = new Uint32Array(pathways);
-    this.count = 0;
+    this.loads = new Uint32Array(pathways);
+    this.expiredHeld = new Uint32Array(pathways);
+    this.live = new Uint32Array(pathways);
+    this.due = new Map();
+    this.size_ = 0;
     this.cursor = 0;
     for (let s = 0; s < this.capacity; s++) {
       const p = oldPathway[s]!;
@@ -307,8 +365,8 @@ export class SessionTable {
       this.keys[n + 3] = k3;
       this.pathway[i] = to + 1;
       this.expiry[i] = oldExpiry[s]!;
-      this.counts[to]!++;
-      this.count++;
+      this.count(to, oldExpiry[s]!, 1);
+      this.size_++;
     }
   }
 
@@ -317,8 +375,10 @@ export class SessionTable {
     this.keys.fill(0);
     this.expiry.fill(0);
     this.pathway.fill(0);
-    this.counts.fill(0);
-    this.count = 0;
+    this.loads.fill(0);
+    this.due.clear();
+    this.expiredHeld.fill(0);
+    this.size_ = 0;
     this.cursor = 0;
   }
 }

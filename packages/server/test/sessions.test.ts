@@ -28,6 +28,29 @@ describe('SessionTable', () => {
     expect(t.size).toBe(1);
   });
 
+  it('states loads without the sessions whose expiry has come, swept or not', () => {
+    const t = new SessionTable(2, { base: 0 });
+    t.place(session(1), 0, 100);
+    t.place(session(2), 0, 101);
+    t.place(session(3), 1, 105);
+    expect(Array.from(t.loadsAt(99))).toEqual([2, 1]);
+    // At 100 session 1 no longer counts, though nothing looked it up or swept it.
+    expect(Array.from(t.loadsAt(100))).toEqual([1, 1]);
+    expect(t.size).toBe(3);
+    // Placed again before its expiry: it counts until the new one.
+    t.place(session(2), 1, 120);
+    expect(Array.from(t.loadsAt(104))).toEqual([0, 2]);
+    expect(Array.from(t.loadsAt(106))).toEqual([0, 1]);
+    // Removing what no longer counts changes nothing; the sweep finds the two expired.
+    expect(t.current(session(1), 106)).toBe(-1);
+    expect(Array.from(t.loads)).toEqual([0, 2]);
+    expect(t.sweep(1 << 20, 106)).toBe(1);
+    expect(Array.from(t.loads)).toEqual([0, 1]);
+    expect(Array.from(t.loadsAt(106))).toEqual([0, 1]);
+    expect(Array.from(t.loadsAt(120))).toEqual([0, 0]);
+    expect(t.size).toBe(1);
+  });
+
   it('grows past 3/4 and keeps every session', () => {
     const t = new SessionTable(2, { base: 0, initialCapacity: 1024 });
     for (let i = 0; i < 10_000; i++) t.place(session(i), i % 2, 100);

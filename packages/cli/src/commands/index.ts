@@ -1,4 +1,6 @@
 import type { Command } from '../internal/command.js';
+import { archiveExport } from './archive.js';
+import { audit } from './audit.js';
 import { conformance } from './conformance.js';
 import { decide } from './decide.js';
 import { demo } from './demo.js';
@@ -35,6 +37,8 @@ export const COMMANDS: readonly Command[] = [
   decide,
   decisionInspect,
   verify,
+  audit,
+  archiveExport,
   conformance,
   serve,
   demo,

@@ -33,6 +33,7 @@ import { SessionMac } from '../guard/session-mac.js';
 import { describeError, Health } from '../health.js';
 import type { InstanceLink } from '../instances/link.js';
 import { addLoads } from '../instances/loads.js';
+import { type ListingResponse, listDecisions } from '../listing.js';
 import { LiveCapacity, type LiveValue } from '../live/capacity.js';
 import { verifyCapacityReport } from '../live/report.js';
 import { Metrics } from '../metrics.js';
@@ -110,7 +111,8 @@ export class SteeringEngine {
     this.graceS = Math.ceil(o.graceMs / 1000);
     this.sessions = new SessionTable(o.policy.pathways.length, {
       maxSessions: o.maxSessions,
-      base: Number(this.now() / 1000n),
+      // The room clock's own seconds (docs/audit.md, the load replay: s(t) = ⌊t / 10^6⌋).
+      base: 0,
     });
     this.evidence = new MemoryEvidenceStore();
     this.inForce = this.build({
@@ -337,7 +339,10 @@ export class SteeringEngine {
     m.gauge(
       'wai_steering_load',
       'Sessions steered first to each pathway (§6), the loads decisions state.',
-      () => this.inForce.ids.map((id, i) => [{ pathway: id }, this.sessions.loads[i]!] as const),
+      () => {
+        const loads = this.sessions.loadsAt(this.sessions.secondsAt(Number(this.now() / 1000n)));
+        return this.inForce.ids.map((id, i) => [{ pathway: id }, loads[i]!] as const);
+      },
     );
     m.gauge('wai_steering_sessions', 'Live sessions held by the session table.', () => [
       [{}, this.sessions.size],
@@ -496,8 +501,9 @@ export class SteeringEngine {
     if (previous < 0 && this.sessions.size >= o.maxSessions) {
       return this.overloaded('the session table is full');
     }
-    // §6: this instance's own loads, plus its live peers' latest (`instances/loads.ts`).
-    const loads = addLoads(this.sessions.loads, this.link_?.peers);
+    // §6: this instance's own loads, every session whose end has come out, swept or not
+    // (docs/audit.md, the load replay), plus its live peers' latest (`instances/loads.ts`).
+    const loads = addLoads(this.sessions.loadsAt(now), this.link_?.peers);
     const { fields, evidence } = this.assembleUnder(under, t, session, protocol, report, loads);
     const signed = under.signer.sign(fields, evidence);
     const digest = signed.digest;
@@ -600,6 +606,17 @@ export class SteeringEngine {
   /** §8.4: the decision of a digest, its exact bytes. */
   async decision(digest: Uint8Array): Promise<ReadResult> {
     return found(await this.o.store.getDecision(digest));
+  }
+
+  /**
+   * `GET /decisions`: the decisions by time, a page at a time (`listing.ts`), with the policy's
+   * `decision_uri` and the grace in whole seconds.
+   */
+  listing(query: string): Promise<ListingResponse> {
+    return listDecisions(this.o.store, query, {
+      decision_uri: this.o.policy.decision_uri,
+      grace_s: this.graceS,
+    });
   }
 
   /** The per-hop record of a digest (C1). */

@@ -55,7 +55,9 @@ export async function linkInstances(
   o: LinkOptions,
 ): Promise<Linked> {
   const pathways = engine.policy.pathways.length;
-  const own = () => engine.sessions.loads;
+  // The loads this instance's decisions state now (sessions whose end has come are out).
+  const own = () =>
+    engine.sessions.loadsAt(engine.sessions.secondsAt(Number(engine.now() / 1000n)));
   const liveIntervals = Math.max(1, Math.ceil(o.dropAfterMs / o.heartbeatMs));
   const exchange = { own, pathways, intervalMs: o.heartbeatMs, liveIntervals };
   if (store instanceof PgStore) {

@@ -30,6 +30,8 @@ import type {
   BlobKind,
   CommitBatch,
   CommitResult,
+  DecisionPage,
+  ListedDecision,
   NewestHeld,
   PruneResult,
   SteeringStore,
@@ -303,6 +305,13 @@ export class SqliteStore implements SteeringStore {
       nextDecisionId: db.prepare('SELECT coalesce(max(id), 0) + 1 FROM decisions').pluck(),
       insertDecision: db.prepare('INSERT INTO decisions (key, set_id, tail) VALUES (?, ?, ?)'),
       getDecisions: db.prepare('SELECT set_id, tail FROM decisions WHERE key = ?'),
+      firstDecisionFrom: db
+        .prepare('SELECT first_decision FROM sets WHERE last_t >= ? ORDER BY id LIMIT 1')
+        .pluck(),
+      decisionsAfter: db.prepare(
+        'SELECT id, set_id, tail FROM decisions WHERE id > ? ORDER BY id LIMIT ?',
+      ),
+      listBlobs: db.prepare('SELECT digest, bytes FROM blobs WHERE kind = ? ORDER BY digest'),
       putBlob: db.prepare('INSERT OR IGNORE INTO blobs (digest, kind, bytes) VALUES (?, ?, ?)'),
       getBlob: db.prepare('SELECT bytes FROM blobs WHERE kind = ? AND digest = ?').pluck(),
       oldestKeptSet: db.prepare(
@@ -483,6 +492,53 @@ export class SqliteStore implements SteeringStore {
         end: view.getBigUint64(77, true),
       };
     }
+  }
+
+  listDecisions(from: bigint, to: bigint, after: number, limit: number): Promise<DecisionPage> {
+    return settle(() => this.listDecisionsSync(from, to, after, limit));
+  }
+
+  private listDecisionsSync(from: bigint, to: bigint, after: number, limit: number): DecisionPage {
+    if (!Number.isSafeInteger(after) || after < 0) throw new RangeError('listDecisions: after');
+    if (!Number.isSafeInteger(limit) || limit < 1) throw new RangeError('listDecisions: limit');
+    // The first decision of the first set still in use at `from`: every decision before it is
+    // earlier (the sets' spans follow one another).
+    const start = this.stmt.firstDecisionFrom.get(clampU64(from < 0n ? 0n : from)) as
+      | number
+      | undefined;
+    if (start === undefined) return { decisions: [], next: null };
+    let cursor = Math.max(after, start - 1);
+    const decisions: ListedDecision[] = [];
+    // Rows are read a page at a time; those before `from` are skipped.
+    for (;;) {
+      const rows = this.stmt.decisionsAfter.all(cursor, limit) as {
+        id: number;
+        set_id: number;
+        tail: Buffer;
+      }[];
+      for (const row of rows) {
+        const tail = asBytes(row.tail);
+        const t = new DataView(tail.buffer, tail.byteOffset, 8).getBigUint64(0, true);
+        if (t >= to) return { decisions, next: null };
+        cursor = row.id;
+        if (t < from) continue;
+        const set = this.setBody(row.set_id);
+        if (set === undefined) continue;
+        const bytes = joinDecision(set, tail);
+        decisions.push({ digest: sha256(bytes.subarray(0, bytes.length - 64)), t, bytes });
+        if (decisions.length === limit) return { decisions, next: cursor };
+      }
+      if (rows.length < limit) return { decisions, next: null };
+    }
+  }
+
+  listBlobs(kind: BlobKind): Promise<{ digest: Uint8Array; bytes: Uint8Array }[]> {
+    return settle(() =>
+      (this.stmt.listBlobs.all(kind) as { digest: Buffer; bytes: Buffer }[]).map((r) => ({
+        digest: asBytes(r.digest),
+        bytes: asBytes(r.bytes),
+      })),
+    );
   }
 
   putBlob(kind: BlobKind, digest: Uint8Array, bytes: Uint8Array): Promise<void> {

@@ -76,6 +76,23 @@ export interface NewestHeld {
 /** A blob served by digest: a policy, a room descriptor or a key log head. */
 export type BlobKind = 'policy' | 'room' | 'key-log';
 
+/** A decision as the listing by time gives it (§8.4, `docs/audit.md`). */
+export interface ListedDecision {
+  /** Its digest (§7.3). */
+  readonly digest: Uint8Array;
+  /** Its `t`, room clock µs. */
+  readonly t: bigint;
+  /** Its exact `WSD1` bytes. */
+  readonly bytes: Uint8Array;
+}
+
+/** One page of the listing by time. */
+export interface DecisionPage {
+  readonly decisions: readonly ListedDecision[];
+  /** The cursor of the next page (give it as `after`), or `null` after the last. */
+  readonly next: number | null;
+}
+
 /**
  * The store. Every method is asynchronous, so that a store over the network (a database
  * server) implements it as well as the embedded one, which is synchronous inside and answers
@@ -101,6 +118,14 @@ export interface SteeringStore {
   putBlob(kind: BlobKind, digest: Uint8Array, bytes: Uint8Array): Promise<void>;
   /** A kept blob of that kind. */
   getBlob(kind: BlobKind, digest: Uint8Array): Promise<Uint8Array | undefined>;
+  /**
+   * The decisions with `from` ≤ `t` < `to` (µs), in the order they were decided (ascending `t`
+   * for a server's room clock), at most `limit` of them, after the cursor `after` (0: from the
+   * start). The listing ends at the first decision at or after `to`.
+   */
+  listDecisions(from: bigint, to: bigint, after: number, limit: number): Promise<DecisionPage>;
+  /** Every kept blob of that kind (policies, rooms, key log heads: a handful). */
+  listBlobs(kind: BlobKind): Promise<{ readonly digest: Uint8Array; readonly bytes: Uint8Array }[]>;
   /**
    * Removes decisions decided before `decisionsBefore` (µs), with their evidence sets, and
    * records that ended before `recordsBefore` (µs) that no kept decision names (§8.4).

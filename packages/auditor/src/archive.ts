@@ -1,0 +1,67 @@
+/**
+ * The archive: an interchange layout of a steering server's decision log, which other
+ * implementations read and write. A directory of:
+ *
+ * - `archive.json`: `{"room": "<room id hex>", "grace_s": <the server's session grace, s>}`, and
+ *   more keys allowed (the span, the server, the tolerance it documents);
+ * - `room.wrd`, and `key-log.wkl` (absent when the room names no origin);
+ * - `policies.bin`, `records.bin`, `decisions.bin`: each a sequence of frames (`frames.ts`) of
+ *   `WSP1`, `WMH1` and `WSD1` records; the decisions in ascending `t`.
+ */
+
+/** The files of an archive. */
+export const ARCHIVE_FILES = {
+  meta: 'archive.json',
+  room: 'room.wrd',
+  keyLog: 'key-log.wkl',
+  policies: 'policies.bin',
+  records: 'records.bin',
+  decisions: 'decisions.bin',
+} as const;
+
+/** `archive.json`. */
+export interface ArchiveMeta {
+  /** The room id, 64 lowercase hexadecimal digits. */
+  readonly room: string;
+  /** The server's session grace in whole seconds (the load replay's, §9.2). */
+  readonly grace_s: number;
+  readonly [key: string]: unknown;
+}
+
+/** An `archive.json` that does not say what the layout requires. */
+export class ArchiveError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ArchiveError';
+  }
+}
+
+const HEX64 = /^[0-9a-f]{64}$/;
+
+/** Reads `archive.json`'s text; an {@link ArchiveError} naming what is wrong. */
+export function parseArchiveMeta(text: string): ArchiveMeta {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (e) {
+    throw new ArchiveError(`archive.json is not JSON (${(e as Error).message})`);
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw new ArchiveError('archive.json is not a JSON object');
+  }
+  const o = value as Record<string, unknown>;
+  if (typeof o.room !== 'string' || !HEX64.test(o.room.toLowerCase())) {
+    throw new ArchiveError('archive.json: "room" is not 64 hexadecimal digits');
+  }
+  const grace = o.grace_s;
+  if (typeof grace !== 'number' || !Number.isInteger(grace) || grace < 0 || grace > 0xffff_ffff) {
+    throw new ArchiveError('archive.json: "grace_s" is not a whole number of seconds');
+  }
+  return { ...o, room: o.room.toLowerCase(), grace_s: grace };
+}
+
+/** `archive.json`'s text for `meta`, keys in the layout's order first. */
+export function archiveMetaJson(meta: ArchiveMeta): string {
+  const { room, grace_s, ...rest } = meta;
+  return `${JSON.stringify({ room, grace_s, ...rest }, null, 2)}\n`;
+}

@@ -1,0 +1,290 @@
+/**
+ * The audit of a server's decision log (§9.2, §12): streamed over its decisions in ascending `t`,
+ * in memory bounded by the sessions and the records, not the decisions.
+ *
+ * 1. Every decision verifies (§9.1 with companion C6 and C8), each record's signature once.
+ * 2. The loads replay (`replay.ts`): each decision's stated load for each pathway is the replayed
+ *    count just before it, within the tolerance.
+ * 3. The bands' shares (`shares.ts`): the sessions in each band against the binomial expectation.
+ * 4. The policies (`policies.ts`): each, its span, and what changed from the one before.
+ * 5. The hops' consistency (`hops.ts`): a report, not a finding.
+ */
+import {
+  bytesEqual,
+  type CryptoBackend,
+  getBackend,
+  type Policy,
+  REASON_NAME,
+  type Reason,
+  readDecision,
+  toHex,
+} from '@wai-steering/wire';
+import { ArchiveError } from './archive.js';
+import { HopReport, type HopSpanResult } from './hops.js';
+import { PolicyLog, type PolicyResult } from './policies.js';
+import { LoadReplay } from './replay.js';
+import { type Series, SeriesBuilder } from './series.js';
+import { type ShareResult, ShareTally } from './shares.js';
+import { DecisionVerifier, type Verdict, type Where } from './verdict.js';
+
+/** The tolerance of the load check by default, in sessions. */
+export const DEFAULT_LOAD_TOLERANCE = 2;
+
+/** A refused decision. */
+export interface RefusedResult {
+  readonly digest: string;
+  readonly reason: Reason;
+  readonly where: Where;
+  /** Its `t` (µs, decimal), when it reads. */
+  readonly t: string | null;
+}
+
+/** A stated load that the replay does not give. */
+export interface InconsistentLoad {
+  readonly digest: string;
+  readonly pathway: string;
+  readonly stated: number;
+  readonly replayed: number;
+  readonly t: string;
+}
+
+/** The audit's result: the JSON `--json` prints (`docs/audit.md`). */
+export interface AuditResult {
+  readonly decisions: number;
+  readonly sessions: number;
+  readonly accepted: number;
+  readonly refused: readonly RefusedResult[];
+  readonly loads: {
+    readonly checked: number;
+    readonly tolerance: number;
+    readonly grace_s: number;
+    readonly inconsistent: readonly InconsistentLoad[];
+  };
+  readonly shares: readonly ShareResult[];
+  readonly policies: readonly PolicyResult[];
+  readonly findings: number;
+  readonly room: string;
+  readonly records: number;
+  readonly hops: readonly HopSpanResult[];
+}
+
+/** What an audit reads besides the decisions. */
+export interface AuditMaterials {
+  readonly room: Uint8Array;
+  readonly keyLog: Uint8Array | null;
+  readonly policies: Iterable<Uint8Array>;
+  readonly records: Iterable<Uint8Array>;
+}
+
+/** Options of {@link Audit}. */
+export interface AuditOptions {
+  /** The room the audit is pinned to: an archive of another room is an {@link ArchiveError}. */
+  readonly roomId: Uint8Array;
+  /** The server's session grace, whole seconds (`archive.json`'s `grace_s`). */
+  readonly graceS: number;
+  /** Sessions by which a stated load may differ from the replayed one (default 2). */
+  readonly loadTolerance?: number;
+  readonly backend?: CryptoBackend;
+  /**
+   * `local` (default): the audit verifies each decision itself; `external`: each decision's
+   * verdict is given to {@link Audit.add} (verified elsewhere, by workers), and the records are
+   * not held.
+   */
+  readonly verify?: 'local' | 'external';
+  /** With `verify: 'local'`: `fast` (default) or `reference` (`verifyDecision` each time). */
+  readonly mode?: 'fast' | 'reference';
+}
+
+function sessionKey(session: Uint8Array): string {
+  return String.fromCharCode.apply(null, session as unknown as number[]);
+}
+
+/** An audit under way: give it every decision in ascending `t`, then {@link Audit.finish}. */
+export class Audit {
+  private readonly backend: CryptoBackend;
+  private readonly verifier: DecisionVerifier | undefined;
+  private readonly policyLog: PolicyLog;
+  private readonly hopReport: HopReport;
+  private readonly replay: LoadReplay;
+  private readonly shares = new ShareTally();
+  private readonly series = new SeriesBuilder();
+  private readonly seen = new Set<string>();
+  private readonly refused: RefusedResult[] = [];
+  private readonly inconsistent: InconsistentLoad[] = [];
+  private readonly tolerance: number;
+  private readonly roomHex: string;
+  private readonly recordCount: number;
+  private count = 0;
+  private accepted = 0;
+  private checked = 0;
+  private lastT = -1n;
+  private lastPolicy: { digest: Uint8Array; hex: string; policy: Policy | undefined } | undefined;
+
+  constructor(
+    materials: AuditMaterials,
+    private readonly options: AuditOptions,
+  ) {
+    this.backend = options.backend ?? getBackend();
+    this.tolerance = options.loadTolerance ?? DEFAULT_LOAD_TOLERANCE;
+    if (!Number.isInteger(this.tolerance) || this.tolerance < 0) {
+      throw new TypeError('Audit: loadTolerance must be a whole number of sessions');
+    }
+    const policies = [...materials.policies];
+    this.policyLog = new PolicyLog(policies, this.backend);
+    this.hopReport = new HopReport(this.policyLog.all());
+    this.replay = new LoadReplay(options.graceS);
+    const local = (options.verify ?? 'local') === 'local';
+    const held: Uint8Array[] = [];
+    let n = 0;
+    for (const r of materials.records) {
+      this.hopReport.add(r);
+      n++;
+      if (local) held.push(r);
+    }
+    this.recordCount = n;
+    this.roomHex = toHex(options.roomId);
+    // The room is opened and pinned here in both modes: another room is an error, never an audit.
+    const verifier = new DecisionVerifier({
+      room: materials.room,
+      keyLog: materials.keyLog,
+      roomId: options.roomId,
+      policies,
+      records: held,
+      backend: this.backend,
+      ...(options.mode === undefined ? {} : { mode: options.mode }),
+    });
+    this.verifier = local ? verifier : undefined;
+  }
+
+  /** Decisions given so far. */
+  get decisions(): number {
+    return this.count;
+  }
+
+  /**
+   * One decision, in ascending `t`; `verdict` is required with `verify: 'external'` and ignored
+   * otherwise. An {@link ArchiveError} when a decision's `t` is below the one before it.
+   */
+  add(bytes: Uint8Array, verdict?: Verdict): void {
+    let v: Verdict;
+    if (this.verifier !== undefined) v = this.verifier.verify(bytes);
+    else if (verdict !== undefined) v = verdict;
+    else throw new TypeError('Audit.add: a verdict is required with verify: external');
+    this.count++;
+    let d = v.facts;
+    if (d === undefined && verdict === undefined) {
+      // A verdict without facts: the decision does not read, or was verified elsewhere.
+      const read = readDecision(bytes);
+      if (read.ok) {
+        const r = read.value;
+        d = {
+          t: r.t,
+          session: r.session,
+          policy: r.policy,
+          loads: r.pathways.map((pw) => pw.load),
+          first: r.priority[0]!,
+          ttl: r.ttl,
+          reason: r.reason,
+        };
+      }
+    }
+    if (d !== undefined) {
+      if (d.t < this.lastT) {
+        throw new ArchiveError(
+          `decisions.bin is not in ascending t: decision ${this.count} (${v.digest}) is at ${d.t}, before ${this.lastT}`,
+        );
+      }
+      this.lastT = d.t;
+    }
+    if (v.accepted) this.accepted++;
+    else {
+      this.refused.push({
+        digest: v.digest,
+        reason: v.reason,
+        where: v.where,
+        t: d === undefined ? null : d.t.toString(),
+      });
+    }
+    if (d === undefined) return;
+
+    let lp = this.lastPolicy;
+    if (lp === undefined || !bytesEqual(lp.digest, d.policy)) {
+      const hex = toHex(d.policy);
+      lp = { digest: d.policy.slice(), hex, policy: this.policyLog.get(hex) };
+      this.lastPolicy = lp;
+    }
+    const policyHex = lp.hex;
+    const policy = lp.policy;
+    this.policyLog.use(policyHex, d.t);
+    const m = d.loads.length;
+    const key = sessionKey(d.session);
+    if (!this.seen.has(key)) {
+      this.seen.add(key);
+      if (policy !== undefined) this.shares.add(policy, d.policy, d.session, this.backend);
+    }
+
+    // §9.2: the loads, replayed just before the decision is placed.
+    this.replay.advance(d.t);
+    const replayed = this.replay.loads(policyHex, m);
+    const points: { pathway: string; stated: number; replayed: number }[] = [];
+    for (let i = 0; i < m; i++) {
+      const id = policy?.pathways[i]?.id ?? String(i);
+      const stated = d.loads[i]!;
+      const r = replayed[i]!;
+      points.push({ pathway: id, stated, replayed: r });
+      if (v.accepted && Math.abs(stated - r) > this.tolerance) {
+        this.inconsistent.push({
+          digest: v.digest,
+          pathway: id,
+          stated,
+          replayed: r,
+          t: d.t.toString(),
+        });
+      }
+    }
+    if (v.accepted) this.checked++;
+    this.series.add(d.t, v.accepted ? (REASON_NAME[d.reason] ?? 'none') : 'refused', points);
+    this.replay.place(policyHex, key, d.first, d.t, d.ttl);
+  }
+
+  /** The result, and the series the HTML report plots. */
+  finish(): { result: AuditResult; series: Series } {
+    const shares = this.shares.results();
+    const flagged = shares.filter((s) => s.flagged).length;
+    const result: AuditResult = {
+      decisions: this.count,
+      sessions: this.seen.size,
+      accepted: this.accepted,
+      refused: this.refused,
+      loads: {
+        checked: this.checked,
+        tolerance: this.tolerance,
+        grace_s: this.options.graceS,
+        inconsistent: this.inconsistent,
+      },
+      shares,
+      policies: this.policyLog.results(),
+      findings: this.refused.length + this.inconsistent.length + flagged,
+      room: this.roomHex,
+      records: this.recordCount,
+      hops: this.hopReport.results(),
+    };
+    return { result, series: this.series.result() };
+  }
+}
+
+/** The audit of decisions given at once (tests, small archives). */
+export function auditDecisions(
+  materials: AuditMaterials,
+  decisions: Iterable<Uint8Array>,
+  options: AuditOptions,
+): { result: AuditResult; series: Series } {
+  const audit = new Audit(materials, options);
+  for (const d of decisions) audit.add(d);
+  return audit.finish();
+}
+
+/** The result as `--json` prints it: one line, its keys in the documented order. */
+export function auditJson(result: AuditResult): string {
+  return JSON.stringify(result);
+}

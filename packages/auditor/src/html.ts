@@ -1,0 +1,213 @@
+/**
+ * The audit as one self-contained HTML page: inline SVG plots and tables, no script, no network,
+ * no external asset. Stated against replayed load per pathway over time, each band's observed
+ * share with its expectation, the decisions' reasons over time, and the refusals with their place.
+ */
+import type { AuditResult } from './audit.js';
+import type { Series } from './series.js';
+
+/** Rows of a table shown at most (the JSON holds them all). */
+const MAX_ROWS = 500;
+const COLORS = ['#1f77b4', '#d62728', '#2ca02c', '#9467bd', '#ff7f0e', '#8c564b', '#17becf'];
+const REASON_COLORS: Record<string, string> = {
+  buffer: '#8c564b',
+  floor: '#9467bd',
+  share: '#2ca02c',
+  hold: '#17becf',
+  rank: '#1f77b4',
+  none: '#7f7f7f',
+  refused: '#d62728',
+};
+
+function esc(s: string): string {
+  return s.replace(
+    /[&<>"']/g,
+    (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!,
+  );
+}
+
+function isoOf(us: string): string {
+  const ms = Number(BigInt(us) / 1000n);
+  const d = new Date(ms);
+  return Number.isNaN(d.getTime()) ? us : d.toISOString();
+}
+
+const W = 720;
+const H = 200;
+const PAD = 40;
+
+function axis(maxY: number, first: string, last: string): string {
+  return [
+    `<line x1="${PAD}" y1="${H - PAD / 2}" x2="${W - 10}" y2="${H - PAD / 2}" stroke="#888"/>`,
+    `<line x1="${PAD}" y1="10" x2="${PAD}" y2="${H - PAD / 2}" stroke="#888"/>`,
+    `<text x="${PAD - 4}" y="14" text-anchor="end" font-size="10">${maxY}</text>`,
+    `<text x="${PAD - 4}" y="${H - PAD / 2}" text-anchor="end" font-size="10">0</text>`,
+    `<text x="${PAD}" y="${H - 4}" font-size="10">${esc(first)}</text>`,
+    `<text x="${W - 10}" y="${H - 4}" text-anchor="end" font-size="10">${esc(last)}</text>`,
+  ].join('');
+}
+
+function loadPlot(series: Series, pathway: string, color: string): string {
+  const bins = series.bins;
+  const pts: { x: number; s: number; r: number }[] = [];
+  bins.forEach((b, i) => {
+    const l = b.loads[pathway];
+    if (l !== undefined) pts.push({ x: i, s: l[0], r: l[1] });
+  });
+  const maxY = Math.max(1, ...pts.map((p) => Math.max(p.s, p.r)));
+  const n = Math.max(1, bins.length - 1);
+  const X = (i: number): number => PAD + ((W - 10 - PAD) * i) / n;
+  const Y = (v: number): number => H - PAD / 2 - ((H - PAD / 2 - 10) * v) / maxY;
+  const line = (f: (p: { s: number; r: number }) => number): string =>
+    pts.map((p) => `${X(p.x).toFixed(1)},${Y(f(p)).toFixed(1)}`).join(' ');
+  const first = bins[0] === undefined ? '' : isoOf(bins[0].start);
+  const last = bins.at(-1) === undefined ? '' : isoOf(bins.at(-1)!.start);
+  return `<figure><figcaption>Load of <b>${esc(pathway)}</b>: stated (solid) and replayed (dashed)</figcaption>
+<svg role="img" aria-label="load of ${esc(pathway)}" viewBox="0 0 ${W} ${H}" width="${W}" height="${H}">${axis(maxY, first, last)}
+<polyline fill="none" stroke="${color}" stroke-width="2" points="${line((p) => p.s)}"/>
+<polyline fill="none" stroke="#000" stroke-dasharray="4 3" stroke-width="1.5" points="${line((p) => p.r)}"/></svg></figure>`;
+}
+
+function sharePlot(result: AuditResult): string {
+  if (result.shares.length === 0) return '<p>No pathway has a minimum share.</p>';
+  const rowH = 34;
+  const h = 20 + rowH * result.shares.length;
+  const bars = result.shares
+    .map((s, i) => {
+      const y = 10 + i * rowH;
+      const observed = s.sessions === 0 ? 0 : s.in_band / s.sessions;
+      const expected = s.min_share_ppm / 1_000_000;
+      const scale = (W - 260) / Math.max(observed, expected, 1e-9) / 1.1;
+      const color = s.flagged ? '#d62728' : '#2ca02c';
+      return `<text x="0" y="${y + 16}" font-size="12">${esc(s.pathway)}</text>
+<rect x="120" y="${y}" width="${(observed * scale).toFixed(1)}" height="20" fill="${color}"/>
+<line x1="${(120 + expected * scale).toFixed(1)}" y1="${y - 3}" x2="${(120 + expected * scale).toFixed(1)}" y2="${y + 23}" stroke="#000" stroke-width="2"/>
+<text x="${W - 130}" y="${y + 16}" font-size="12">${(observed * 100).toFixed(2)}% vs ${(expected * 100).toFixed(2)}%, z = ${s.z}</text>`;
+    })
+    .join('');
+  return `<figure><figcaption>Share of sessions in each band: observed (bar; red when |z| ≥ 4) and expected (line)</figcaption>
+<svg role="img" aria-label="bands' shares" viewBox="0 0 ${W} ${h}" width="${W}" height="${h}">${bars}</svg></figure>`;
+}
+
+function reasonPlot(series: Series): string {
+  const bins = series.bins;
+  if (bins.length === 0) return '<p>No decision.</p>';
+  const names = Object.keys(REASON_COLORS);
+  const totals = bins.map((b) => names.reduce((n, k) => n + (b.reasons[k] ?? 0), 0));
+  const maxY = Math.max(1, ...totals);
+  const bw = (W - 10 - PAD) / bins.length;
+  const rects: string[] = [];
+  bins.forEach((b, i) => {
+    let y = H - PAD / 2;
+    for (const k of names) {
+      const v = b.reasons[k] ?? 0;
+      if (v === 0) continue;
+      const h = ((H - PAD / 2 - 10) * v) / maxY;
+      y -= h;
+      rects.push(
+        `<rect x="${(PAD + i * bw).toFixed(1)}" y="${y.toFixed(1)}" width="${Math.max(0.5, bw - 0.5).toFixed(1)}" height="${h.toFixed(1)}" fill="${REASON_COLORS[k]}"><title>${k}: ${v}</title></rect>`,
+      );
+    }
+  });
+  const legend = names
+    .map(
+      (k, i) =>
+        `<rect x="${PAD + i * 90}" y="0" width="10" height="10" fill="${REASON_COLORS[k]}"/><text x="${PAD + i * 90 + 14}" y="9" font-size="10">${k}</text>`,
+    )
+    .join('');
+  return `<figure><figcaption>Decisions by reason over time (${esc(series.width_us)} µs a bar)</figcaption>
+<svg role="img" aria-label="reasons over time" viewBox="0 -14 ${W} ${H + 14}" width="${W}" height="${H + 14}">${legend}${axis(maxY, isoOf(bins[0]!.start), isoOf(bins.at(-1)!.start))}${rects.join('')}</svg></figure>`;
+}
+
+function table(
+  head: readonly string[],
+  rows: readonly (readonly string[])[],
+  total: number,
+): string {
+  if (total === 0) return '<p>None.</p>';
+  const more =
+    total > rows.length ? `<p>… and ${total - rows.length} more (see the JSON).</p>` : '';
+  return `<table><thead><tr>${head.map((h) => `<th>${esc(h)}</th>`).join('')}</tr></thead><tbody>${rows
+    .map((r) => `<tr>${r.map((c) => `<td>${esc(c)}</td>`).join('')}</tr>`)
+    .join('')}</tbody></table>${more}`;
+}
+
+function whereText(w: { at: string; pathway?: number; record?: number }): string {
+  return [
+    w.at,
+    w.pathway === undefined ? '' : `pathway ${w.pathway}`,
+    w.record === undefined ? '' : `record ${w.record}`,
+  ]
+    .filter((s) => s !== '')
+    .join(', ');
+}
+
+/** The report's HTML text. */
+export function renderHtml(result: AuditResult, series: Series, title = 'Steering audit'): string {
+  const verdict =
+    result.findings === 0
+      ? '<p class="ok">No findings.</p>'
+      : `<p class="bad">${result.findings} finding${result.findings === 1 ? '' : 's'}.</p>`;
+  const loads = series.pathways
+    .map((p, i) => loadPlot(series, p, COLORS[i % COLORS.length]!))
+    .join('');
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>${esc(title)}</title>
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<style>
+body{font-family:system-ui,sans-serif;margin:2em;max-width:60em;color:#222}
+table{border-collapse:collapse;font-size:12px;margin:.5em 0}td,th{border:1px solid #ccc;padding:2px 6px;text-align:left}
+td{font-family:ui-monospace,monospace}figure{margin:1em 0}figcaption{font-size:13px;margin-bottom:4px}
+.ok{color:#2ca02c;font-weight:bold}.bad{color:#d62728;font-weight:bold}dl{display:grid;grid-template-columns:max-content auto;gap:2px 1em}dt{font-weight:bold}
+</style></head><body>
+<h1>${esc(title)}</h1>
+${verdict}
+<dl><dt>Room</dt><dd><code>${esc(result.room)}</code></dd>
+<dt>Decisions</dt><dd>${result.decisions} (${result.accepted} accepted, ${result.refused.length} refused)</dd>
+<dt>Sessions</dt><dd>${result.sessions}</dd>
+<dt>Records</dt><dd>${result.records}</dd>
+<dt>Loads checked</dt><dd>${result.loads.checked} (tolerance ${result.loads.tolerance}, grace ${result.loads.grace_s} s), ${result.loads.inconsistent.length} inconsistent</dd></dl>
+<h2>Loads: stated and replayed</h2>
+${loads || '<p>No decision.</p>'}
+<h2>Bands' shares</h2>
+${sharePlot(result)}
+<h2>Reasons over time</h2>
+${reasonPlot(series)}
+<h2>Refused decisions</h2>
+${table(
+  ['digest', 'reason', 'where', 't'],
+  result.refused
+    .slice(0, MAX_ROWS)
+    .map((r) => [r.digest, r.reason, whereText(r.where), r.t === null ? '' : isoOf(r.t)]),
+  result.refused.length,
+)}
+<h2>Inconsistent loads</h2>
+${table(
+  ['digest', 'pathway', 'stated', 'replayed', 't'],
+  result.loads.inconsistent
+    .slice(0, MAX_ROWS)
+    .map((l) => [l.digest, l.pathway, String(l.stated), String(l.replayed), isoOf(l.t)]),
+  result.loads.inconsistent.length,
+)}
+<h2>Policies</h2>
+${table(
+  ['digest', 'in force', 'decisions', 'changed from the one before'],
+  result.policies.map((p) => [
+    p.digest,
+    p.first === null ? (p.invalid ?? 'unused') : `${isoOf(p.first)} – ${isoOf(p.last!)}`,
+    String(p.decisions),
+    p.changes.map((c) => `${c.field}: ${c.from ?? '∅'} → ${c.to ?? '∅'}`).join('; '),
+  ]),
+  result.policies.length,
+)}
+<h2>Hops' consistency</h2>
+${table(
+  ['pathway', 'start', 'end', 'interior bytes out', 'edge bytes in'],
+  result.hops
+    .slice(0, MAX_ROWS)
+    .map((h) => [h.pathway, isoOf(h.start), isoOf(h.end), h.interior_out, h.edge_in]),
+  result.hops.length,
+)}
+</body></html>
+`;
+}

@@ -1,0 +1,45 @@
+// @wai-steering/auditor: a steering server's whole decision log checked by anyone (§9.2, §12):
+// the archive's frames, the streamed audit (every decision verified, the loads replayed, the
+// bands' shares, the policies, the hops), its JSON result and its HTML report. Portable: file
+// reading and the worker pool are in `@wai-steering/auditor/node`.
+
+export {
+  ARCHIVE_FILES,
+  ArchiveError,
+  type ArchiveMeta,
+  archiveMetaJson,
+  parseArchiveMeta,
+} from './archive.js';
+export {
+  Audit,
+  type AuditMaterials,
+  type AuditOptions,
+  type AuditResult,
+  auditDecisions,
+  auditJson,
+  DEFAULT_LOAD_TOLERANCE,
+  type InconsistentLoad,
+  type RefusedResult,
+} from './audit.js';
+export {
+  decodeFrames,
+  encodeFrame,
+  encodeFrames,
+  FrameError,
+  FrameReader,
+  MAX_FRAME,
+} from './frames.js';
+export type { HopSpanResult } from './hops.js';
+export { renderHtml } from './html.js';
+export { flattenPolicy, type PolicyChange, type PolicyResult } from './policies.js';
+export { LoadReplay, secondOf } from './replay.js';
+export { MAX_BINS, type Series, type SeriesBin } from './series.js';
+export { type ShareResult, Z_FLAG } from './shares.js';
+export {
+  type DecisionFacts,
+  DecisionVerifier,
+  openPinnedRoom,
+  type Verdict,
+  type VerifierMaterials,
+  type Where,
+} from './verdict.js';

@@ -1,0 +1,195 @@
+/**
+ * §9.1 for every decision of an archive: each decision verified against the room, the key log
+ * head, the policy it names (taken from the archive) and the records it names, with one cache
+ * shared by all of them, so that each record's signature is verified once (by digest).
+ */
+import { openRoom, type RoomContext, VerifierCache, verifyDecision } from '@wai-steering/verifier';
+import {
+  bytesEqual,
+  type CryptoBackend,
+  getBackend,
+  hopRecordBodyOf,
+  type Place,
+  type Reason,
+  readDecision,
+  toHex,
+} from '@wai-steering/wire';
+import { ArchiveError } from './archive.js';
+import { FastVerifier } from './internal/fast.js';
+
+/** C8's `where` of a refusal. */
+export interface Where {
+  readonly at: Place;
+  readonly pathway?: number;
+  readonly record?: number;
+}
+
+/** What the audit reads of a decision beyond its verdict (§7.1), when it reads. */
+export interface DecisionFacts {
+  readonly t: bigint;
+  readonly session: Uint8Array;
+  readonly policy: Uint8Array;
+  /** Each pathway's stated `load`. */
+  readonly loads: readonly number[];
+  /** The first pathway of its priority. */
+  readonly first: number;
+  readonly ttl: number;
+  readonly reason: number;
+}
+
+/**
+ * What the verification of one decision gave: accepted, or refused with its C7 reason and place;
+ * with its facts when it reads.
+ */
+export type Verdict = (
+  | { readonly digest: string; readonly accepted: true }
+  | {
+      readonly digest: string;
+      readonly accepted: false;
+      readonly reason: Reason;
+      readonly where: Where;
+    }
+) & { readonly facts?: DecisionFacts };
+
+/** What a {@link DecisionVerifier} is given: the archive's materials. */
+export interface VerifierMaterials {
+  /** The room descriptor (`WRD1`). */
+  readonly room: Uint8Array;
+  /** The key log head (`WKL1`), or none. */
+  readonly keyLog: Uint8Array | null;
+  /** The room id the auditor pins its trust to; the descriptor must be that room's. */
+  readonly roomId: Uint8Array;
+  /** The archive's policies (`WSP1`). */
+  readonly policies: Iterable<Uint8Array>;
+  /** The archive's records (`WMH1`). */
+  readonly records: Iterable<Uint8Array>;
+  readonly backend?: CryptoBackend;
+  /**
+   * `fast` (default): steps 4 and 5 once per window's evidence (`internal/fast.ts`); `reference`:
+   * `verifyDecision` for every decision (the same outcomes, slower).
+   */
+  readonly mode?: 'fast' | 'reference';
+}
+
+/** A digest's SHA-256 input for a frame that does not read: its bytes before the last 64. */
+function fallbackBody(bytes: Uint8Array): Uint8Array {
+  return bytes.length >= 64 ? bytes.subarray(0, bytes.length - 64) : bytes;
+}
+
+/** Opens the room and pins it: an {@link ArchiveError} when it does not verify or is another. */
+export function openPinnedRoom(
+  room: Uint8Array,
+  keyLog: Uint8Array | null,
+  roomId: Uint8Array,
+  backend?: CryptoBackend,
+): RoomContext {
+  const opened = openRoom(room, keyLog, backend === undefined ? {} : { backend });
+  if (!opened.ok) {
+    throw new ArchiveError(
+      `the archive's room does not verify (§9.1 step 1: ${opened.refusal.reason})`,
+    );
+  }
+  if (!bytesEqual(opened.value.roomId, roomId)) {
+    throw new ArchiveError(
+      `the archive's room descriptor is the room ${toHex(opened.value.roomId)}, not ${toHex(roomId)}`,
+    );
+  }
+  return opened.value;
+}
+
+/** Verifies decisions one by one against an archive's materials. */
+export class DecisionVerifier {
+  readonly ctx: RoomContext;
+  readonly cache = new VerifierCache();
+  private readonly backend: CryptoBackend;
+  private readonly room: Uint8Array;
+  private readonly keyLog: Uint8Array | null;
+  /** Policies by digest (hex of SHA-256 over the bytes before `sig`, when they have one). */
+  private readonly policies = new Map<string, Uint8Array>();
+  /** Records by the digest they answer to (C9: the first given of a digest is used). */
+  private readonly records = new Map<string, Uint8Array>();
+  private readonly fast: FastVerifier | undefined;
+  private lastPolicy: { digest: Uint8Array; bytes: Uint8Array } | undefined;
+
+  constructor(m: VerifierMaterials) {
+    this.backend = m.backend ?? getBackend();
+    this.ctx = openPinnedRoom(m.room, m.keyLog, m.roomId, this.backend);
+    this.room = m.room;
+    this.keyLog = m.keyLog;
+    for (const p of m.policies) {
+      const hex = toHex(this.backend.sha256(fallbackBody(p)));
+      if (!this.policies.has(hex)) this.policies.set(hex, p);
+    }
+    for (const r of m.records) {
+      const body = hopRecordBodyOf(r);
+      if (body === undefined) continue;
+      const hex = toHex(this.backend.sha256(body));
+      if (!this.records.has(hex)) this.records.set(hex, r);
+    }
+    this.fast =
+      (m.mode ?? 'fast') === 'fast'
+        ? new FastVerifier(this.ctx, this.records, this.cache, this.backend)
+        : undefined;
+  }
+
+  /** The records held, by digest. */
+  get recordCount(): number {
+    return this.records.size;
+  }
+
+  /** §9.1 steps 1 to 6 for one decision (no manifest is archived, so no step 7). */
+  verify(bytes: Uint8Array): Verdict {
+    const read = readDecision(bytes);
+    if (!read.ok) {
+      return {
+        digest: toHex(this.backend.sha256(fallbackBody(bytes))),
+        accepted: false,
+        reason: read.refusal.reason,
+        where: { at: 'decision' },
+      };
+    }
+    const d = read.value;
+    const digest = toHex(this.backend.sha256(d.body));
+    const facts: DecisionFacts = {
+      t: d.t,
+      // Copies: a view would carry the whole decision to a worker's caller.
+      session: d.session.slice(),
+      policy: d.policy.slice(),
+      loads: d.pathways.map((pw) => pw.load),
+      first: d.priority[0]!,
+      ttl: d.ttl,
+      reason: d.reason,
+    };
+    const lp = this.lastPolicy;
+    let policy: Uint8Array | undefined;
+    if (lp !== undefined && bytesEqual(lp.digest, d.policy)) policy = lp.bytes;
+    else {
+      policy = this.policies.get(toHex(d.policy));
+      if (policy !== undefined) this.lastPolicy = { digest: d.policy.slice(), bytes: policy };
+    }
+    if (policy === undefined) {
+      // §9.1 step 3 in C9's order: the room first, then the policy digest.
+      const reason: Reason = bytesEqual(d.room, this.ctx.roomId) ? 'record_missing' : 'wrong_room';
+      return { digest, accepted: false, reason, where: { at: 'decision' }, facts };
+    }
+    if (this.fast !== undefined) {
+      const refusal = this.fast.verify(bytes, d, policy);
+      return refusal === null
+        ? { digest, accepted: true, facts }
+        : { digest, accepted: false, ...refusal, facts };
+    }
+    const named: Uint8Array[] = [];
+    for (const pw of d.pathways) {
+      for (const e of pw.evidence) {
+        const r = this.records.get(toHex(e));
+        if (r !== undefined) named.push(r);
+      }
+    }
+    const outcome = verifyDecision(
+      { room: this.room, keyLog: this.keyLog, policy, decision: bytes, records: named },
+      { backend: this.backend, cache: this.cache },
+    );
+    if (outcome.outcome === 'accept') return { digest, accepted: true, facts };
+    return { digest, accepted: false, reason: outcome.reason, where: { ...outcome.where }, facts };
+  }
+}

@@ -1,0 +1,325 @@
+/**
+ * `wai-steer archive export`: an archive (`@wai-steering/auditor`'s layout) of a steering server's
+ * decisions over a span, from its store (offline, by its config) or over HTTP (the listing by
+ * time, then each decision, the policies and the records it names, the room and the key log
+ * head, all by digest).
+ */
+import { readFileSync } from 'node:fs';
+import type { ArchiveMeta } from '@wai-steering/auditor';
+import { ArchiveWriter } from '@wai-steering/auditor/node';
+import {
+  bytesEqual,
+  hopRecordBodyOf,
+  readDecision,
+  readRoom,
+  roomIdOf,
+  toHex,
+} from '@wai-steering/wire';
+import { nodeBackend } from '@wai-steering/wire/node';
+import { UserError } from './errors.js';
+
+/** The span exported: decisions with `from` ≤ `t` < `to`, room clock µs. */
+export interface Span {
+  readonly from: bigint;
+  readonly to: bigint;
+}
+
+/** What an export wrote. */
+export interface Exported {
+  readonly room: string;
+  readonly decisions: number;
+  readonly policies: number;
+  readonly records: number;
+  /** Records named by a decision that the server did not give. */
+  readonly missing: number;
+}
+
+const U64_MAX = (1n << 64n) - 1n;
+const RFC3339 = /^(\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2})(?:\.(\d{1,9}))?([Zz]|[+-]\d{2}:\d{2})$/;
+
+/** An instant given on the command line: decimal µs of the room clock, or an RFC 3339 time. */
+export function parseInstant(text: string, option: string): bigint {
+  if (/^[0-9]{1,20}$/.test(text)) {
+    const v = BigInt(text);
+    if (v <= U64_MAX) return v;
+  }
+  const m = RFC3339.exec(text);
+  if (m !== null) {
+    const ms = Date.parse(`${m[1]!.replace(/[t ]/, 'T')}${m[3]!.toUpperCase()}`);
+    if (!Number.isNaN(ms) && ms >= 0) {
+      const fraction = (m[2] ?? '').padEnd(6, '0').slice(0, 6);
+      return BigInt(ms) * 1000n + BigInt(fraction);
+    }
+  }
+  throw new UserError(
+    `--${option} ${text}: expected room clock µs (digits) or an RFC 3339 time (2026-12-01T08:00:00Z)`,
+  );
+}
+
+/** A span from the options; `from` 0 and `to` 2^64 − 1 when absent. */
+export function spanOf(from: string | undefined, to: string | undefined): Span {
+  const span = {
+    from: from === undefined ? 0n : parseInstant(from, 'from'),
+    to: to === undefined ? U64_MAX : parseInstant(to, 'to'),
+  };
+  if (span.to <= span.from) throw new UserError('--to must be after --from');
+  return span;
+}
+
+function digestHex(bytes: Uint8Array): string {
+  return toHex(nodeBackend.sha256(bytes.subarray(0, Math.max(0, bytes.length - 64))));
+}
+
+/** Collects the digests each decision names: its policy and its records. */
+class Named {
+  readonly policies = new Set<string>();
+  readonly records = new Set<string>();
+  add(decision: Uint8Array): bigint | undefined {
+    const read = readDecision(decision);
+    if (!read.ok) return undefined;
+    this.policies.add(toHex(read.value.policy));
+    for (const pw of read.value.pathways) for (const e of pw.evidence) this.records.add(toHex(e));
+    return read.value.t;
+  }
+}
+
+function metaOf(room: string, graceS: number, span: Span, server: string, n: number): ArchiveMeta {
+  return {
+    room,
+    grace_s: graceS,
+    span: { from: span.from.toString(), to: span.to.toString() },
+    server,
+    decisions: n,
+    load_tolerance: 2,
+  };
+}
+
+function roomHexOf(roomBytes: Uint8Array, where: string): string {
+  const read = readRoom(roomBytes);
+  if (!read.ok)
+    throw new UserError(`${where}: the room descriptor does not read (${read.refusal.reason})`);
+  return toHex(roomIdOf(read.value, nodeBackend));
+}
+
+/** Exports from the store a server's config names (offline). */
+export async function exportFromStore(
+  configPath: string,
+  out: string,
+  span: Span,
+  options: { roomId?: Uint8Array; onProgress?: (n: number) => void } = {},
+): Promise<Exported> {
+  const { loadConfig, openConfiguredStore } = await import('@wai-steering/server');
+  let config: ReturnType<typeof loadConfig>;
+  try {
+    config = loadConfig(configPath);
+  } catch (e) {
+    const issues = (e as { issues?: string[] }).issues;
+    throw new UserError(`server config ${configPath}: ${issues?.[0] ?? (e as Error).message}`);
+  }
+  if (config.store.path === ':memory:') {
+    throw new UserError(`server config ${configPath}: its store is ":memory:", nothing to export`);
+  }
+  const read = (path: string, what: string): Uint8Array => {
+    try {
+      return new Uint8Array(readFileSync(path));
+    } catch (e) {
+      throw new UserError(`${what} ${path}: cannot read (${(e as NodeJS.ErrnoException).code})`);
+    }
+  };
+  const roomBytes = read(config.room, 'room');
+  const room = roomHexOf(roomBytes, config.room);
+  if (options.roomId !== undefined && room !== toHex(options.roomId)) {
+    throw new UserError(`the config's room is ${room}, not --room-id ${toHex(options.roomId)}`);
+  }
+  const keyLog = config.keyLog === null ? null : read(config.keyLog, 'key log');
+  const graceS = Math.ceil(config.sessions.grace / 1000);
+  // The server's own store, SQLite (checked at open) or PostgreSQL; never created here.
+  let store: Awaited<ReturnType<typeof openConfiguredStore>>;
+  try {
+    store = await openConfiguredStore({ ...config, store: { ...config.store, create: false } });
+  } catch (e) {
+    if (e instanceof Error && e.name === 'ConfigError') {
+      throw new UserError(`server config ${configPath}: ${e.message}`);
+    }
+    throw e;
+  }
+  const where =
+    config.store.url !== undefined ? 'the PostgreSQL store' : `store ${config.store.path}`;
+  try {
+    const writer = await ArchiveWriter.create(out, {
+      meta: metaOf(room, graceS, span, where, 0),
+      room: roomBytes,
+      keyLog,
+    });
+    const named = new Named();
+    let after = 0;
+    for (;;) {
+      const page = await store.listDecisions(span.from, span.to, after, 1000);
+      for (const d of page.decisions) {
+        named.add(d.bytes);
+        await writer.add(d.bytes, d.t);
+      }
+      options.onProgress?.(writer.decisions);
+      if (page.next === null) break;
+      after = page.next;
+    }
+    await writer.close();
+    const policies = new Map<string, Uint8Array>();
+    const current = read(config.policy, 'policy');
+    policies.set(digestHex(current), current);
+    for (const b of await store.listBlobs('policy')) policies.set(toHex(b.digest), b.bytes);
+    const records: Uint8Array[] = [];
+    let missing = 0;
+    for (const hex of named.records) {
+      const r = await store.getRecord(Buffer.from(hex, 'hex'));
+      if (r === undefined) missing++;
+      else records.push(r);
+    }
+    writer.writePolicies(policies.values());
+    writer.writeRecords(records);
+    writer.writeMeta(metaOf(room, graceS, span, `store ${config.store.path}`, writer.decisions));
+    return {
+      room,
+      decisions: writer.decisions,
+      policies: policies.size,
+      records: records.length,
+      missing,
+    };
+  } finally {
+    await store.close();
+  }
+}
+
+/** Options of {@link exportFromUrl}. */
+export interface UrlExportOptions {
+  readonly roomId: Uint8Array;
+  /** The server's grace, when given (otherwise the listing's `grace_s`, or 10 s). */
+  readonly graceS?: number;
+  readonly fetch?: typeof fetch;
+  readonly concurrency?: number;
+  readonly onProgress?: (n: number) => void;
+}
+
+async function getBytes(
+  url: URL,
+  o: UrlExportOptions,
+  allow404 = false,
+): Promise<Uint8Array | null> {
+  let res: Response;
+  try {
+    res = await (o.fetch ?? fetch)(url, { signal: AbortSignal.timeout(30_000) });
+  } catch (e) {
+    throw new UserError(`GET ${url}: ${(e as Error).message}`);
+  }
+  if (allow404 && res.status === 404) {
+    await res.arrayBuffer().catch(() => undefined);
+    return null;
+  }
+  if (!res.ok) throw new UserError(`GET ${url}: HTTP ${res.status}`);
+  return new Uint8Array(await res.arrayBuffer());
+}
+
+/** Runs `f` over `items`, `n` at a time; the answers in the items' order. */
+async function pool<T, R>(items: readonly T[], n: number, f: (t: T) => Promise<R>): Promise<R[]> {
+  const out: R[] = new Array(items.length);
+  let next = 0;
+  const run = async (): Promise<void> => {
+    while (next < items.length) {
+      const i = next++;
+      out[i] = await f(items[i]!);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(n, items.length) }, run));
+  return out;
+}
+
+interface ListingPage {
+  decisions: { digest: string; t: string }[];
+  next: string | null;
+  decision_uri?: string;
+  grace_s?: number;
+}
+
+/** Exports from a running server over HTTP, pinned to the room `roomId`. */
+export async function exportFromUrl(
+  server: string,
+  out: string,
+  span: Span,
+  o: UrlExportOptions,
+): Promise<Exported> {
+  let base: URL;
+  try {
+    base = new URL(server);
+  } catch {
+    throw new UserError(`--url ${server}: not a URL`);
+  }
+  const roomHex = toHex(o.roomId);
+  const roomBytes = (await getBytes(new URL(`/rooms/${roomHex}/descriptor`, base), o))!;
+  const room = roomHexOf(roomBytes, `the room descriptor of ${base.origin}`);
+  if (!bytesEqual(Buffer.from(room, 'hex'), o.roomId)) {
+    throw new UserError(`${base.origin} serves the room ${room}, not --room-id ${roomHex}`);
+  }
+  const keyLog = await getBytes(new URL(`/rooms/${roomHex}/key-log`, base), o, true);
+  const n = o.concurrency ?? 8;
+  let graceS = o.graceS;
+  let writer: ArchiveWriter | undefined;
+  const named = new Named();
+  let after = '0';
+  try {
+    for (;;) {
+      const q = `?from=${span.from}&to=${span.to}&after=${after}&limit=1000`;
+      const listUrl = new URL(`/decisions${q}`, base);
+      const text = new TextDecoder().decode((await getBytes(listUrl, o))!);
+      let page: ListingPage;
+      try {
+        page = JSON.parse(text) as ListingPage;
+      } catch {
+        throw new UserError(`GET ${listUrl}: not the listing's JSON`);
+      }
+      if (!Array.isArray(page.decisions))
+        throw new UserError(`GET ${listUrl}: not the listing's JSON`);
+      graceS ??= typeof page.grace_s === 'number' ? page.grace_s : 10;
+      writer ??= await ArchiveWriter.create(out, {
+        meta: metaOf(room, graceS, span, base.origin, 0),
+        room: roomBytes,
+        keyLog,
+      });
+      const prefix = new URL(page.decision_uri ?? '/decisions/', base).pathname;
+      const bytes = await pool(page.decisions, n, async (d) => {
+        const b = (await getBytes(new URL(`${prefix}${d.digest}`, base), o))!;
+        if (digestHex(b) !== d.digest.toLowerCase()) {
+          throw new UserError(`${prefix}${d.digest}: the bytes served are not that decision`);
+        }
+        return b;
+      });
+      for (const b of bytes) await writer.add(b, named.add(b));
+      o.onProgress?.(writer.decisions);
+      if (page.next === null || page.decisions.length === 0) break;
+      after = page.next;
+    }
+    await writer!.close();
+    const policies = (
+      await pool([...named.policies], n, (hex) =>
+        getBytes(new URL(`/policies/${hex}`, base), o, true),
+      )
+    ).filter((p): p is Uint8Array => p !== null);
+    const fetched = await pool([...named.records], n, (hex) =>
+      getBytes(new URL(`/records/${hex}`, base), o, true),
+    );
+    const records = fetched.filter(
+      (r): r is Uint8Array => r !== null && hopRecordBodyOf(r) !== undefined,
+    );
+    writer!.writePolicies(policies);
+    writer!.writeRecords(records);
+    writer!.writeMeta(metaOf(room, graceS!, span, base.origin, writer!.decisions));
+    return {
+      room,
+      decisions: writer!.decisions,
+      policies: policies.length,
+      records: records.length,
+      missing: named.records.size - records.length,
+    };
+  } finally {
+    await writer?.close();
+  }
+}

@@ -1,0 +1,242 @@
+// The auditor on the server's own log: the demo, a load of sessions asking again and again (a
+// player's reloads), exported from its store and over HTTP, audits clean; and the command line's
+// errors and exit codes.
+import { cpSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import { decodeFrames } from '@wai-steering/auditor';
+import { type RunningDemo, runDemo } from '@wai-steering/server/testkit';
+import { readDecision, toHex, unwrap } from '@wai-steering/wire';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { cli, expectUserError, tempDir } from './helpers.js';
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const port = (s.address() as { port: number }).port;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+const PATHWAYS = ['cdn-a', 'cdn-b', 'cdn-b-east'];
+
+/** `sessions` players, each asking `rounds` times (reloading with its report), some dropping out. */
+async function load(steeringUrl: string, sessions: number, rounds: number): Promise<number> {
+  let decisions = 0;
+  await Promise.all(
+    Array.from({ length: sessions }, async (_, n) => {
+      let url = `${steeringUrl}?_HLS_throughput=${3_000_000 + n * 100_000}`;
+      for (let r = 0; r < rounds; r++) {
+        const res = await fetch(url);
+        expect(res.status).toBe(200);
+        const manifest = (await res.json()) as {
+          'RELOAD-URI': string;
+          'PATHWAY-PRIORITY': string[];
+        };
+        decisions++;
+        const first = manifest['PATHWAY-PRIORITY'][0]!;
+        expect(PATHWAYS).toContain(first);
+        url = `${manifest['RELOAD-URI']}&_HLS_pathway="${first}"&_HLS_throughput=${4_000_000 + r * 50_000}`;
+        await new Promise((done) => setTimeout(done, 40 + ((n * 37 + r * 11) % 120)));
+      }
+    }),
+  );
+  return decisions;
+}
+
+describe('the demo server audited', () => {
+  let demo: RunningDemo;
+  let dir: string;
+  let roomId: string;
+  let made = 0;
+
+  beforeAll(async () => {
+    dir = tempDir();
+    demo = await runDemo({ dir: join(dir, 'demo'), port: await freePort(), periodMs: 500 });
+    roomId = toHex(demo.setup.roomId);
+    // Wait for a window of records, then a load of players.
+    await new Promise((done) => setTimeout(done, 1200));
+    made = await load(demo.steeringUrl, 24, 12);
+  });
+  afterAll(async () => {
+    await demo?.close();
+  });
+
+  it('exported over HTTP: every decision verifies, every load replays, no findings', async () => {
+    const out = join(dir, 'over-http');
+    const exported = await cli(
+      ['archive', 'export', '--url', demo.server.url, '--room-id', roomId, '--out', out],
+      dir,
+    );
+    expect(exported.code, exported.stderr).toBe(0);
+    expect(exported.stderr).toContain(`${made} decisions`);
+    const r = await cli(['audit', '--archive', out, '--room-id', roomId, '--json'], dir);
+    expect(r.code, r.stdout).toBe(0);
+    const result = JSON.parse(r.stdout);
+    expect(result.decisions).toBe(made);
+    expect(result.accepted).toBe(made);
+    expect(result.sessions).toBe(24);
+    expect(result.refused).toEqual([]);
+    expect(result.loads.checked).toBe(made);
+    expect(result.loads.inconsistent).toEqual([]);
+    expect(result.findings).toBe(0);
+    // The loads were not all zero: the sessions counted, and stated so.
+    const decisions = decodeFrames(new Uint8Array(readFileSync(join(out, 'decisions.bin'))));
+    const most = Math.max(
+      ...decisions.flatMap((d) => unwrap(readDecision(d)).pathways.map((p) => p.load)),
+    );
+    expect(most).toBeGreaterThan(5);
+    const text = await cli(['audit', '--archive', out, '--room-id', roomId], dir);
+    expect(text.code).toBe(0);
+    expect(text.stdout).toContain('findings: 0');
+  });
+
+  it('exported from its store, the server running: the same log, clean, with two jobs', async () => {
+    const out = join(dir, 'from-store');
+    const exported = await cli(
+      ['archive', 'export', '--config', demo.setup.configPath, '--out', out],
+      dir,
+    );
+    expect(exported.code, exported.stderr).toBe(0);
+    const one = JSON.parse(
+      (await cli(['audit', '--archive', out, '--room-id', roomId, '--json'], dir)).stdout,
+    );
+    const r = await cli(
+      ['audit', '--archive', out, '--room-id', roomId, '--json', '--jobs', '2'],
+      dir,
+    );
+    expect(r.code, r.stderr).toBe(0);
+    const two = JSON.parse(r.stdout);
+    expect(two).toEqual(one);
+    expect(two.decisions).toBe(made);
+    expect(two.findings).toBe(0);
+  });
+
+  it('exports a span: --from as room clock µs, --to as an RFC 3339 time', async () => {
+    const all = decodeFrames(new Uint8Array(readFileSync(join(dir, 'over-http', 'decisions.bin'))));
+    const ts = all.map((d) => unwrap(readDecision(d)).t);
+    const from = ts[Math.floor(ts.length / 3)]!;
+    const toMs = Number(ts[Math.floor((2 * ts.length) / 3)]! / 1000n);
+    const to = BigInt(toMs) * 1000n;
+    const out = join(dir, 'span');
+    const r = await cli(
+      [
+        'archive',
+        'export',
+        '--config',
+        demo.setup.configPath,
+        '--out',
+        out,
+        '--from',
+        String(from),
+        '--to',
+        new Date(toMs).toISOString(),
+      ],
+      dir,
+    );
+    expect(r.code, r.stderr).toBe(0);
+    const got = decodeFrames(new Uint8Array(readFileSync(join(out, 'decisions.bin'))));
+    expect(got.length).toBe(ts.filter((t) => t >= from && t < to).length);
+    expect(got.length).toBeGreaterThan(0);
+    const a = await cli(['audit', '--archive', out, '--room-id', roomId, '--json'], dir);
+    expect(JSON.parse(a.stdout).decisions).toBe(got.length);
+  });
+
+  it('audits a live server by URL, and a strict tolerance still finds nothing', async () => {
+    const r = await cli(
+      ['audit', '--url', demo.server.url, '--room-id', roomId, '--json', '--load-tolerance', '0'],
+      dir,
+    );
+    expect(r.code, r.stderr).toBe(0);
+    const result = JSON.parse(r.stdout);
+    expect(result.decisions).toBeGreaterThanOrEqual(made);
+    expect(result.findings).toBe(0);
+  });
+
+  it('a tampered copy: exit 1, the decision refused at its place, the HTML report written', async () => {
+    const src = join(dir, 'over-http');
+    const out = join(dir, 'tampered');
+    cpSync(src, out, { recursive: true });
+    const path = join(out, 'decisions.bin');
+    const file = new Uint8Array(readFileSync(path));
+    const first = decodeFrames(file)[0]!;
+    file[4 + first.length - 1]! ^= 1; // the first decision's last byte of sig
+    writeFileSync(path, file);
+    const html = join(dir, 'report.html');
+    const r = await cli(
+      ['audit', '--archive', out, '--room-id', roomId, '--json', '--html', html],
+      dir,
+    );
+    expect(r.code, r.stderr).toBe(1);
+    const result = JSON.parse(r.stdout);
+    expect(result.refused).toHaveLength(1);
+    expect(result.refused[0]).toMatchObject({ reason: 'bad_signature', where: { at: 'decision' } });
+    expect(result.findings).toBe(1);
+    expect(readFileSync(html, 'utf8')).toContain('bad_signature');
+    const text = await cli(['audit', '--archive', out, '--room-id', roomId], dir);
+    expect(text.code).toBe(1);
+    expect(text.stdout).toContain('bad_signature at decision');
+  });
+
+  it('refuses another room (exit 2, one line), and the other mistakes', async () => {
+    const other = 'ab'.repeat(32);
+    expectUserError(
+      await cli(
+        [
+          'archive',
+          'export',
+          '--url',
+          demo.server.url,
+          '--room-id',
+          other,
+          '--out',
+          join(dir, 'x'),
+        ],
+        dir,
+      ),
+      /HTTP 404|not --room-id/,
+    );
+    const out = join(dir, 'over-http');
+    expectUserError(
+      await cli(['audit', '--archive', out, '--room-id', other], dir),
+      /, not (ab)+$|not abab/,
+    );
+    expectUserError(
+      await cli(['audit', '--archive', join(dir, 'none'), '--room-id', roomId], dir),
+      /not a directory/,
+    );
+    expectUserError(
+      await cli(['audit', '--room-id', roomId], dir),
+      /--archive DIR or --url SERVER/,
+    );
+    expectUserError(
+      await cli(['audit', '--archive', out, '--room-id', roomId, '--jobs', '0'], dir),
+      /--jobs 0/,
+    );
+    expectUserError(
+      await cli(['audit', '--archive', out, '--room-id', roomId, '--grace', 'soon'], dir),
+      /--grace soon/,
+    );
+    expectUserError(
+      await cli(
+        [
+          'archive',
+          'export',
+          '--url',
+          demo.server.url,
+          '--room-id',
+          roomId,
+          '--out',
+          join(dir, 'y'),
+          '--from',
+          'yesterday',
+        ],
+        dir,
+      ),
+      /--from yesterday/,
+    );
+  });
+});
