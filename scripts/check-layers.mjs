@@ -5,10 +5,10 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 
 const root = new URL('..', import.meta.url).pathname;
-const ORDER = ['wire', 'evidence', 'rule', 'manifest', 'verifier', 'server', 'cli'];
+const ORDER = ['wire', 'evidence', 'rule', 'manifest', 'verifier', 'console', 'server', 'cli'];
 // The cli may start the server; the server never imports the cli.
 const PEERS = {};
-const PORTABLE = new Set(['wire', 'evidence', 'rule', 'manifest', 'verifier']);
+const PORTABLE = new Set(['wire', 'evidence', 'rule', 'manifest', 'verifier', 'console']);
 // Files of a portable package that are Node-only entries by design.
 const NODE_ENTRIES = new Set(['packages/wire/src/node.ts']);
 

@@ -26,6 +26,8 @@ import {
   toHex,
 } from '@wai-steering/wire';
 import { CommitQueue } from './commit.js';
+import { ConsoleActivity } from './console/activity.js';
+import { type ConsoleOptions, ConsoleRoutes } from './console/routes.js';
 import { DecisionEncoder } from './encode.js';
 import { Metrics } from './metrics.js';
 import { SessionTable } from './sessions.js';
@@ -82,6 +84,8 @@ export interface AppOptions extends AppMaterials {
   readonly clock?: () => bigint;
   /** `fast` (default): the server's encoder (`encode.ts`); `wire`: wire's `signDecision`. */
   readonly encoder?: 'fast' | 'wire';
+  /** The operator console (`/status`, `/console/`); off when absent. */
+  readonly console?: ConsoleOptions;
 }
 
 const JSON_TYPE = 'application/json; charset=utf-8';
@@ -200,6 +204,9 @@ export class SteeringApp {
   readonly sessions: SessionTable;
   readonly queue: CommitQueue;
   readonly evidence: MemoryEvidenceStore;
+  /** What the console shows over time (recent decisions, ingest tallies, 15 minutes of samples). */
+  readonly activity: ConsoleActivity;
+  private readonly consoleRoutes: ConsoleRoutes | undefined;
   private readonly cache: EvidenceCache;
   private readonly clock: () => bigint;
   private readonly pathwayIds: string[];
@@ -230,6 +237,8 @@ export class SteeringApp {
     });
     this.evidence = new MemoryEvidenceStore();
     this.cache = new EvidenceCache(policy, this.evidence);
+    this.activity = new ConsoleActivity(policy.pathways.length);
+    this.consoleRoutes = o.console === undefined ? undefined : this.makeConsole(o.console);
     this.queue = new CommitQueue(o.store, {
       maxPending: o.maxQueue,
       onCommit: (size, ok, error) => {
@@ -269,6 +278,42 @@ export class SteeringApp {
   setRoom(room: RoomContext, keyLogBytes: Uint8Array | null): void {
     this.room = room;
     this.keyLogBytes = keyLogBytes;
+  }
+
+  /** The console's routes over this application's state (read only). */
+  private makeConsole(options: ConsoleOptions): ConsoleRoutes {
+    const app = this;
+    return new ConsoleRoutes(options, {
+      get policy() {
+        return app.o.policy;
+      },
+      policyDigest: this.o.policyDigest,
+      get room() {
+        return app.room;
+      },
+      now: () => this.clock(),
+      evidenceAt: (t) => this.cache.at(t),
+      get loads() {
+        return app.sessions.loads;
+      },
+      get sessions() {
+        return app.sessions.size;
+      },
+      records: this.evidence,
+      activity: this.activity,
+      decisionsByReason: () =>
+        Object.fromEntries(
+          Object.entries(REASON_NAME).map(([code, name]) => [
+            name,
+            this.metrics.decisions.get({ reason: name ?? code }),
+          ]),
+        ),
+    });
+  }
+
+  /** Closes the console's current second (one sample a second, `startServer`'s timer). */
+  sampleActivity(): void {
+    this.activity.sample(Number(this.clock() / 1_000_000n), this.sessions.loads);
   }
 
   /** The records of the store a current or later window may name, into the evidence index. */
@@ -492,6 +537,8 @@ export class SteeringApp {
         },
       ];
     }
+    const consoleAnswer = this.consoleRoutes?.handle(method, path, query, req.headers);
+    if (consoleAnswer !== undefined) return [consoleAnswer.route, consoleAnswer.response];
     return ['other', this.notFound('resource')];
   }
 
@@ -579,6 +626,7 @@ export class SteeringApp {
       return this.overloaded('the decision could not be archived');
     }
     const reason = fields.reason;
+    this.activity.noteDecision({ digest, t, session, first: fields.priority[0]!, reason });
     this.metrics.decisions.incKey(String(reason), () => ({
       reason: REASON_NAME[reason] ?? String(reason),
     }));
@@ -613,6 +661,8 @@ export class SteeringApp {
     if (!opened.ok) {
       const { reason, where } = opened.refusal;
       this.metrics.refused.inc({ reason });
+      const read = readHopRecord(body);
+      this.activity.noteIngest(read.ok ? toHex(read.value.hop) : '', { refused: reason });
       return json(400, { reason, where: { ...where } });
     }
     const { record, digest } = opened.value;
@@ -638,6 +688,7 @@ export class SteeringApp {
       this.cache.invalidate();
     }
     this.metrics.ingested.inc({ result: inserted ? 'new' : 'duplicate' });
+    this.activity.noteIngest(toHex(record.hop), inserted ? 'new' : 'duplicate');
     return json(inserted ? 201 : 200, { digest: toHex(digest) });
   }
 }

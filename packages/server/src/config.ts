@@ -109,6 +109,44 @@ export const configSchema = z
       })
       .strict()
       .prefault({}),
+    console: z
+      .object({
+        enabled: z.boolean({ error: 'expected true or false' }).default(true),
+        auth: z
+          .union(
+            [
+              z
+                .object({
+                  bearer: z
+                    .string({ error: 'expected a token (a string)' })
+                    .regex(
+                      /^[\x21-\x7e]{16,}$/,
+                      'expected a token of 16 or more visible ASCII characters',
+                    ),
+                })
+                .strict(),
+              z
+                .object({
+                  basic: z
+                    .object({
+                      user: z
+                        .string({ error: 'expected a user name' })
+                        .regex(/^[^:\x00-\x1f]{1,128}$/, 'expected 1 to 128 characters, no ":"'),
+                      password: z
+                        .string({ error: 'expected a password' })
+                        .min(12, 'expected a password of 12 or more characters'),
+                    })
+                    .strict(),
+                })
+                .strict(),
+            ],
+            { error: 'expected {"bearer": TOKEN} or {"basic": {"user": …, "password": …}}' },
+          )
+          .nullable()
+          .default(null),
+      })
+      .strict()
+      .prefault({}),
   })
   .strict();
 
@@ -139,6 +177,14 @@ export interface ServerConfig {
     readonly maxQueue: number;
     readonly maxRecordBytes: number;
     readonly maxTargetBytes: number;
+  };
+  /** The operator console (`/status`, `/console/`): on by default, unprotected by default. */
+  readonly console: {
+    readonly enabled: boolean;
+    readonly auth:
+      | { readonly bearer: string }
+      | { readonly basic: { readonly user: string; readonly password: string } }
+      | null;
   };
 }
 
@@ -175,6 +221,7 @@ export function parseConfig(input: unknown, baseDir: string = process.cwd()): Se
     retention: c.retention,
     sessions: c.sessions,
     limits: c.limits,
+    console: c.console,
   };
 }
 

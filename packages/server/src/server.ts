@@ -18,6 +18,7 @@ import {
 import { nodeBackend } from '@wai-steering/wire/node';
 import { type AppMaterials, SteeringApp } from './app.js';
 import { ConfigError, type ServerConfig } from './config.js';
+import { consoleDistDir, readConsoleAssets } from './console/assets.js';
 import { createHttpServer, listen } from './http.js';
 import { SqliteStore } from './store/sqlite.js';
 
@@ -25,6 +26,10 @@ import { SqliteStore } from './store/sqlite.js';
 export interface RunningServer {
   /** Where it listens, `http://host:port`. */
   readonly url: string;
+  /** The operator console's page (`<url>/console/`), `null` when the console is off. */
+  readonly consoleUrl: string | null;
+  /** The console's verifier page (`<url>/console/verify`), `null` when the console is off. */
+  readonly verifyUrl: string | null;
   readonly app: SteeringApp;
   readonly http: Server;
   readonly store: SqliteStore;
@@ -41,6 +46,8 @@ export interface StartOptions {
   /** The room clock (µs since the epoch); the process's monotonic clock by default. */
   readonly clock?: () => bigint;
   readonly backend?: CryptoBackend;
+  /** The built console's directory; `@wai-steering/console`'s `dist/` by default. */
+  readonly consoleDir?: string;
 }
 
 function readBytes(path: string, field: string): Uint8Array {
@@ -147,6 +154,17 @@ export function readMaterials(
   };
 }
 
+/** The built console's files, when the console is on. */
+function consoleAssets(config: ServerConfig, options: StartOptions) {
+  if (!config.console.enabled) return {};
+  const dir = options.consoleDir ?? consoleDistDir();
+  return dir === undefined ? {} : { assets: readConsoleAssets(dir) };
+}
+
+function isLoopback(host: string): boolean {
+  return host === 'localhost' || host === '::1' || host.startsWith('127.');
+}
+
 /** Starts the steering server of a configuration (see `loadConfig`). */
 export async function startServer(
   config: ServerConfig,
@@ -168,6 +186,11 @@ export async function startServer(
       maxRecordBytes: config.limits.maxRecordBytes,
       maxTargetBytes: config.limits.maxTargetBytes,
       ...(options.clock === undefined ? {} : { clock: options.clock }),
+      console: {
+        enabled: config.console.enabled,
+        auth: config.console.auth,
+        ...consoleAssets(config, options),
+      },
     });
     if (m.keyLogBytes !== null && m.room.keyLog !== undefined) {
       store.putBlob('key-log', digestOf(m.room.keyLog, backend), m.keyLogBytes);
@@ -191,6 +214,9 @@ export async function startServer(
   // Sessions: a pass over the table every 2 s at most (§6 loads); evidence index pruned.
   const sweeper = setInterval(() => app.sweep(Math.ceil(app.sessions.slots / 8)), 250);
   sweeper.unref();
+  // The console's history: one sample a second.
+  const sampler = setInterval(() => app.sampleActivity(), 1000);
+  sampler.unref();
   const pruner = setInterval(() => {
     try {
       app.prune(config.retention.records, config.retention.decisions);
@@ -200,12 +226,19 @@ export async function startServer(
   }, config.retention.sweep);
   pruner.unref();
   let closing: Promise<void> | undefined;
+  if (config.console.enabled && config.console.auth === null && !isLoopback(config.listen.host)) {
+    warnings.push(
+      'the console (/status, /console/) is on without auth on a non-loopback address: set console.auth or console.enabled: false',
+    );
+  }
   return {
     url,
+    consoleUrl: config.console.enabled ? `${url}/console/` : null,
+    verifyUrl: config.console.enabled ? `${url}/console/verify` : null,
     app,
     http,
     store,
-    warnings: m.warnings,
+    warnings,
     reloadKeyLog(): void {
       if (config.keyLog === null) return;
       const bytes = readBytes(config.keyLog, 'keyLog');
@@ -217,6 +250,7 @@ export async function startServer(
     close(): Promise<void> {
       closing ??= new Promise<void>((resolve) => {
         clearInterval(sweeper);
+        clearInterval(sampler);
         clearInterval(pruner);
         http.close(() => {
           store.close();
