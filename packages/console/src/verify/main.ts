@@ -47,6 +47,7 @@ interface Trusted {
   readonly records: number;
   readonly missing: readonly string[];
   readonly source: string;
+  readonly hasManifest: boolean;
 }
 
 function trustedOf(
@@ -288,6 +289,7 @@ async function verifyUrl(url: string, pin: string): Promise<void> {
         decisionUri: f.decisionUri,
         records: f.records.length,
         missing: f.missing,
+        hasManifest: f.manifest !== null,
         source:
           f.manifest === null
             ? 'a decision URI'
@@ -375,6 +377,7 @@ byId('verify-files').addEventListener('click', () => {
       decisionUri: null,
       records: input.records.length,
       missing: [],
+      hasManifest: input.manifest !== undefined && input.manifest !== null,
       source: `${held.length} files`,
     }),
   );
