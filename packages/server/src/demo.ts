@@ -81,6 +81,10 @@ async function main(): Promise<number> {
   console.log('');
   console.log('Try:');
   console.log(`curl '${demo.steeringUrl}'`);
+  if (demo.server.consoleUrl !== null) {
+    console.log(`Console:  ${demo.server.consoleUrl}`);
+    console.log(`Verifier: ${demo.server.verifyUrl}`);
+  }
   console.log('');
   console.log(
     'Each manifest names its signed decision (science.transaction.wai-decision); every input a verifier needs is served by digest. Ctrl-C to stop.',

@@ -6,6 +6,7 @@ import { nodeBackend } from '@wai-steering/wire/node';
 import { afterAll, beforeAll } from 'vitest';
 import { SteeringApp } from '../../src/app.js';
 import { loadConfig, type ServerConfig } from '../../src/config.js';
+import type { ConsoleOptions } from '../../src/console/routes.js';
 import { type DemoSetup, setupDemo } from '../../src/demo/setup.js';
 import { HopSimulator } from '../../src/demo/simulator.js';
 import { type RunningServer, readMaterials, startServer } from '../../src/server.js';
@@ -63,6 +64,7 @@ export function demoApp(
     maxQueue?: number;
     start?: bigint;
     encoder?: 'fast' | 'wire';
+    console?: ConsoleOptions;
   } = {},
 ) {
   const { setup, config, remove } = demoRoom(8080, options.periodMs ?? 2000);
@@ -81,6 +83,7 @@ export function demoApp(
     maxTargetBytes: 8192,
     clock: clock.now,
     ...(options.encoder === undefined ? {} : { encoder: options.encoder }),
+    ...(options.console === undefined ? {} : { console: options.console }),
   });
   const sim = new HopSimulator({
     policy: setup.policy,
