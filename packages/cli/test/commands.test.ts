@@ -5,7 +5,7 @@ import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { dashElement, hlsTag } from '@wai-steering/manifest';
 import { digestOf, readPolicy, readRoom, toHex, unwrap } from '@wai-steering/wire';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { main } from '../src/index.js';
 import {
   buildExample,
@@ -335,6 +335,22 @@ describe('serve, and verify --url', () => {
     expect(JSON.parse(v.stdout)).toMatchObject({ outcome: 'accept' });
     const text = await cli(['verify', '--url', `${base}/steer`], dir);
     expect(text.stdout).toMatch(/^ACCEPTED decision/);
+    const room = unwrap(readRoom(readFileSync(join(dir, 'room.wrd'))));
+    const pinnedId = toHex(digestOf(room));
+    expect(text.stdout).toContain(`room     ${pinnedId} (named by the decision;`);
+    expect(text.stdout).toContain(`authority ${toHex(room.authority)}\n`);
+    const pinned = await cli(['verify', '--url', `${base}/steer`, '--room-id', pinnedId], dir);
+    expect(pinned.code, pinned.stderr).toBe(0);
+    expect(pinned.stdout).toContain(`room     ${pinnedId} (pinned by --room-id)`);
+    const elsewhere = await cli(
+      ['verify', '--url', `${base}/steer`, '--room-id', 'ab'.repeat(32)],
+      dir,
+    );
+    expect(elsewhere.code).toBe(2);
+    expect(elsewhere.stderr).toContain(`/rooms/${'ab'.repeat(32)}/descriptor: HTTP 404`);
+    const badPin = await cli(['verify', '--url', `${base}/steer`, '--room-id', 'abc'], dir);
+    expect(badPin.code).toBe(2);
+    expect(badPin.stderr).toContain('--room-id: expected 64 hexadecimal digits');
 
     // SIGHUP: the key log file is read again; the server then serves the new head.
     const roomId = toHex(digestOf(unwrap(readRoom(readFileSync(join(dir, 'room.wrd'))))));
@@ -358,12 +374,13 @@ describe('serve, and verify --url', () => {
     const head3 = readFileSync(join(dir, 'live-3.wkl'));
     writeFileSync(join(dir, 'live.wkl'), head3);
     process.emit('SIGHUP');
-    expect(err).toContain('wai-steer: key log read again');
+    // The new head is kept in the store before it is served: the reload answers asynchronously.
+    await vi.waitFor(() => expect(err).toContain('wai-steer: key log read again'));
     expect(toHex(await served())).toBe(toHex(head3));
     // A head that does not verify is refused with a warning, and the one in use stays.
     writeFileSync(join(dir, 'live.wkl'), 'not a key log');
     process.emit('SIGHUP');
-    expect(err).toMatch(/the key log was not reloaded/);
+    await vi.waitFor(() => expect(err).toMatch(/the key log was not reloaded/));
     expect(toHex(await served())).toBe(toHex(head3));
     expect(await cli(['verify', '--url', `${base}/steer`, '--json'], dir)).toMatchObject({
       code: 0,
@@ -371,5 +388,63 @@ describe('serve, and verify --url', () => {
 
     await stop!();
     expect(await serving).toBe(0);
+  });
+});
+
+describe('demo', () => {
+  it('starts a demo room, its server and hops, prints the steering URL, and stops', async () => {
+    const port = await new Promise<number>((resolve) => {
+      const s = createServer().listen(0, '127.0.0.1', () => {
+        const p = (s.address() as { port: number }).port;
+        s.close(() => resolve(p));
+      });
+    });
+    const dir = tempDir();
+    let stop: (() => Promise<void>) | undefined;
+    let out = '';
+    const running = main(['demo', '--dir', 'd', '--port', String(port), '--period-ms', '500'], {
+      cwd: dir,
+      stdout: {
+        write(s: string | Uint8Array) {
+          out += String(s);
+          return true;
+        },
+      },
+      stderr: { write: () => true },
+      onStop(fn) {
+        stop = fn;
+      },
+    });
+    await vi.waitFor(() => expect(out).toContain('Steering URL: '), { timeout: 10_000 });
+    const url = /Steering URL: (\S+)/.exec(out)![1]!;
+    expect(url).toBe(`http://127.0.0.1:${port}/steer`);
+    // The operator console, printed beside the steering URL, is served.
+    expect(out).toContain(`Console:      http://127.0.0.1:${port}/console/`);
+    const page = await fetch(`http://127.0.0.1:${port}/console/`);
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-type')).toMatch(/^text\/html/);
+    expect(readdirSync(join(dir, 'd'))).toContain('config.json');
+    const v = await cli(['verify', '--url', url], dir);
+    expect(v.code, v.stderr).toBe(0);
+    // The hops' records give figures; D carries its unit (the policy's basis, fetched too).
+    expect(v.stdout).toMatch(/figure +J\/D \d+ uJ \/ \d+ bytes/);
+    await stop!();
+    expect(await running).toBe(0);
+  });
+
+  it('refuses a bad flag value in one line', async () => {
+    const r = await cli(['demo', '--port', '0'], tempDir());
+    expect(r.code).toBe(2);
+    expect(r.stderr).toBe(
+      'wai-steer: demo: --port: expected an integer from 1 to 65535, got "0"\n',
+    );
+  });
+
+  it('documents its flags in --help', async () => {
+    const r = await cli(['demo', '--help'], tempDir());
+    expect(r.code).toBe(0);
+    for (const flag of ['--dir DIR', '--host HOST', '--port PORT', '--period-ms MS', '--verbose']) {
+      expect(r.stdout).toContain(flag);
+    }
   });
 });

@@ -30,6 +30,8 @@ export {
   reportJson,
   type SteeringRequest,
 } from './report.js';
+// §4.1, §7.1 `protocol`, §8.1 `wai_session`: the rest of what a server reads from the query.
+export { protocolOf, sessionOf } from './request.js';
 // RFC 9651 §4.2, as §4.4 and C9 read it.
 export {
   parseDictionary,

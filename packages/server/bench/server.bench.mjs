@@ -14,7 +14,8 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import Database from 'better-sqlite3';
-import { HopSimulator, monotonicClock, setupDemo } from '../dist/index.js';
+import { monotonicClock } from '../dist/index.js';
+import { HopSimulator, setupDemo } from '../dist/testkit.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const DURATION = Number(process.env.BENCH_DURATION ?? 10);

@@ -1,7 +1,7 @@
 // Resident memory of the session table with N live sessions, in a process of its own:
 // `node bench/sessions-rss.mjs N` prints one JSON line.
 import { randomBytes } from 'node:crypto';
-import { SessionTable } from '../dist/index.js';
+import { SessionTable } from '../dist/testkit.js';
 
 const n = Number(process.argv[2] ?? 1_000_000);
 const settle = () => {

@@ -7,9 +7,9 @@ process.on('message', async (m) => {
   if (m?.cmd === 'stats') {
     process.send?.({
       rss: process.memoryUsage().rss,
-      sessions: server.app.sessions.size,
-      sessionBytes: server.app.sessions.bytes,
-      store: server.store.stats(),
+      sessions: server.engine.sessions.size,
+      sessionBytes: server.engine.sessions.bytes,
+      store: await server.store.stats(),
     });
   }
   if (m?.cmd === 'stop') {

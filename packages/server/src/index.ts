@@ -1,18 +1,19 @@
-// @wai-steering/server: the energy-aware content steering server — HTTP, durable store, loads
-// and sessions, ingest of per-hop records, metrics — and verification from the network alone.
+// @wai-steering/server: the energy-aware content steering server — the steering engine
+// (sessions and loads, evidence, signed decisions, the durable store), its HTTP routes, and
+// starting it from a configuration. The demo room and simulated hops are in
+// `@wai-steering/server/testkit`.
 
 export {
+  type AppLimits,
   type AppOptions,
   type AppRequest,
   type AppResponse,
-  monotonicClock,
-  pathOfUri,
-  protocolOf,
+  NOT_FOUND,
+  type Route,
+  type RouteContext,
   SteeringApp,
-  sessionOf,
-  splitTarget,
+  steeringRoutes,
 } from './app.js';
-export { CommitQueue, type CommitQueueOptions } from './commit.js';
 export {
   ConfigError,
   configSchema,
@@ -21,9 +22,21 @@ export {
   parseDuration,
   type ServerConfig,
 } from './config.js';
-export { type DemoOptions, type RunningDemo, runDemo } from './demo/run.js';
-export { type DemoHop, type DemoSetup, type DemoSetupOptions, setupDemo } from './demo/setup.js';
-export { HopSimulator, type SimulatorOptions } from './demo/simulator.js';
+export { monotonicClock } from './engine/clock.js';
+export { SteeringEngine } from './engine/engine.js';
+export type {
+  DecideRequest,
+  DecideResult,
+  EngineMaterials,
+  EngineOptions,
+  IngestResult,
+  KeyLogResult,
+  Overloaded,
+  ReadResult,
+  RecordRefused,
+  RecordStored,
+  Steered,
+} from './engine/types.js';
 export { createHttpServer, type HttpOptions, listen } from './http.js';
 export { METRICS_MEDIA_TYPE, Metrics } from './metrics.js';
 export {
@@ -33,8 +46,7 @@ export {
   type StartOptions,
   startServer,
 } from './server.js';
-export { SessionTable, type SessionTableOptions } from './sessions.js';
-export { type CompactDecision, joinDecision, splitDecision } from './store/compact.js';
+export type { SessionTable } from './sessions.js';
 export { SqliteStore, type SqliteStoreOptions } from './store/sqlite.js';
 export type {
   BlobKind,
@@ -42,13 +54,7 @@ export type {
   CommitResult,
   PruneResult,
   SteeringStore,
+  StoredDecision,
   StoredRecord,
   StoreStats,
 } from './store/store.js';
-export {
-  type FetchAndVerifyOptions,
-  FetchError,
-  type FetchedVerification,
-  fetchAndVerify,
-  fetchAndVerifyDetailed,
-} from './verify-url.js';

@@ -16,9 +16,13 @@ import {
   verifyPolicySignature,
 } from '@wai-steering/wire';
 import { nodeBackend } from '@wai-steering/wire/node';
-import { type AppMaterials, SteeringApp } from './app.js';
+import { SteeringApp, steeringRoutes } from './app.js';
 import { ConfigError, type ServerConfig } from './config.js';
+import { ConsoleActivity } from './console/activity.js';
 import { consoleDistDir, readConsoleAssets } from './console/assets.js';
+import { consoleRoutes } from './console/routes.js';
+import { SteeringEngine } from './engine/engine.js';
+import type { EngineMaterials } from './engine/types.js';
 import { createHttpServer, listen } from './http.js';
 import { SqliteStore } from './store/sqlite.js';
 
@@ -30,13 +34,21 @@ export interface RunningServer {
   readonly consoleUrl: string | null;
   /** The console's verifier page (`<url>/console/verify`), `null` when the console is off. */
   readonly verifyUrl: string | null;
+  /** What the console shows over time: recent decisions, ingest tallies, 15 minutes of samples. */
+  readonly activity: ConsoleActivity;
+  /** The engine: sessions, evidence, decisions, the store. */
+  readonly engine: SteeringEngine;
+  /** The HTTP side: the route table over the engine. */
   readonly app: SteeringApp;
   readonly http: Server;
   readonly store: SqliteStore;
   /** Warnings found at start (a steering key that may not state some class, say). */
   readonly warnings: readonly string[];
-  /** Reads the key log file again and serves (and verifies ingest against) its head. */
-  reloadKeyLog(): void;
+  /**
+   * Reads the key log file again and serves (and verifies ingest against) its head; rejects
+   * with a {@link ConfigError} when it does not verify (the head in use stays).
+   */
+  reloadKeyLog(): Promise<void>;
   /** Stops listening, writes what is queued, closes the store. */
   close(): Promise<void>;
 }
@@ -61,7 +73,7 @@ function readBytes(path: string, field: string): Uint8Array {
 }
 
 /** What the server serves under, read and checked, with what the reading warned of. */
-export interface Materials extends AppMaterials {
+export interface Materials extends EngineMaterials {
   readonly warnings: string[];
 }
 
@@ -174,55 +186,60 @@ export async function startServer(
   const m = readMaterials(config, backend);
   const { warnings, ...materials } = m;
   const store = new SqliteStore(config.store.path, { synchronous: config.store.synchronous });
-  let app: SteeringApp;
+  const activity = new ConsoleActivity(materials.policy.pathways.length);
+  let engine: SteeringEngine;
   try {
-    app = new SteeringApp({
+    engine = await SteeringEngine.open({
       ...materials,
       store,
       backend,
       graceMs: config.sessions.grace,
       maxSessions: config.sessions.max,
       maxQueue: config.limits.maxQueue,
-      maxRecordBytes: config.limits.maxRecordBytes,
-      maxTargetBytes: config.limits.maxTargetBytes,
       ...(options.clock === undefined ? {} : { clock: options.clock }),
-      console: {
+      observer: activity,
+    });
+  } catch (e) {
+    await store.close();
+    throw e;
+  }
+  const app = new SteeringApp(engine, {
+    maxRecordBytes: config.limits.maxRecordBytes,
+    maxTargetBytes: config.limits.maxTargetBytes,
+    routes: [
+      ...steeringRoutes(engine),
+      ...consoleRoutes(engine, activity, {
         enabled: config.console.enabled,
         auth: config.console.auth,
         ...consoleAssets(config, options),
-      },
-    });
-    if (m.keyLogBytes !== null && m.room.keyLog !== undefined) {
-      store.putBlob('key-log', digestOf(m.room.keyLog, backend), m.keyLogBytes);
-    }
-  } catch (e) {
-    store.close();
-    throw e;
-  }
+      }),
+    ],
+  });
   const http = createHttpServer(app);
   let url: string;
   try {
     url = await listen(http, config.listen.host, config.listen.port);
   } catch (e) {
-    app.close();
-    store.close();
+    await engine.close();
+    await store.close();
     const code = (e as NodeJS.ErrnoException).code;
     throw new ConfigError([
       `listen: cannot listen on ${config.listen.host}:${config.listen.port} (${code ?? (e as Error).message})`,
     ]);
   }
   // Sessions: a pass over the table every 2 s at most (§6 loads); evidence index pruned.
-  const sweeper = setInterval(() => app.sweep(Math.ceil(app.sessions.slots / 8)), 250);
+  const sweeper = setInterval(() => engine.sweep(Math.ceil(engine.sessions.slots / 8)), 250);
   sweeper.unref();
   // The console's history: one sample a second.
-  const sampler = setInterval(() => app.sampleActivity(), 1000);
+  const sampler = setInterval(
+    () => activity.sample(Number(engine.now() / 1_000_000n), engine.sessions.loads),
+    1000,
+  );
   sampler.unref();
   const pruner = setInterval(() => {
-    try {
-      app.prune(config.retention.records, config.retention.decisions);
-    } catch (e) {
+    engine.prune(config.retention.records, config.retention.decisions).catch((e: unknown) => {
       console.error('wai-steering: pruning failed:', e);
-    }
+    });
   }, config.retention.sweep);
   pruner.unref();
   let closing: Promise<void> | undefined;
@@ -235,29 +252,32 @@ export async function startServer(
     url,
     consoleUrl: config.console.enabled ? `${url}/console/` : null,
     verifyUrl: config.console.enabled ? `${url}/console/verify` : null,
+    activity,
+    engine,
     app,
     http,
     store,
     warnings,
-    reloadKeyLog(): void {
+    async reloadKeyLog(): Promise<void> {
       if (config.keyLog === null) return;
       const bytes = readBytes(config.keyLog, 'keyLog');
-      const room = openRoomFrom(m.roomBytes, bytes, backend);
-      if (room.keyLog !== undefined)
-        store.putBlob('key-log', digestOf(room.keyLog, backend), bytes);
-      app.setRoom(room, bytes);
+      await engine.replaceRoom(openRoomFrom(m.roomBytes, bytes, backend), bytes);
     },
     close(): Promise<void> {
       closing ??= new Promise<void>((resolve) => {
         clearInterval(sweeper);
         clearInterval(sampler);
         clearInterval(pruner);
-        http.close(() => {
-          store.close();
-          store.whenClosed().then(resolve, resolve);
-        });
         // Answer what is queued, then drop idle keep-alive connections.
-        app.close();
+        const drained = engine.close();
+        http.close(() => {
+          drained
+            .then(
+              () => store.close(),
+              () => store.close(),
+            )
+            .then(resolve, resolve);
+        });
         setImmediate(() => {
           http.closeIdleConnections();
           setTimeout(() => http.closeAllConnections(), 2000).unref();

@@ -2,13 +2,12 @@ import { createHash } from 'node:crypto';
 import { verifyDecision } from '@wai-steering/verifier';
 import { readDecision, STATUS, toHex, unwrap } from '@wai-steering/wire';
 import { afterEach, describe, expect, it } from 'vitest';
-import { pathOfUri, protocolOf, sessionOf, splitTarget } from '../src/app.js';
 import { demoApp, get, post, postPeriods, text } from './helpers/setup.js';
 
-type Ctx = ReturnType<typeof demoApp>;
+type Ctx = Awaited<ReturnType<typeof demoApp>>;
 let ctx: Ctx | undefined;
-afterEach(() => {
-  ctx?.close();
+afterEach(async () => {
+  await ctx?.close();
   ctx = undefined;
 });
 
@@ -35,37 +34,9 @@ async function decide(c: Ctx, query = '', headers: Record<string, string> = {}) 
   return { res, manifest: m, text: text(res.body), hex, bytes, decision };
 }
 
-describe('request targets', () => {
-  it('finds the path of a policy URI', () => {
-    expect(pathOfUri('http://h:1/steer?x=1')).toBe('/steer');
-    expect(pathOfUri('https://h/a/b/')).toBe('/a/b/');
-    expect(pathOfUri('https://h')).toBe('/');
-    expect(pathOfUri('https://h?q')).toBe('/');
-    expect(pathOfUri('/rel/path#f')).toBe('/rel/path');
-  });
-  it('splits origin-form and absolute-form targets', () => {
-    expect(splitTarget('/steer?a=1#x')).toEqual({ path: '/steer', query: 'a=1' });
-    expect(splitTarget('http://h:8080/steer?a=1')).toEqual({ path: '/steer', query: 'a=1' });
-    expect(splitTarget('http://h:8080')).toEqual({ path: '/', query: '' });
-    expect(splitTarget('*')).toBeUndefined();
-    expect(splitTarget('steer')).toBeUndefined();
-  });
-  it('reads the protocol and the session', () => {
-    expect(protocolOf('_HLS_pathway=a')).toBe('hls');
-    expect(protocolOf('_DASH_pathway=a')).toBe('dash');
-    expect(protocolOf('x=1&%5FDASH_throughput=5')).toBe('dash');
-    expect(protocolOf('%zz_DASH_=1')).toBe('hls');
-    const s = '00112233445566778899aabbccddeeff';
-    expect(toHex(sessionOf(`a=1&wai_session=${s}`)!)).toBe(s);
-    expect(sessionOf(`wai_session=${s.toUpperCase()}`)).toBeUndefined();
-    expect(sessionOf(`wai_session=${s}0`)).toBeUndefined();
-    expect(sessionOf(`wai_session=bad&wai_session=${s}`)).toBeUndefined();
-  });
-});
-
 describe('steering', () => {
   it('serves a verifiable decision with the manifest of §8.1', async () => {
-    ctx = demoApp();
+    ctx = await demoApp();
     const t0 = ctx.clock.us;
     await postPeriods(ctx, [t0 - 4n * S, t0 - 2n * S, t0]);
     ctx.clock.advance(1000); // past L: the window is [t0 − 6 s, t0)
@@ -107,7 +78,7 @@ describe('steering', () => {
   });
 
   it("archives and serves the same decisions with wire's signDecision", async () => {
-    ctx = demoApp({ encoder: 'wire' });
+    ctx = await demoApp({ encoder: 'wire' });
     const t0 = ctx.clock.us;
     await postPeriods(ctx, [t0 - 4n * S, t0 - 2n * S, t0]);
     ctx.clock.advance(1000);
@@ -122,7 +93,7 @@ describe('steering', () => {
   });
 
   it('reads DASH when a _DASH_ parameter is present, and CMCD from the header', async () => {
-    ctx = demoApp();
+    ctx = await demoApp();
     const d = await decide(ctx, '?_DASH_pathway="cdn-b,cdn-a"&_DASH_throughput=7000000,1', {
       'cmcd-request': 'bl=12000,mtp=3000',
     });
@@ -136,14 +107,14 @@ describe('steering', () => {
   });
 
   it('decides with stale evidence when no record has arrived', async () => {
-    ctx = demoApp();
+    ctx = await demoApp();
     const d = await decide(ctx);
     expect(d.decision.pathways.every((p) => p.status === STATUS.stale)).toBe(true);
     expect(d.decision.report.present).toBe(0);
   });
 
   it('names records that arrive late for the window in use in its later decisions', async () => {
-    ctx = demoApp();
+    ctx = await demoApp();
     const t0 = ctx.clock.us;
     ctx.clock.advance(1000);
     const before = await decide(ctx);
@@ -159,7 +130,7 @@ describe('steering', () => {
   });
 
   it('keeps the session it was given and mints one otherwise', async () => {
-    ctx = demoApp();
+    ctx = await demoApp();
     const s = 'aa'.repeat(16);
     const d1 = await decide(ctx, `/reload?wai_session=${s}`);
     expect(d1.manifest['RELOAD-URI']).toBe(`http://127.0.0.1:8080/steer/reload?wai_session=${s}`);
@@ -172,12 +143,12 @@ describe('steering', () => {
 
 describe('loads and sessions', () => {
   it('counts a session in its first pathway until TTL + grace, its own count included', async () => {
-    ctx = demoApp({ graceMs: 10_000 });
+    ctx = await demoApp({ graceMs: 10_000 });
     const s = '11'.repeat(16);
     const d1 = await decide(ctx, `/reload?wai_session=${s}`);
     expect(d1.decision.pathways.map((p) => p.load)).toEqual([0, 0, 0]);
     const first = d1.decision.priority[0]!;
-    expect(ctx.app.sessions.loads[first]).toBe(1);
+    expect(ctx.engine.sessions.loads[first]).toBe(1);
     // Another session sees it.
     const d2 = await decide(ctx, `/reload?wai_session=${'22'.repeat(16)}`);
     expect(d2.decision.pathways[first]!.load).toBe(1);
@@ -188,32 +159,32 @@ describe('loads and sessions', () => {
     // Past TTL + grace without a request, a session no longer counts.
     const ttl = d3.decision.ttl;
     ctx.clock.advance((ttl + 10 + 1) * 1000);
-    ctx.app.sweep(1 << 30);
-    expect(Array.from(ctx.app.sessions.loads)).toEqual([0, 0, 0]);
+    ctx.engine.sweep(1 << 30);
+    expect(Array.from(ctx.engine.sessions.loads)).toEqual([0, 0, 0]);
     const d4 = await decide(ctx, `/reload?wai_session=${'33'.repeat(16)}`);
     expect(d4.decision.pathways.map((p) => p.load)).toEqual([0, 0, 0]);
   });
 
   it('moves a session to its new first pathway', async () => {
-    ctx = demoApp();
+    ctx = await demoApp();
     const s = '44'.repeat(16);
     // c = cdn-b-east with a short buffer: held there (§6.4 step 1, buffer).
     const d1 = await decide(ctx, `/reload?wai_session=${s}&_HLS_pathway=cdn-b-east&CMCD=bl%3D100`);
     expect(d1.decision.reason).toBe(1);
     expect(d1.decision.priority[0]).toBe(2);
-    expect(Array.from(ctx.app.sessions.loads)).toEqual([0, 0, 1]);
+    expect(Array.from(ctx.engine.sessions.loads)).toEqual([0, 0, 1]);
     const d2 = await decide(ctx, `/reload?wai_session=${s}`);
     expect(d2.decision.pathways[2]!.load).toBe(1);
     const next = d2.decision.priority[0]!;
     const expected = [0, 0, 0];
     expected[next] = 1;
-    expect(Array.from(ctx.app.sessions.loads)).toEqual(expected);
+    expect(Array.from(ctx.engine.sessions.loads)).toEqual(expected);
   });
 });
 
 describe('records', () => {
   it('accepts a record once, idempotent by digest, and serves it', async () => {
-    ctx = demoApp();
+    ctx = await demoApp();
     const hop = ctx.setup.hops[0]!;
     const bytes = ctx.sim.record(hop, ctx.clock.us - 2n * S, ctx.clock.us, 10);
     const r1 = await post(ctx.app, '/records', bytes);
@@ -230,7 +201,7 @@ describe('records', () => {
   });
 
   it('refuses with the reason code and where', async () => {
-    ctx = demoApp();
+    ctx = await demoApp();
     const hop = ctx.setup.hops[0]!;
     const good = ctx.sim.record(hop, ctx.clock.us - 2n * S, ctx.clock.us, 10);
     const cases: [Uint8Array, string][] = [
@@ -251,11 +222,11 @@ describe('records', () => {
       expect(j.reason).toBe(reason);
       expect(typeof j.where).toBe('object');
     }
-    expect(ctx.app.metrics.refused.get({ reason: 'truncated' })).toBe(2);
+    expect(ctx.engine.metrics.refused.get({ reason: 'truncated' })).toBe(2);
   });
 
   it('refuses a hop the key log does not list', async () => {
-    ctx = demoApp();
+    ctx = await demoApp();
     const stranger = {
       ...ctx.setup.hops[0]!,
       key: { secretKey: new Uint8Array(32).fill(7), publicKey: new Uint8Array(0) },
@@ -272,7 +243,7 @@ describe('records', () => {
   });
 
   it('refuses a body over the limit with 413', async () => {
-    ctx = demoApp();
+    ctx = await demoApp();
     const res = await post(ctx.app, '/records', new Uint8Array(5000));
     expect(res.status).toBe(413);
   });
@@ -280,7 +251,7 @@ describe('records', () => {
 
 describe('retention', () => {
   it('prunes decisions by age, and records only when no kept decision names them', async () => {
-    ctx = demoApp();
+    ctx = await demoApp();
     const t0 = ctx.clock.us;
     const early = await postPeriods(ctx, [t0 - 4n * S, t0 - 2n * S, t0]);
     ctx.clock.advance(1000);
@@ -293,12 +264,12 @@ describe('retention', () => {
     ctx.clock.advance(1000);
     const fresh = await decide(ctx);
     // Records kept 1 minute, decisions 2 hours: every record named by the old decision stays.
-    let r = ctx.app.prune(60_000, 7_200_000);
+    let r = await ctx.engine.prune(60_000, 7_200_000);
     expect(r.decisions).toBe(0);
     expect(r.records).toBe(0);
     for (const hex of early) expect((await get(ctx.app, `/records/${hex}`)).status).toBe(200);
     // Decisions kept 30 minutes: the old decision goes, and with it the records it named.
-    r = ctx.app.prune(60_000, 1_800_000);
+    r = await ctx.engine.prune(60_000, 1_800_000);
     expect(r.decisions).toBe(1);
     expect(r.records).toBe(early.length);
     expect((await get(ctx.app, `/decisions/${old.hex}`)).status).toBe(404);
@@ -307,7 +278,7 @@ describe('retention', () => {
     for (const hex of late) expect((await get(ctx.app, `/records/${hex}`)).status).toBe(200);
     // Decisions kept 1 second: everything named goes once the records are old enough too.
     ctx.clock.advance(120_000);
-    r = ctx.app.prune(60_000, 1000);
+    r = await ctx.engine.prune(60_000, 1000);
     expect(r.decisions).toBe(1);
     expect(r.records).toBe(late.length);
   });
@@ -315,11 +286,11 @@ describe('retention', () => {
 
 describe('retention and the window in use', () => {
   it('keeps records the current window may name, however short their retention', async () => {
-    ctx = demoApp();
+    ctx = await demoApp();
     const t0 = ctx.clock.us;
     const digests = await postPeriods(ctx, [t0 - 4n * S, t0 - 2n * S, t0]);
     ctx.clock.advance(1000);
-    const r = ctx.app.prune(1, 1);
+    const r = await ctx.engine.prune(1, 1);
     expect(r.records).toBe(0);
     const d = await decide(ctx);
     expect(d.decision.pathways[0]!.evidence.length).toBe(6);
@@ -329,7 +300,7 @@ describe('retention and the window in use', () => {
 
 describe('the other routes', () => {
   it('serves the policy, the room, the key log, health and metrics', async () => {
-    ctx = demoApp();
+    ctx = await demoApp();
     const m = ctx.materials;
     const p = await get(ctx.app, `/policies/${toHex(m.policyDigest)}`);
     expect(p.status).toBe(200);
@@ -351,7 +322,7 @@ describe('the other routes', () => {
   });
 
   it('answers 404, 405, 414 and CORS preflight', async () => {
-    ctx = demoApp();
+    ctx = await demoApp();
     expect((await get(ctx.app, '/nothing/here')).status).toBe(404);
     expect((await ctx.app.handle({ method: 'DELETE', target: '/steer', headers: {} })).status).toBe(
       405,
@@ -366,7 +337,7 @@ describe('the other routes', () => {
   });
 
   it('answers 503 with Retry-After when the commit queue is full', async () => {
-    ctx = demoApp({ maxQueue: 2 });
+    ctx = await demoApp({ maxQueue: 2 });
     const all = await Promise.all(Array.from({ length: 5 }, () => get(ctx!.app, '/steer')));
     const codes = all.map((r) => r.status).sort();
     expect(codes).toEqual([200, 200, 503, 503, 503]);

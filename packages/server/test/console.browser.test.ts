@@ -7,15 +7,15 @@ import { mkdirSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
+import { fetchAndVerify } from '@wai-steering/verifier';
 import { nodeBackend } from '@wai-steering/wire/node';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { monotonicClock } from '../src/app.js';
 import type { ServerConfig } from '../src/config.js';
 import { consoleDistDir, readConsoleAssets } from '../src/console/assets.js';
 import { HopSimulator } from '../src/demo/simulator.js';
+import { monotonicClock } from '../src/engine/clock.js';
 import { type RunningServer, startServer } from '../src/server.js';
-import { fetchAndVerifyDetailed } from '../src/verify-url.js';
 import { type Browser, HAVE_CHROMIUM, launch } from './helpers/chromium.js';
 import { demoRoom, freePort } from './helpers/setup.js';
 
@@ -185,7 +185,7 @@ describe.skipIf(!HAVE_CHROMIUM && process.env.CI !== 'true')('the console in Chr
       hops,
       base: server.url,
       clock: clock.now,
-      loads: () => server.app.sessions.loads,
+      loads: () => server.engine.sessions.loads,
     });
     for (const end of [k - 2n, k - 1n, k]) await sim.period(end * P);
     expect(sim.refused).toBe(0);
@@ -217,14 +217,14 @@ describe.skipIf(!HAVE_CHROMIUM && process.env.CI !== 'true')('the console in Chr
       expectedLoads[ids.indexOf(first)]!++;
       decisionUris.push(manifest[MEMBER] as string);
     }
-    expect(Array.from(server.app.sessions.loads)).toEqual(expectedLoads);
+    expect(Array.from(server.engine.sessions.loads)).toEqual(expectedLoads);
     expect(expectedLoads.filter((n) => n > 0).length).toBeGreaterThanOrEqual(2);
 
     const status = await getJson<StatusJson>(`${server.url}/status`);
     expect(status.pathways.map((p) => p.id)).toEqual(['cdn-a', 'cdn-b', 'cdn-b-east']);
     expect(status.pathways.map((p) => p.load)).toEqual(expectedLoads);
     // J and D as a decision of this window states them, verified from what the server serves.
-    const verified = await fetchAndVerifyDetailed(decisionUris.at(-1)!, { backend: nodeBackend });
+    const verified = await fetchAndVerify(decisionUris.at(-1)!, { backend: nodeBackend });
     expect(verified.outcome.outcome).toBe('accept');
     if (verified.outcome.outcome !== 'accept') return;
     verified.outcome.pathways.forEach((p, i) => {
@@ -274,7 +274,7 @@ describe.skipIf(!HAVE_CHROMIUM && process.env.CI !== 'true')('the console in Chr
 
   it('the verifier page accepts a served decision, as the CLI does', async () => {
     const uri = decisionUris[0]!;
-    const cli = await fetchAndVerifyDetailed(uri, { backend: nodeBackend });
+    const cli = await fetchAndVerify(uri, { backend: nodeBackend });
     expect(cli.outcome.outcome).toBe('accept');
     if (cli.outcome.outcome !== 'accept') return;
     const { page, errors } = await browser.page();
@@ -285,11 +285,33 @@ describe.skipIf(!HAVE_CHROMIUM && process.env.CI !== 'true')('the console in Chr
     expect(await page.textContent('[data-testid="first"]')).toBe(cli.outcome.priority[0]);
     const text = (await page.textContent('#result'))!;
     expect(text).toContain(
-      server.app.roomDescriptor.authority.reduce((s, b) => s + b.toString(16).padStart(2, '0'), ''),
+      server.engine.roomDescriptor.authority.reduce(
+        (s, b) => s + b.toString(16).padStart(2, '0'),
+        '',
+      ),
     );
     await shot(page, 'verify-accepted.png');
     expect(errors).toEqual([]);
     await page.close();
+  });
+
+  it('the verifier page pins a room: the right one is trusted, another is not', async () => {
+    const roomId = Buffer.from(server.engine.room.roomId).toString('hex');
+    const { page, errors } = await browser.page();
+    const uri = encodeURIComponent(decisionUris[3]!);
+    await page.goto(`${server.url}/console/verify?uri=${uri}&room=${roomId}`);
+    await page.waitForSelector('[data-outcome]');
+    expect(await page.getAttribute('[data-outcome]', 'data-outcome')).toBe('accept');
+    expect(await page.textContent('[data-testid="trusted"]')).toContain(roomId);
+    await page.close();
+    expect(errors).toEqual([]);
+    // Another room: the server has no descriptor of it, so nothing is verified.
+    const other = await browser.page();
+    await other.page.goto(`${server.url}/console/verify?uri=${uri}&room=${'cd'.repeat(32)}`);
+    await other.page.waitForSelector('[data-outcome="error"]');
+    expect(await other.page.textContent('[data-outcome="error"]')).toContain('HTTP 404');
+    expect(other.errors.every((e) => /status of 404/.test(e))).toBe(true);
+    await other.page.close();
   });
 
   it('the standalone verifier refuses a decision with one byte flipped: bad_signature at decision', async () => {
@@ -313,7 +335,7 @@ describe.skipIf(!HAVE_CHROMIUM && process.env.CI !== 'true')('the console in Chr
 
   it('the verifier page verifies the files of a decision dropped on it, offline', async () => {
     const uri = decisionUris[2]!;
-    const fetched = await fetchAndVerifyDetailed(uri, { backend: nodeBackend });
+    const fetched = await fetchAndVerify(uri, { backend: nodeBackend });
     expect(fetched.outcome.outcome).toBe('accept');
     const get = async (url: string) => Buffer.from(await (await fetch(url)).arrayBuffer());
     const decision = await get(uri);
@@ -359,12 +381,11 @@ describe.skipIf(!HAVE_CHROMIUM && process.env.CI !== 'true')('the console in Chr
     if (fetched.outcome.outcome === 'accept') {
       expect(await page.textContent('[data-testid="reason"]')).toBe(fetched.outcome.reason);
     }
-    // A room pinned that is not the decision's: refused at the room.
+    // A room pinned that is not the room given: nothing is verified.
     await page.fill('#room', 'ab'.repeat(32));
     await page.click('#verify-files');
-    await page.waitForSelector('[data-outcome="refuse"]');
-    expect(await page.textContent('[data-testid="reason"]')).toBe('wrong_room');
-    expect(await page.textContent('[data-testid="where"]')).toBe('room');
+    await page.waitForSelector('[data-outcome="error"]');
+    expect(await page.textContent('[data-outcome="error"]')).toContain('not the pinned room');
     expect(errors).toEqual([]);
     await page.close();
   });

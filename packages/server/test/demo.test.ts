@@ -1,8 +1,14 @@
-import { VerifierCache } from '@wai-steering/verifier';
+import {
+  FetchError,
+  type FetchFunction,
+  fetchAndVerify,
+  RoomPinError,
+  VerifierCache,
+} from '@wai-steering/verifier';
+import { readRoom, toHex, unwrap } from '@wai-steering/wire';
 import { nodeBackend } from '@wai-steering/wire/node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningDemo, runDemo } from '../src/demo/run.js';
-import { fetchAndVerifyDetailed } from '../src/verify-url.js';
 import { freePort, tempDir } from './helpers/setup.js';
 
 describe('the demo', () => {
@@ -50,7 +56,7 @@ describe('the demo', () => {
     for (let round = 0; round < 4; round++) {
       for (const q of queries) {
         const url = reload !== undefined && q === '' ? reload : `${demo.steeringUrl}${q}`;
-        const r = await fetchAndVerifyDetailed(url, { backend: nodeBackend, cache });
+        const r = await fetchAndVerify(url, { backend: nodeBackend, cache });
         expect(r.outcome, `${url}: ${JSON.stringify(r.outcome)}`).toMatchObject({
           outcome: 'accept',
         });
@@ -60,7 +66,7 @@ describe('the demo', () => {
           for (const p of r.outcome.pathways) statuses.add(`${p.id}:${p.status}`);
           reload = JSON.parse(r.manifest!)['RELOAD-URI'];
           // The decision URI verifies alone too (no manifest).
-          const again = await fetchAndVerifyDetailed(r.decisionUri, {
+          const again = await fetchAndVerify(r.decisionUri, {
             backend: nodeBackend,
             cache,
           });
@@ -76,5 +82,43 @@ describe('the demo', () => {
     expect(statuses).toContain('cdn-b:figure');
     expect(statuses).toContain('cdn-b-east:unmetered');
     expect(reasons.size).toBeGreaterThan(1);
+  });
+
+  it('verifies against a pinned room, and names the room and authority it trusted', async () => {
+    const roomHex = toHex(demo.setup.roomId);
+    const authority = toHex(unwrap(readRoom(demo.setup.roomBytes)).authority);
+    const pinned = await fetchAndVerify(demo.steeringUrl, { roomId: roomHex.toUpperCase() });
+    expect(pinned.outcome.outcome).toBe('accept');
+    expect(pinned.roomId).toBe(roomHex);
+    expect(pinned.authority).toBe(authority);
+    const named = await fetchAndVerify(demo.steeringUrl);
+    expect(named.roomId).toBe(roomHex);
+    // A room the server does not serve: its descriptor is not found.
+    const other = 'ab'.repeat(32);
+    await expect(fetchAndVerify(demo.steeringUrl, { roomId: other })).rejects.toThrow(FetchError);
+    // A server that answers the pinned id with another room's descriptor is refused by name.
+    const lying: FetchFunction = (url, init) =>
+      fetch(url.replace(other, roomHex), init as RequestInit);
+    const lie = fetchAndVerify(demo.steeringUrl, { roomId: other, fetch: lying });
+    await expect(lie).rejects.toBeInstanceOf(RoomPinError);
+    await expect(lie).rejects.toThrow(`not the pinned room ${other}`);
+    await expect(fetchAndVerify(demo.steeringUrl, { roomId: 'xyz' })).rejects.toThrow(TypeError);
+  });
+
+  it('verifies the bytes of a manifest a player received', async () => {
+    const bytes = new Uint8Array(await (await fetch(demo.steeringUrl)).arrayBuffer());
+    const r = await fetchAndVerify({ manifest: bytes });
+    expect(r.outcome.outcome).toBe('accept');
+    const altered = new TextEncoder().encode(
+      new TextDecoder().decode(bytes).replace('"TTL":', '"TTL":1'),
+    );
+    const bad = await fetchAndVerify({ manifest: altered });
+    expect(bad.outcome).toMatchObject({ outcome: 'refuse' });
+  });
+
+  it('names the cause of a network failure', async () => {
+    const port = await freePort(); // closed again: nothing listens there
+    const failed = fetchAndVerify(`http://127.0.0.1:${port}/steer`, { timeoutMs: 2000 });
+    await expect(failed).rejects.toThrow(`(ECONNREFUSED 127.0.0.1:${port})`);
   });
 });

@@ -67,7 +67,7 @@ const body = fc.option(fc.uint8Array({ maxLength: 5000 }), { nil: undefined });
 
 describe('fuzzed handlers', () => {
   it('never answers a 5xx to any request, and never throws', async () => {
-    const ctx = demoApp({ maxQueue: 1_000_000 });
+    const ctx = await demoApp({ maxQueue: 1_000_000 });
     try {
       await fc.assert(
         fc.asyncProperty(method, target, headers, body, async (m, t, h, b) => {
@@ -86,12 +86,12 @@ describe('fuzzed handlers', () => {
         { numRuns: RUNS },
       );
     } finally {
-      ctx.close();
+      await ctx.close();
     }
   });
 
   it('never answers a 5xx to a mutated record, and refuses it with a reason code', async () => {
-    const ctx = demoApp();
+    const ctx = await demoApp();
     const P = ctx.setup.policy.period_us;
     const good = ctx.sim.record(ctx.setup.hops[1]!, ctx.clock.us - P, ctx.clock.us, 10);
     try {
@@ -122,7 +122,7 @@ describe('fuzzed handlers', () => {
         { numRuns: RUNS },
       );
     } finally {
-      ctx.close();
+      await ctx.close();
     }
   });
 });

@@ -3,9 +3,9 @@ import { VerifierCache, verifyDecision } from '@wai-steering/verifier';
 import { readDecision, toHex, unwrap } from '@wai-steering/wire';
 import { nodeBackend } from '@wai-steering/wire/node';
 import { afterAll, describe, expect, it } from 'vitest';
-import { monotonicClock } from '../src/app.js';
 import { setupDemo } from '../src/demo/setup.js';
 import { HopSimulator } from '../src/demo/simulator.js';
+import { monotonicClock } from '../src/engine/clock.js';
 import { type Child, exited, spawnChild } from './helpers/child.js';
 import { freePort, tempDir } from './helpers/setup.js';
 

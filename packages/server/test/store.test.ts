@@ -123,36 +123,42 @@ describe('SqliteStore', () => {
     const path = `${dir}/s.sqlite`;
     let store = new SqliteStore(path);
     const all: { bytes: Uint8Array; digest: Uint8Array }[] = [];
-    fc.assert(
-      fc.property(fc.array(fieldsArb, { minLength: 1, maxLength: 5 }), fc.nat(20), (fs, repeat) => {
-        const batch = [];
-        for (const f of fs) {
-          batch.push(sign(f as DecisionFields));
-          // Decisions of one window: the same evidence, other tails.
-          for (let i = 0; i < repeat % 4; i++) {
-            batch.push(
-              sign({ ...(f as DecisionFields), t: BigInt(i), session: new Uint8Array(16).fill(i) }),
-            );
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(fieldsArb, { minLength: 1, maxLength: 5 }),
+        fc.nat(20),
+        async (fs, repeat) => {
+          const batch = [];
+          for (const f of fs) {
+            batch.push(sign(f as DecisionFields));
+            // Decisions of one window: the same evidence, other tails.
+            for (let i = 0; i < repeat % 4; i++) {
+              batch.push(
+                sign({
+                  ...(f as DecisionFields),
+                  t: BigInt(i),
+                  session: new Uint8Array(16).fill(i),
+                }),
+              );
+            }
           }
-        }
-        store.commit({ records: [], decisions: batch });
-        all.push(...batch);
-      }),
+          await store.commit({ records: [], decisions: batch });
+          all.push(...batch);
+        },
+      ),
       { numRuns: 40 },
     );
-    store.close();
-    await store.whenClosed();
+    await store.close();
     store = new SqliteStore(path);
     for (const d of all) {
-      const got = store.getDecision(d.digest);
+      const got = await store.getDecision(d.digest);
       expect(got).toBeDefined();
       expect(Buffer.from(got!).equals(Buffer.from(d.bytes))).toBe(true);
     }
     const wrong = all[0]!.digest.slice();
     wrong[31]! ^= 1;
-    expect(store.getDecision(wrong)).toBeUndefined();
-    store.close();
-    await store.whenClosed();
+    expect(await store.getDecision(wrong)).toBeUndefined();
+    await store.close();
   });
 
   it('checkpoints the WAL in the background', async () => {
@@ -169,7 +175,7 @@ describe('SqliteStore', () => {
         new DataView(tail.buffer).setUint32(8, k * 100 + i, true);
         return { digest: createHash('sha256').update(tail).digest(), set, tail };
       });
-      store.commit({ records: [], decisions });
+      await store.commit({ records: [], decisions });
     }
     // The writer never checkpoints (wal_autocheckpoint = 0): the worker copies the pages over.
     let size = statSync(path).size;
@@ -178,12 +184,11 @@ describe('SqliteStore', () => {
       size = statSync(path).size;
     }
     expect(size).toBeGreaterThan(before + 100_000);
-    expect(store.stats().decisions).toBe(5000);
-    store.close();
-    await store.whenClosed();
+    expect((await store.stats()).decisions).toBe(5000);
+    await store.close();
   });
 
-  it('stores a decision of 36 named records in far fewer bytes than the record', () => {
+  it('stores a decision of 36 named records in far fewer bytes than the record', async () => {
     const store = new SqliteStore(':memory:');
     cleanup.push(() => store.close());
     const evidence = Array.from({ length: 12 }, (_, i) => new Uint8Array(32).fill(i + 1));
@@ -209,7 +214,7 @@ describe('SqliteStore', () => {
       reason: 5,
       priority: [0, 1, 2],
     };
-    const before = store.stats().bytes;
+    const before = (await store.stats()).bytes;
     const n = 5000;
     let size = 0;
     for (let k = 0; k < n / 100; k++) {
@@ -221,12 +226,12 @@ describe('SqliteStore', () => {
         size = d.bytes.length;
         batch.push(d);
       }
-      store.commit({ records: [], decisions: batch });
+      await store.commit({ records: [], decisions: batch });
     }
-    const per = (store.stats().bytes - before) / n;
+    const per = ((await store.stats()).bytes - before) / n;
     expect(size).toBeGreaterThan(1400);
     // Goal: the stored size does not grow with the records named (36 × 32 bytes here).
     expect(per).toBeLessThan(300);
-    expect(store.stats().sets).toBe(1);
+    expect((await store.stats()).sets).toBe(1);
   });
 });

@@ -13,6 +13,16 @@ export {
 } from './corpus.js';
 export { type OpenedHopRecord, openHopRecord } from './ingest.js';
 export {
+  type FetchAndVerifyOptions,
+  FetchError,
+  type FetchFunction,
+  type FetchResponse,
+  fetchAndVerify,
+  type NetworkVerification,
+  RoomPinError,
+  type VerifySource,
+} from './network.js';
+export {
   type Accepted,
   type AcceptedPathway,
   type Outcome,

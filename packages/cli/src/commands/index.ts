@@ -1,6 +1,7 @@
 import type { Command } from '../internal/command.js';
 import { conformance } from './conformance.js';
 import { decide } from './decide.js';
+import { demo } from './demo.js';
 import { keylogAdd, keylogCreate, keylogInspect, keylogRevoke } from './keylog.js';
 import { keygen, pubkey } from './keys.js';
 import { dashElementCommand, hlsTagCommand } from './mappings.js';
@@ -33,4 +34,5 @@ export const COMMANDS: readonly Command[] = [
   verify,
   conformance,
   serve,
+  demo,
 ];

@@ -52,13 +52,15 @@ its README); a config that does not read is one line on stderr naming the field.
     // SIGHUP: the origin published a new key log head (a key added or revoked). A head that does
     // not verify is refused with a warning, and the one in use stays.
     const reload = (): void => {
-      try {
-        running.reloadKeyLog();
-        ctx.io.stderr.write('wai-steer: key log read again\n');
-      } catch (e) {
-        const issues = issuesOf(e);
-        ctx.warn(`the key log was not reloaded: ${issues?.[0] ?? (e as Error).message}`);
-      }
+      running.reloadKeyLog().then(
+        () => {
+          ctx.io.stderr.write('wai-steer: key log read again\n');
+        },
+        (e: unknown) => {
+          const issues = issuesOf(e);
+          ctx.warn(`the key log was not reloaded: ${issues?.[0] ?? (e as Error).message}`);
+        },
+      );
     };
     if (ctx.io.onStop !== undefined) process.on('SIGHUP', reload);
     await new Promise<void>((resolve) => {

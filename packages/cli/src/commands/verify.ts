@@ -1,4 +1,9 @@
-import { verifyDecision } from '@wai-steering/verifier';
+import {
+  fetchAndVerify,
+  type NetworkVerification,
+  RoomPinError,
+  verifyDecision,
+} from '@wai-steering/verifier';
 import { readPolicy } from '@wai-steering/wire';
 import type { Command, Context } from '../internal/command.js';
 import { EXIT, UserError } from '../internal/errors.js';
@@ -30,7 +35,7 @@ export const verify: Command = {
   summary: 'Verify a decision (§9): exit 0 accepted, 1 refused, 2 a usage or I/O error.',
   usage: [
     'wai-steer verify --room FILE [--key-log FILE] --policy FILE --decision FILE --records DIR [--manifest FILE] [--json]',
-    'wai-steer verify --url URL [--json]',
+    'wai-steer verify --url URL [--room-id HEX] [--json]',
   ],
   options: {
     room: { type: 'string', arg: 'FILE', description: 'the room descriptor' },
@@ -48,6 +53,12 @@ export const verify: Command = {
       arg: 'URL',
       description: 'fetch a steering manifest and everything it names, and verify them',
     },
+    'room-id': {
+      type: 'string',
+      arg: 'HEX',
+      description:
+        'with --url: the id of the room you trust (64 hex digits); a decision of another room is refused',
+    },
     json: { type: 'boolean', description: "print exactly companion C8's outcome JSON, one line" },
   },
   description: `
@@ -62,25 +73,49 @@ reason, the place and what it means. With --json it prints exactly companion C8'
   {"outcome":"accept","digest":…,"priority":[…],"ttl":N,"reason":…,"pathways":[…],"manifest":…,"uri":…}
   {"outcome":"refuse","reason":"<code>","where":{"at":"<place>",…}}
 
-With --url it fetches the steering manifest at URL, the decision it names, and the room, key
-log, policy and records the steering server publishes, and verifies them.`,
+With --url it fetches the steering manifest at URL (or a decision URI), the decision it names,
+and the room, key log, policy and records the steering server publishes, and verifies them; it
+then also prints the room and the authority key it trusted. Without --room-id the room is the
+one the decision names, which proves the decision is that room's, not that the room is the one
+you mean: give --room-id HEX (from the room's operator, or wai-steer room inspect) to verify
+against that room only. A server that serves another room's descriptor for it is an error.`,
   exitStatus: `
-  0 accepted; 1 refused; 2 a usage or I/O error (one line on stderr).`,
+  0 accepted; 1 refused (with --room-id, also: the server serves another room for it);
+  2 a usage or I/O error (one line on stderr; a network failure names its cause).`,
   async run(ctx) {
     const url = ctx.optional('url');
+    const roomId = ctx.optional('room-id');
     if (url !== undefined) {
       const given = FILE_OPTIONS.filter((o) => ctx.optional(o) !== undefined);
       if (given.length > 0) {
         throw new UserError(`verify: --url is given alone, without --${given.join(', --')}`);
       }
-      const { fetchAndVerify } = await import('@wai-steering/server');
-      let outcome: C8Outcome;
-      try {
-        outcome = (await fetchAndVerify(url)) as C8Outcome;
-      } catch (e) {
-        throw new UserError(`verify --url ${url}: ${e instanceof Error ? e.message : String(e)}`);
+      if (roomId !== undefined && !/^[0-9a-fA-F]{64}$/.test(roomId)) {
+        throw new UserError(`verify: --room-id: expected 64 hexadecimal digits, got "${roomId}"`);
       }
-      return print(ctx, outcome);
+      let verified: NetworkVerification;
+      try {
+        verified = await fetchAndVerify(url, roomId === undefined ? {} : { roomId });
+      } catch (e) {
+        const exit = e instanceof RoomPinError ? EXIT.refused : EXIT.usage;
+        throw new UserError(
+          `verify --url ${url}: ${e instanceof Error ? e.message : String(e)}`,
+          exit,
+        );
+      }
+      const code = print(ctx, verified.outcome as C8Outcome, verified.policy);
+      if (!ctx.flag('json')) {
+        const how =
+          roomId === undefined
+            ? 'named by the decision; pin it with --room-id'
+            : 'pinned by --room-id';
+        ctx.out(`room     ${verified.roomId} (${how})\n`);
+        ctx.out(`authority ${verified.authority ?? '(the descriptor does not read)'}\n`);
+      }
+      return code;
+    }
+    if (roomId !== undefined) {
+      throw new UserError('verify: --room-id goes with --url (from files, --room is the room)');
     }
     for (const option of ['room', 'policy', 'decision', 'records'] as const) {
       if (ctx.optional(option) === undefined) {

@@ -1,14 +1,19 @@
 /**
- * The verifier page: a steering URL or a decision URI, fetched and verified in this browser
- * (§9.1, `@wai-steering/verifier` on the noble backend), or the files of a decision dropped on
- * it, verified offline. It shows the outcome the CLI gives (companion C8) with what it trusted:
- * the room and its authority.
+ * The verifier page: a steering URL or a decision URI, fetched and verified in this browser by
+ * the verifier's own network path (`fetchAndVerify` of `@wai-steering/verifier`, the one
+ * `wai-steer verify --url` runs, on the noble backend), or the files of a decision dropped on it,
+ * verified offline (`verifyDecision`, §9.1). It shows the outcome the CLI gives (companion C8)
+ * with what it trusted: the room and its authority.
  */
 import '../shared/style.css';
-import { type Outcome, verifyDecision } from '@wai-steering/verifier';
 import {
-  bytesEqual,
-  fromHex,
+  FetchError,
+  fetchAndVerify,
+  type Outcome,
+  RoomPinError,
+  verifyDecision,
+} from '@wai-steering/verifier';
+import {
   nobleBackend,
   readDecision,
   readPolicy,
@@ -19,7 +24,6 @@ import {
 import { byId, fill, h } from '../shared/dom.js';
 import { delivery, groupDigits, joules } from '../shared/format.js';
 import { type HeldFile, inputsOf, kindOf } from './files.js';
-import { fetchInputs } from './network.js';
 
 const CLASS_LABEL: Record<number, string> = {
   2: 'ModelBased',
@@ -36,12 +40,27 @@ const KIND_LABEL: Record<string, string> = {
   manifest: 'steering manifest (JSON)',
   unknown: 'not a record this page reads',
 };
+/** A line on what a refusal means, for the reasons an operator meets most. */
+const REASON_TEXT: Record<string, string> = {
+  bad_signature: 'a signature does not verify: the bytes are not what their signer signed',
+  bad_key: 'a key is not a valid Ed25519 public key',
+  wrong_room: 'a record or the policy is of another room than the one trusted',
+  record_missing: 'a record the decision names was not given (or not served)',
+  signer_not_authorised: "the signer is not allowed to sign this by the room's key log",
+  signer_revoked: "the signer's key is revoked in the room's key log",
+  evidence_mismatch: 'the figures stated are not those the named records give',
+  decision_mismatch: 'the rule, applied to the stated inputs, gives another output',
+  manifest_mismatch: 'the manifest served is not the one the decision writes',
+  unmetered_as_zero: 'a pathway with an unmetered hop was given a figure (§5.4)',
+  classes_summed: 'figures of two classes were summed (§5.4)',
+  truncated: 'the bytes end before the record does',
+  malformed: 'the bytes do not read as the record',
+};
 
-/** What the page knows of the inputs, beyond the outcome: what it trusted. */
+/** What the page shows beside the outcome: what was trusted and given. */
 interface Trusted {
   readonly roomId: string | null;
   readonly authority: string | null;
-  readonly origin: string | null;
   readonly basis: number | null;
   readonly decisionUri: string | null;
   readonly records: number;
@@ -50,21 +69,15 @@ interface Trusted {
   readonly hasManifest: boolean;
 }
 
-function trustedOf(
-  room: Uint8Array,
-  policy: Uint8Array,
-  extra: Omit<Trusted, 'roomId' | 'authority' | 'origin' | 'basis'>,
-): Trusted {
-  const r = readRoom(room);
+/** Records a decision names (0 when it does not read). */
+function namedIn(decision: Uint8Array): number {
+  const read = readDecision(decision);
+  return read.ok ? read.value.pathways.reduce((n, p) => n + p.evidence.length, 0) : 0;
+}
+
+function basisOf(policy: Uint8Array): number | null {
   const p = readPolicy(policy);
-  const origin = r.ok && r.value.origin.some((b) => b !== 0) ? toHex(r.value.origin) : null;
-  return {
-    roomId: r.ok ? toHex(roomIdOf(r.value, nobleBackend)) : null,
-    authority: r.ok ? toHex(r.value.authority) : null,
-    origin,
-    basis: p.ok ? p.value.basis : null,
-    ...extra,
-  };
+  return p.ok ? p.value.basis : null;
 }
 
 function figureText(basis: number | null, j: string, d: string): string {
@@ -79,96 +92,105 @@ function kv(...pairs: [string, Node | string][]): HTMLElement {
   return h('dl', { class: 'kv' }, ...pairs.flatMap(([k, v]) => [h('dt', {}, k), h('dd', {}, v)]));
 }
 
-function mono(text: string, title?: string): HTMLElement {
-  return h('span', { class: 'mono', ...(title === undefined ? {} : { title }) }, text);
+function mono(text: string): HTMLElement {
+  return h('span', { class: 'mono' }, text);
+}
+
+function trustCard(t: Trusted): HTMLElement {
+  const pairs: [string, Node | string][] = [['source', t.source]];
+  if (t.decisionUri !== null) pairs.push(['decision URI', mono(t.decisionUri)]);
+  pairs.push(
+    ['room trusted', t.roomId === null ? '— (the room does not read)' : mono(t.roomId)],
+    ['its authority', t.authority === null ? '—' : mono(t.authority)],
+    [
+      'records',
+      `${t.records} named${t.missing.length > 0 ? `, ${t.missing.length} of them not served` : ''}`,
+    ],
+  );
+  return h('div', { class: 'card', 'data-testid': 'trusted' }, kv(...pairs));
+}
+
+function outcomeDetails(outcome: Outcome): HTMLElement {
+  return h(
+    'details',
+    { class: 'card' },
+    h('summary', {}, 'The outcome (companion C8)'),
+    h('pre', { class: 'mono' }, JSON.stringify(outcome, null, 2)),
+  );
+}
+
+function showRefused(outcome: Extract<Outcome, { outcome: 'refuse' }>, trusted: Trusted): void {
+  const w = outcome.where;
+  const place = `${w.at}${w.pathway === undefined ? '' : `, pathway ${w.pathway}`}${w.record === undefined ? '' : `, record ${w.record}`}`;
+  fill(
+    byId('result'),
+    h(
+      'div',
+      { class: 'outcome', 'data-outcome': 'refuse' },
+      h(
+        'div',
+        { class: 'verdict refuse' },
+        h('span', { class: 'mark', 'aria-hidden': 'true' }, '✗'),
+        h(
+          'div',
+          {},
+          h('h3', {}, 'Refused: ', h('span', { 'data-testid': 'reason' }, outcome.reason)),
+          h('p', {}, 'at ', h('b', { 'data-testid': 'where' }, place)),
+          REASON_TEXT[outcome.reason] === undefined
+            ? null
+            : h('p', { class: 'muted' }, REASON_TEXT[outcome.reason]),
+        ),
+      ),
+      trustCard(trusted),
+      outcomeDetails(outcome),
+    ),
+  );
 }
 
 function show(outcome: Outcome, trusted: Trusted): void {
-  const result = byId('result');
-  const trust = kv(
-    ['source', trusted.source],
-    ...(trusted.decisionUri === null
-      ? []
-      : ([['decision URI', mono(trusted.decisionUri)]] as [string, Node][])),
-    ['room trusted', trusted.roomId === null ? '— (the room does not read)' : mono(trusted.roomId)],
-    ['authority', trusted.authority === null ? '—' : mono(trusted.authority)],
-    [
-      'origin (key log)',
-      trusted.origin === null ? 'none: only the authority signs' : mono(trusted.origin),
-    ],
-    [
-      'records',
-      `${trusted.records} held${trusted.missing.length > 0 ? `, ${trusted.missing.length} named but not served` : ''}`,
-    ],
-  );
   if (outcome.outcome === 'refuse') {
-    const w = outcome.where;
-    const place = `${w.at}${w.pathway === undefined ? '' : `, pathway ${w.pathway}`}${w.record === undefined ? '' : `, record ${w.record}`}`;
-    fill(
-      result,
-      h(
-        'div',
-        { class: 'outcome', 'data-outcome': 'refuse' },
-        h(
-          'div',
-          { class: 'verdict refuse' },
-          h('span', { class: 'mark', 'aria-hidden': 'true' }, '✗'),
-          h(
-            'div',
-            {},
-            h('h3', {}, 'Refused: ', h('span', { 'data-testid': 'reason' }, outcome.reason)),
-            h('p', {}, 'at ', h('b', { 'data-testid': 'where' }, place)),
-          ),
-        ),
-        h('div', { class: 'card' }, trust),
-        h(
-          'details',
-          { class: 'card' },
-          h('summary', {}, 'The outcome (companion C8)'),
-          h('pre', { class: 'mono' }, JSON.stringify(outcome, null, 2)),
-        ),
-      ),
-    );
+    showRefused(outcome, trusted);
     return;
   }
   const first = outcome.priority[0] ?? '';
-  const rows = outcome.pathways.map((p) =>
-    h(
+  const rows = outcome.pathways.map((p) => {
+    const fig = p.status === 'figure';
+    return h(
       'tr',
       {},
       h('td', { class: 'mono' }, p.id),
       h('td', {}, h('span', { class: `pill ${p.status}` }, p.status)),
-      h('td', {}, p.status === 'figure' ? (CLASS_LABEL[p.class] ?? String(p.class)) : '—'),
-      h(
-        'td',
-        { class: 'num', title: `${groupDigits(p.joules)} µJ` },
-        p.status === 'figure' ? joules(p.joules) : '0',
-      ),
+      h('td', {}, fig ? (CLASS_LABEL[p.class] ?? String(p.class)) : '—'),
+      h('td', { class: 'num', title: `${groupDigits(p.joules)} µJ` }, fig ? joules(p.joules) : '0'),
       h(
         'td',
         { class: 'num', title: groupDigits(p.delivery) },
-        p.status === 'figure' && trusted.basis !== null ? delivery(p.delivery, trusted.basis) : '0',
+        fig && trusted.basis !== null ? delivery(p.delivery, trusted.basis) : '0',
       ),
       h(
         'td',
         { class: 'num' },
-        p.status === 'figure' ? figureText(trusted.basis, p.joules, p.delivery) : 'no figure',
+        fig ? figureText(trusted.basis, p.joules, p.delivery) : 'no figure',
       ),
       h(
         'td',
         {},
-        ...(['latency', 'quality', 'capacity'] as const).map((k) =>
-          h(
-            'span',
-            { class: `pill ${p.limits[k] ? 'ok' : 'bad'}` },
-            `${p.limits[k] ? '✓' : '✗'} ${k}`,
+        h(
+          'span',
+          { class: 'limits' },
+          ...(['latency', 'quality', 'capacity'] as const).map((k) =>
+            h(
+              'span',
+              { class: `pill ${p.limits[k] ? 'ok' : 'bad'}` },
+              `${p.limits[k] ? '✓' : '✗'} ${k}`,
+            ),
           ),
         ),
       ),
-    ),
-  );
+    );
+  });
   fill(
-    result,
+    byId('result'),
     h(
       'div',
       { class: 'outcome', 'data-outcome': 'accept' },
@@ -190,7 +212,9 @@ function show(outcome: Outcome, trusted: Trusted): void {
           h(
             'p',
             {},
-            'The decision recomputes from its signed inputs (§9.1), and its manifest matches.',
+            trusted.hasManifest
+              ? 'The decision recomputes from its signed inputs (§9.1), and the manifest served with it is the one it writes.'
+              : 'The decision recomputes from its signed inputs (§9.1). No manifest was given to compare with.',
           ),
         ),
       ),
@@ -234,13 +258,8 @@ function show(outcome: Outcome, trusted: Trusted): void {
           h('tbody', {}, ...rows),
         ),
       ),
-      h('div', { class: 'card' }, trust),
-      h(
-        'details',
-        { class: 'card' },
-        h('summary', {}, 'The outcome (companion C8)'),
-        h('pre', { class: 'mono' }, JSON.stringify(outcome, null, 2)),
-      ),
+      trustCard(trusted),
+      outcomeDetails(outcome),
     ),
   );
 }
@@ -249,58 +268,39 @@ function showError(message: string): void {
   fill(byId('result'), h('div', { class: 'banner error', 'data-outcome': 'error' }, message));
 }
 
-/** §9.1 with a room pinned: a decision of another room is refused at the room, unverified. */
-function pinnedRefusal(pin: string, decision: Uint8Array): Outcome | undefined {
-  if (pin === '') return undefined;
-  const read = readDecision(decision);
-  const room = read.ok
-    ? read.value.room
-    : decision.length >= 37
-      ? decision.subarray(5, 37)
-      : undefined;
-  const pinned = fromHex(pin.toLowerCase());
-  if (room !== undefined && bytesEqual(room, pinned)) return undefined;
-  return { outcome: 'refuse', reason: 'wrong_room', where: { at: 'room' } };
-}
-
 async function verifyUrl(url: string, pin: string): Promise<void> {
   const progress = byId('progress');
   const go = byId<HTMLButtonElement>('go');
   go.disabled = true;
+  fill(progress, 'fetching and verifying…');
   try {
-    const f = await fetchInputs(url, (t) => fill(progress, t));
-    fill(progress, 'verifying…');
-    const outcome =
-      pinnedRefusal(pin, f.decision) ??
-      verifyDecision(
-        {
-          room: f.room,
-          keyLog: f.keyLog,
-          policy: f.policy,
-          decision: f.decision,
-          records: f.records,
-          ...(f.manifest === null ? {} : { manifest: f.manifest }),
-        },
-        { backend: nobleBackend },
-      );
-    show(
-      outcome,
-      trustedOf(f.room, f.policy, {
-        decisionUri: f.decisionUri,
-        records: f.records.length,
-        missing: f.missing,
-        hasManifest: f.manifest !== null,
-        source:
-          f.manifest === null
-            ? 'a decision URI'
-            : 'a steering URL (its manifest, then the decision)',
-      }),
-    );
-    fill(progress, '');
+    const v = await fetchAndVerify(url, {
+      backend: nobleBackend,
+      ...(pin === '' ? {} : { roomId: pin.toLowerCase() }),
+    });
+    show(v.outcome, {
+      roomId: v.roomId,
+      authority: v.authority,
+      basis: basisOf(v.policy),
+      decisionUri: v.decisionUri,
+      records: namedIn(v.decision),
+      missing: v.missing,
+      hasManifest: v.manifest !== null,
+      source:
+        v.manifest === null ? 'a decision URI' : 'a steering URL (its manifest, then the decision)',
+    });
   } catch (e) {
-    fill(progress, '');
-    showError(`Could not fetch what the verification needs: ${(e as Error).message}`);
+    if (e instanceof RoomPinError) {
+      showError(
+        `The server's descriptor for the pinned room is of room ${e.served}, not ${e.pinned}: nothing was verified.`,
+      );
+    } else if (e instanceof FetchError || e instanceof TypeError) {
+      showError(`Could not fetch what the verification needs: ${e.message}`);
+    } else {
+      showError(`The verification failed: ${(e as Error).message}`);
+    }
   } finally {
+    fill(progress, '');
     go.disabled = false;
   }
 }
@@ -333,8 +333,7 @@ function showFiles(): void {
       ),
     ),
   );
-  const ready = !('missing' in inputsOf(held));
-  byId<HTMLButtonElement>('verify-files').disabled = !ready;
+  byId<HTMLButtonElement>('verify-files').disabled = 'missing' in inputsOf(held);
   byId<HTMLButtonElement>('clear-files').disabled = held.length === 0;
 }
 async function addFiles(list: FileList | null): Promise<void> {
@@ -368,19 +367,26 @@ byId('verify-files').addEventListener('click', () => {
     showError(`Missing: ${input.missing.join(', ')}`);
     return;
   }
-  const pin = roomInput.value.trim();
-  const outcome =
-    pinnedRefusal(pin, input.decision) ?? verifyDecision(input, { backend: nobleBackend });
-  show(
-    outcome,
-    trustedOf(input.room, input.policy, {
-      decisionUri: null,
-      records: input.records.length,
-      missing: [],
-      hasManifest: input.manifest !== undefined && input.manifest !== null,
-      source: `${held.length} files`,
-    }),
-  );
+  const room = readRoom(input.room);
+  const roomId = room.ok ? toHex(roomIdOf(room.value, nobleBackend)) : null;
+  // A pinned room: the room given must be it, as the network path requires of the descriptor.
+  const pin = roomInput.value.trim().toLowerCase();
+  if (pin !== '' && roomId !== pin) {
+    showError(
+      `The room file is of room ${roomId ?? '(one that does not read)'}, not the pinned room ${pin}: nothing was verified.`,
+    );
+    return;
+  }
+  show(verifyDecision(input, { backend: nobleBackend }), {
+    roomId,
+    authority: room.ok ? toHex(room.value.authority) : null,
+    basis: basisOf(input.policy),
+    decisionUri: null,
+    records: namedIn(input.decision),
+    missing: [],
+    hasManifest: input.manifest !== undefined && input.manifest !== null,
+    source: `${held.length} files, ${input.records.length} of them records`,
+  });
 });
 
 // A link from the console: ?uri=…&room=…

@@ -4,6 +4,8 @@
  * sessions placed first on each pathway, each pathway's load). Nothing here is evidence or a
  * decision input: it is the operator's view of what the server did.
  */
+import { type DecisionFields, toHex } from '@wai-steering/wire';
+import type { EngineObserver } from '../engine/types.js';
 import { REASONS_BY_CODE } from './names.js';
 
 /** One decision, as the console lists it. */
@@ -48,8 +50,8 @@ export interface ActivityOptions {
 
 const REASON_CODES = 7; // index 1 to 6
 
-/** The console's in-memory activity of one server. */
-export class ConsoleActivity {
+/** The console's in-memory activity of one server; the engine's observer. */
+export class ConsoleActivity implements EngineObserver {
   readonly capacity: number;
   private readonly recentMax: number;
   private readonly recentRing: (RecentDecision | undefined)[];
@@ -83,6 +85,25 @@ export class ConsoleActivity {
     this.loads = new Uint32Array(this.capacity * pathways);
   }
 
+  /** The engine decided: noted as {@link ConsoleActivity.noteDecision}. */
+  decided(fields: DecisionFields, digest: Uint8Array): void {
+    this.noteDecision({
+      digest,
+      t: fields.t,
+      session: fields.session,
+      first: fields.priority[0]!,
+      reason: fields.reason,
+    });
+  }
+
+  /** A record was posted: noted as {@link ConsoleActivity.noteIngest}. */
+  ingested(
+    hop: Uint8Array | null,
+    outcome: 'new' | 'duplicate' | { readonly refused: string },
+  ): void {
+    this.noteIngest(hop === null ? '' : toHex(hop), outcome);
+  }
+
   /** A decision answered: counted in the current second and kept among the recent ones. */
   noteDecision(d: RecentDecision): void {
     this.reasonNow[d.reason] = (this.reasonNow[d.reason] ?? 0) + 1;
@@ -93,7 +114,7 @@ export class ConsoleActivity {
   }
 
   /** A record posted by `hop` (hex; `''` when the record does not read): its outcome. */
-  noteIngest(hop: string, outcome: 'new' | 'duplicate' | { refused: string }): void {
+  noteIngest(hop: string, outcome: 'new' | 'duplicate' | { readonly refused: string }): void {
     let entry = this.ingest.get(hop);
     if (entry === undefined) {
       entry = { accepted: 0, duplicate: 0, refused: new Map() };

@@ -12,6 +12,9 @@
  * routes, which this file does not serve.
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
+import type { SteeringEngine } from '../engine/engine.js';
+import type { Route } from '../routes/types.js';
+import type { ConsoleActivity } from './activity.js';
 import type { ConsoleAssets } from './assets.js';
 import { buildStatus, type StatusSource } from './status.js';
 
@@ -64,6 +67,64 @@ function same(given: string, expected: string): boolean {
 function header(v: string | readonly string[] | undefined): string | undefined {
   if (v === undefined) return undefined;
   return typeof v === 'string' ? v : v[0];
+}
+
+/** What the `/status` snapshot reads of an engine (read only), with the console's activity. */
+export function engineStatusSource(
+  engine: SteeringEngine,
+  activity: ConsoleActivity,
+): StatusSource {
+  return {
+    policy: engine.policy,
+    policyDigest: engine.policyDigest,
+    get room() {
+      return engine.room;
+    },
+    now: () => engine.now(),
+    evidenceAt: (t) => engine.evidenceAt(t),
+    loads: engine.sessions.loads,
+    get sessions() {
+      return engine.sessions.size;
+    },
+    records: engine.evidence,
+    activity,
+    decisionsByReason: () =>
+      Object.fromEntries(
+        REASONS.map((name) => [name, engine.metrics.decisions.get({ reason: name })]),
+      ),
+  };
+}
+
+const REASONS = ['buffer', 'floor', 'share', 'hold', 'rank', 'none'] as const;
+
+/**
+ * The console's rows of the route table: `status` (`/status`, `/status/…`) and `console`
+ * (`/console`, `/console/…`); none when the console is off (the paths are then 404).
+ */
+export function consoleRoutes(
+  engine: SteeringEngine,
+  activity: ConsoleActivity,
+  options: ConsoleOptions,
+): Route[] {
+  if (!options.enabled) return [];
+  const c = new ConsoleRoutes(options, engineStatusSource(engine, activity));
+  const read = ['GET', 'HEAD'] as const;
+  return [
+    {
+      name: 'status',
+      methods: read,
+      allow: 'GET, HEAD',
+      match: (path) => (path === '/status' || path.startsWith('/status/') ? '' : undefined),
+      handler: (ctx) => c.handle(ctx.method, ctx.path, ctx.query, ctx.request.headers)!.response,
+    },
+    {
+      name: 'console',
+      methods: read,
+      allow: 'GET, HEAD',
+      match: (path) => (path === '/console' || path.startsWith('/console/') ? '' : undefined),
+      handler: (ctx) => c.handle(ctx.method, ctx.path, ctx.query, ctx.request.headers)!.response,
+    },
+  ];
 }
 
 /** The console's routes over a server's state. */

@@ -4,8 +4,8 @@
  * is a decision over the records the hops posted, signed and archived.
  */
 import { dashElement, hlsTag } from '@wai-steering/manifest';
-import { monotonicClock } from '../app.js';
 import { loadConfig } from '../config.js';
+import { monotonicClock } from '../engine/clock.js';
 import { type RunningServer, startServer } from '../server.js';
 import { type DemoSetup, setupDemo } from './setup.js';
 import { HopSimulator } from './simulator.js';
@@ -50,7 +50,7 @@ export async function runDemo(options: DemoOptions): Promise<RunningDemo> {
     hops: setup.hops,
     base: server.url,
     clock,
-    loads: () => server.app.sessions.loads,
+    loads: () => server.engine.sessions.loads,
     ...(options.onPeriod === undefined ? {} : { onPeriod: options.onPeriod }),
   });
   try {

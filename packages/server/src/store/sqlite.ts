@@ -10,6 +10,10 @@
  *   decision served is always checked against the digest it is asked by.
  * - `blobs`: policies, room descriptors and key log heads, by digest.
  *
+ * The store interface is asynchronous (`store.ts`); SQLite here is synchronous inside, each
+ * method answering in a settled promise. One cohesive thing over 400 lines: the schema, its
+ * statements and the compact decisions they share.
+ *
  * Durability: `synchronous = NORMAL` (the default) makes a committed transaction survive the
  * death of the process (kill -9): in WAL mode the commit is in the WAL file, written with
  * `write(2)`, when it returns, and SQLite replays it at the next open; a power loss may lose the
@@ -92,6 +96,15 @@ function tailTimeOf(tail: Uint8Array): number {
 
 function equal(a: Uint8Array, b: Uint8Array): boolean {
   return a.length === b.length && Buffer.compare(a, b) === 0;
+}
+
+/** The value of `f`, or its exception, as a settled promise. */
+function settle<T>(f: () => T): Promise<T> {
+  try {
+    return Promise.resolve(f());
+  } catch (e) {
+    return Promise.reject(e);
+  }
 }
 
 const asBytes = (b: Buffer): Uint8Array => new Uint8Array(b.buffer, b.byteOffset, b.byteLength);
@@ -224,7 +237,16 @@ export class SqliteStore implements SteeringStore {
     };
   }
 
-  commit(batch: CommitBatch): CommitResult {
+  commit(batch: CommitBatch): Promise<CommitResult> {
+    try {
+      return Promise.resolve(this.commitSync(batch));
+    } catch (e) {
+      return Promise.reject(e);
+    }
+  }
+
+  /** {@link SqliteStore.commit}, synchronously: the transaction is written when it returns. */
+  private commitSync(batch: CommitBatch): CommitResult {
     try {
       const result = this.commitTx(batch);
       if (this.worker !== undefined && ++this.commits % 256 === 0) this.limitWal();
@@ -316,13 +338,21 @@ export class SqliteStore implements SteeringStore {
     return min;
   }
 
-  getRecord(digest: Uint8Array): Uint8Array | undefined {
+  getRecord(digest: Uint8Array): Promise<Uint8Array | undefined> {
+    return settle(() => this.getRecordSync(digest));
+  }
+
+  private getRecordSync(digest: Uint8Array): Uint8Array | undefined {
     if (digest.length !== 32) return undefined;
     const b = this.stmt.getRecord.get(digest) as Buffer | undefined;
     return b === undefined ? undefined : asBytes(b);
   }
 
-  getDecision(digest: Uint8Array): Uint8Array | undefined {
+  getDecision(digest: Uint8Array): Promise<Uint8Array | undefined> {
+    return settle(() => this.getDecisionSync(digest));
+  }
+
+  private getDecisionSync(digest: Uint8Array): Uint8Array | undefined {
     if (digest.length !== 32) return undefined;
     const rows = this.stmt.getDecisions.all(keyOf(digest)) as { set_id: number; tail: Buffer }[];
     for (const row of rows) {
@@ -346,7 +376,11 @@ export class SqliteStore implements SteeringStore {
     return body;
   }
 
-  *recordsEndingAfter(end: bigint): Iterable<StoredRecord> {
+  async *recordsEndingAfter(end: bigint): AsyncIterable<StoredRecord> {
+    yield* this.recordsEndingAfterSync(end);
+  }
+
+  private *recordsEndingAfterSync(end: bigint): Iterable<StoredRecord> {
     for (const row of this.stmt.recordsAfter.iterate(clampU64(end < 0n ? 0n : end)) as Iterable<{
       digest: Buffer;
       hop: Buffer;
@@ -364,17 +398,27 @@ export class SqliteStore implements SteeringStore {
     }
   }
 
-  putBlob(kind: BlobKind, digest: Uint8Array, bytes: Uint8Array): void {
-    this.stmt.putBlob.run(digest, kind, bytes);
+  putBlob(kind: BlobKind, digest: Uint8Array, bytes: Uint8Array): Promise<void> {
+    return settle(() => {
+      this.stmt.putBlob.run(digest, kind, bytes);
+    });
   }
 
-  getBlob(kind: BlobKind, digest: Uint8Array): Uint8Array | undefined {
+  getBlob(kind: BlobKind, digest: Uint8Array): Promise<Uint8Array | undefined> {
+    return settle(() => this.getBlobSync(kind, digest));
+  }
+
+  private getBlobSync(kind: BlobKind, digest: Uint8Array): Uint8Array | undefined {
     if (digest.length !== 32) return undefined;
     const b = this.stmt.getBlob.get(kind, digest) as Buffer | undefined;
     return b === undefined ? undefined : asBytes(b);
   }
 
-  prune(recordsBefore: bigint, decisionsBefore: bigint): PruneResult {
+  prune(recordsBefore: bigint, decisionsBefore: bigint): Promise<PruneResult> {
+    return settle(() => this.pruneSync(recordsBefore, decisionsBefore));
+  }
+
+  private pruneSync(recordsBefore: bigint, decisionsBefore: bigint): PruneResult {
     return this.db.transaction((): PruneResult => {
       const s = this.stmt;
       const kept = s.oldestKeptSet.get(clampU64(decisionsBefore < 0n ? 0n : decisionsBefore)) as
@@ -403,7 +447,11 @@ export class SqliteStore implements SteeringStore {
     })();
   }
 
-  stats(): StoreStats {
+  stats(): Promise<StoreStats> {
+    return settle(() => this.statsSync());
+  }
+
+  private statsSync(): StoreStats {
     const pageSize = this.db.pragma('page_size', { simple: true }) as number;
     const pages = this.db.pragma('page_count', { simple: true }) as number;
     const free = this.db.pragma('freelist_count', { simple: true }) as number;
@@ -433,9 +481,15 @@ export class SqliteStore implements SteeringStore {
 
   /**
    * Closes the store. The checkpointer is told to close its connection (a checkpoint under way
-   * finishes first); {@link SqliteStore.whenClosed} resolves once it has.
+   * finishes first); the promise resolves once it has.
    */
-  close(): void {
+  close(): Promise<void> {
+    this.closeSync();
+    return this.exited;
+  }
+
+  /** Closes the database now; the checkpointer exits after ({@link SqliteStore.whenClosed}). */
+  private closeSync(): void {
     const worker = this.worker;
     this.worker = undefined;
     if (worker !== undefined) {

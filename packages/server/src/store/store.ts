@@ -71,27 +71,36 @@ export interface StoreStats {
 export type BlobKind = 'policy' | 'room' | 'key-log';
 
 /**
- * The store. Every write is durable when `commit` returns (to the configured level: see
- * `docs/server.md`, *Durability*). Reads never see a half-written batch.
+ * The store. Every method is asynchronous, so that a store over the network (a database
+ * server) implements it as well as the embedded one, which is synchronous inside and answers
+ * in a resolved promise. Every write is durable when `commit`'s promise resolves (to the
+ * configured level: see `docs/server.md`, *Durability*). Reads never see a half-written batch.
+ *
+ * The group commit (`commit.ts`) has one `commit` in flight at a time: a store need not order
+ * concurrent commits.
  */
 export interface SteeringStore {
-  /** Writes a batch in one transaction; durable when it returns. */
-  commit(batch: CommitBatch): CommitResult;
+  /** Writes a batch in one transaction; durable when it resolves. */
+  commit(batch: CommitBatch): Promise<CommitResult>;
   /** The `WMH1` bytes of the record of `digest`. */
-  getRecord(digest: Uint8Array): Uint8Array | undefined;
+  getRecord(digest: Uint8Array): Promise<Uint8Array | undefined>;
   /** The exact `WSD1` bytes of the decision of `digest`, rebuilt and checked against it. */
-  getDecision(digest: Uint8Array): Uint8Array | undefined;
-  /** Records whose `end` is above `end` (µs): those a current or later window may name. */
-  recordsEndingAfter(end: bigint): Iterable<StoredRecord>;
+  getDecision(digest: Uint8Array): Promise<Uint8Array | undefined>;
+  /**
+   * Records whose `end` is above `end` (µs): those a current or later window may name, in order
+   * of `start`. An async iterable, so that a store may stream them in pages.
+   */
+  recordsEndingAfter(end: bigint): AsyncIterable<StoredRecord>;
   /** Keeps a policy, room descriptor or key log head (idempotent by digest). */
-  putBlob(kind: BlobKind, digest: Uint8Array, bytes: Uint8Array): void;
+  putBlob(kind: BlobKind, digest: Uint8Array, bytes: Uint8Array): Promise<void>;
   /** A kept blob of that kind. */
-  getBlob(kind: BlobKind, digest: Uint8Array): Uint8Array | undefined;
+  getBlob(kind: BlobKind, digest: Uint8Array): Promise<Uint8Array | undefined>;
   /**
    * Removes decisions decided before `decisionsBefore` (µs), with their evidence sets, and
    * records that ended before `recordsBefore` (µs) that no kept decision names (§8.4).
    */
-  prune(recordsBefore: bigint, decisionsBefore: bigint): PruneResult;
-  stats(): StoreStats;
-  close(): void;
+  prune(recordsBefore: bigint, decisionsBefore: bigint): Promise<PruneResult>;
+  stats(): Promise<StoreStats>;
+  /** Closes the store; resolves once everything it holds (threads, connections) is released. */
+  close(): Promise<void>;
 }

@@ -3,19 +3,24 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { readableFigure } from '../../src/console/status.js';
 import { demoApp, get, post, postPeriods, text } from '../helpers/setup.js';
 
-type Ctx = ReturnType<typeof demoApp>;
+type Ctx = Awaited<ReturnType<typeof demoApp>>;
 let ctx: Ctx | undefined;
-afterEach(() => {
-  ctx?.close();
+afterEach(async () => {
+  await ctx?.close();
   ctx = undefined;
 });
+
+/** Closes the console's current second, as the server's 1 s timer does. */
+function sample(c: Ctx): void {
+  c.activity.sample(Number(c.clock.us / 1_000_000n), c.engine.sessions.loads);
+}
 
 const START = 1_800_000_000_000_000n; // a multiple of P = 2 s
 const P = 2_000_000n;
 
 /** The app with the console on, records posted for the periods that end at `ends`. */
 async function withRecords(ends: bigint[]) {
-  ctx = demoApp({ start: START, console: { enabled: true, auth: null } });
+  ctx = await demoApp({ start: START, console: { enabled: true, auth: null } });
   await postPeriods(ctx, ends);
   // The window at START + L + 1 ms is [START − 3P, START).
   ctx.clock.us = START + P / 4n + 1000n;
@@ -36,7 +41,7 @@ describe('GET /status', () => {
       expect(res.status).toBe(200);
       firsts.push(JSON.parse(text(res.body))['PATHWAY-PRIORITY'][0]);
     }
-    c.app.sampleActivity();
+    sample(c);
     const res = await get(c.app, '/status');
     expect(res.status).toBe(200);
     expect(res.headers['cache-control']).toBe('no-store');
@@ -59,7 +64,7 @@ describe('GET /status', () => {
     for (const f of firsts) loads[['cdn-a', 'cdn-b', 'cdn-b-east'].indexOf(f)]!++;
     expect(s.pathways.map((p: { load: number }) => p.load)).toEqual(loads);
     expect(s.pathways.map((p: { load: number }) => p.load)).toEqual(
-      Array.from(c.app.sessions.loads),
+      Array.from(c.engine.sessions.loads),
     );
     // J and D: the sums over the records of the window (each hop posted 3 periods).
     const b = s.pathways[1];
@@ -86,7 +91,8 @@ describe('GET /status', () => {
   });
 
   it('says why a pathway is stale: the hop and the periods it has no record of', async () => {
-    const c = (ctx = demoApp({ start: START, console: { enabled: true, auth: null } }));
+    ctx = await demoApp({ start: START, console: { enabled: true, auth: null } });
+    const c = ctx;
     // Every hop but cdn-a's interior hop signs the middle period.
     const P0 = START - P;
     for (const end of [START - 2n * P, P0, START]) {
@@ -113,7 +119,8 @@ describe('GET /status', () => {
   });
 
   it('counts refused records by reason, per hop when the record reads', async () => {
-    const c = (ctx = demoApp({ start: START, console: { enabled: true, auth: null } }));
+    ctx = await demoApp({ start: START, console: { enabled: true, auth: null } });
+    const c = ctx;
     const hop = c.setup.hops[0]!;
     const bytes = c.sim.record(hop, START - P, START, 10);
     bytes[bytes.length - 1]! ^= 1;
@@ -129,9 +136,9 @@ describe('GET /status/history', () => {
   it('gives the samples after `since`, one column per series', async () => {
     const c = await withRecords([START]);
     await get(c.app, '/steer');
-    c.app.sampleActivity();
+    sample(c);
     c.clock.advance(1000);
-    c.app.sampleActivity();
+    sample(c);
     const all = body(await get(c.app, '/status/history'));
     expect(all.pathways).toEqual(['cdn-a', 'cdn-b', 'cdn-b-east']);
     expect(all.t).toHaveLength(2);
@@ -171,7 +178,7 @@ describe('the console routes', () => {
         { bytes: new Uint8Array([1]), type: 'text/javascript; charset=utf-8' },
       ],
     ]);
-    ctx = demoApp({ console: { enabled: true, auth: null, assets } });
+    ctx = await demoApp({ console: { enabled: true, auth: null, assets } });
     const page = await get(ctx.app, '/console/');
     expect(page.status).toBe(200);
     expect(page.headers['cache-control']).toBe('no-cache');
@@ -187,14 +194,14 @@ describe('the console routes', () => {
     expect((await ctx.app.handle({ method: 'POST', target: '/status', headers: {} })).status).toBe(
       405,
     );
-    ctx.close();
-    ctx = demoApp({ console: { enabled: false, auth: null, assets } });
+    await ctx.close();
+    ctx = await demoApp({ console: { enabled: false, auth: null, assets } });
     expect((await get(ctx.app, '/console/')).status).toBe(404);
     expect((await get(ctx.app, '/status')).status).toBe(404);
   });
 
   it('without a built console, answer 503 saying so', async () => {
-    ctx = demoApp({ console: { enabled: true, auth: null } });
+    ctx = await demoApp({ console: { enabled: true, auth: null } });
     const res = await get(ctx.app, '/console/');
     expect(res.status).toBe(503);
     expect(body(res).error).toBe('console_not_built');

@@ -4,11 +4,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { nodeBackend } from '@wai-steering/wire/node';
 import { afterAll, beforeAll } from 'vitest';
-import { SteeringApp } from '../../src/app.js';
+import { SteeringApp, steeringRoutes } from '../../src/app.js';
 import { loadConfig, type ServerConfig } from '../../src/config.js';
-import type { ConsoleOptions } from '../../src/console/routes.js';
+import { ConsoleActivity } from '../../src/console/activity.js';
+import { type ConsoleOptions, consoleRoutes } from '../../src/console/routes.js';
 import { type DemoSetup, setupDemo } from '../../src/demo/setup.js';
 import { HopSimulator } from '../../src/demo/simulator.js';
+import { SteeringEngine } from '../../src/engine/engine.js';
 import { type RunningServer, readMaterials, startServer } from '../../src/server.js';
 import { SqliteStore } from '../../src/store/sqlite.js';
 
@@ -56,8 +58,8 @@ export function demoRoom(
   return { setup, config: loadConfig(setup.configPath), remove };
 }
 
-/** A steering application over a demo room, its store in memory, on a test clock. */
-export function demoApp(
+/** A steering engine and its routes over a demo room, its store in memory, on a test clock. */
+export async function demoApp(
   options: {
     periodMs?: number;
     graceMs?: number;
@@ -72,18 +74,26 @@ export function demoApp(
   const m = readMaterials(config);
   const { warnings: _, ...materials } = m;
   const store = new SqliteStore(':memory:');
-  const app = new SteeringApp({
+  const activity = new ConsoleActivity(materials.policy.pathways.length);
+  const engine = await SteeringEngine.open({
     ...materials,
     store,
     backend: nodeBackend,
     graceMs: options.graceMs ?? 10_000,
     maxSessions: 1_000_000,
     maxQueue: options.maxQueue ?? 10_000,
-    maxRecordBytes: 4096,
-    maxTargetBytes: 8192,
     clock: clock.now,
     ...(options.encoder === undefined ? {} : { encoder: options.encoder }),
-    ...(options.console === undefined ? {} : { console: options.console }),
+    observer: activity,
+  });
+  const app = new SteeringApp(engine, {
+    maxRecordBytes: 4096,
+    maxTargetBytes: 8192,
+    ...(options.console === undefined
+      ? {}
+      : {
+          routes: [...steeringRoutes(engine), ...consoleRoutes(engine, activity, options.console)],
+        }),
   });
   const sim = new HopSimulator({
     policy: setup.policy,
@@ -96,13 +106,15 @@ export function demoApp(
     setup,
     config,
     clock,
+    engine,
+    activity,
     app,
     store,
     sim,
     materials: m,
-    close: () => {
-      app.close();
-      store.close();
+    close: async () => {
+      await engine.close();
+      await store.close();
       remove();
     },
   };
@@ -125,7 +137,7 @@ export function post(app: SteeringApp, target: string, body: Uint8Array) {
 
 /** Posts every hop's record of the periods ending in `ends` (µs) through the application. */
 export async function postPeriods(
-  ctx: ReturnType<typeof demoApp>,
+  ctx: Awaited<ReturnType<typeof demoApp>>,
   ends: readonly bigint[],
 ): Promise<string[]> {
   const digests: string[] = [];

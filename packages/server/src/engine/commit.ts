@@ -7,7 +7,7 @@
  * The queue is bounded: past `maxPending` items awaiting their commit, `full` is true and the
  * server answers 503 with `Retry-After` instead of queueing more.
  */
-import type { SteeringStore, StoredDecision, StoredRecord } from './store/store.js';
+import type { SteeringStore, StoredDecision, StoredRecord } from '../store/store.js';
 
 /** Options of {@link CommitQueue}. */
 export interface CommitQueueOptions {
@@ -29,14 +29,23 @@ export class CommitQueue {
   private recordWaiters: Waiter<boolean>[] = [];
   private scheduled = false;
   private closed = false;
+  /** The commit in flight, settled once its promises are. */
+  private inFlight: Promise<void> | undefined;
+  /** The items of the commit in flight. */
+  private writing = 0;
 
   constructor(
     private readonly store: SteeringStore,
     private readonly options: CommitQueueOptions,
   ) {}
 
-  /** Items awaiting their commit. */
+  /** Items awaiting their commit, those of the commit in flight included. */
   get pending(): number {
+    return this.queued + this.writing;
+  }
+
+  /** Items queued for the next commit. */
+  private get queued(): number {
     return this.decisions.length + this.records.length;
   }
 
@@ -72,42 +81,69 @@ export class CommitQueue {
   }
 
   private schedule(): void {
-    if (this.scheduled) return;
+    if (this.scheduled || this.inFlight !== undefined) return;
     this.scheduled = true;
     // After the I/O callbacks of this turn: every request parsed in it joins the batch.
-    setImmediate(() => this.flush());
+    setImmediate(() => {
+      this.scheduled = false;
+      this.flush();
+    });
   }
 
-  /** Writes what is queued now, in one transaction, and settles its promises. */
-  flush(): void {
-    this.scheduled = false;
+  /**
+   * Writes what is queued now, in one transaction, and settles its promises. One commit is in
+   * flight at a time: what is queued while it is joins the next, started when it settles. The
+   * embedded store settles in the same turn, so its batches are one turn's requests each.
+   */
+  flush(): Promise<void> {
+    if (this.inFlight !== undefined) return this.inFlight;
     const decisions = this.decisions;
     const decisionWaiters = this.decisionWaiters;
     const records = this.records;
     const recordWaiters = this.recordWaiters;
-    if (decisions.length === 0 && records.length === 0) return;
+    if (decisions.length === 0 && records.length === 0) return Promise.resolve();
     this.decisions = [];
     this.decisionWaiters = [];
     this.records = [];
     this.recordWaiters = [];
     const size = decisions.length + records.length;
-    let inserted: readonly boolean[];
+    this.writing = size;
+    let written: Promise<{ readonly inserted: readonly boolean[] }>;
     try {
-      inserted = this.store.commit({ records, decisions }).inserted;
+      written = this.store.commit({ records, decisions });
     } catch (error) {
-      this.options.onCommit?.(size, false, error);
-      for (const w of decisionWaiters) w.reject(error);
-      for (const w of recordWaiters) w.reject(error);
-      return;
+      written = Promise.reject(error);
     }
-    this.options.onCommit?.(size, true);
-    for (const w of decisionWaiters) w.resolve();
-    for (let i = 0; i < recordWaiters.length; i++) recordWaiters[i]!.resolve(inserted[i] ?? false);
+    const done = written.then(
+      ({ inserted }) => {
+        this.options.onCommit?.(size, true);
+        for (const w of decisionWaiters) w.resolve();
+        for (let i = 0; i < recordWaiters.length; i++) {
+          recordWaiters[i]!.resolve(inserted[i] ?? false);
+        }
+      },
+      (error: unknown) => {
+        this.options.onCommit?.(size, false, error);
+        for (const w of decisionWaiters) w.reject(error);
+        for (const w of recordWaiters) w.reject(error);
+      },
+    );
+    this.inFlight = done.then(() => {
+      this.inFlight = undefined;
+      this.writing = 0;
+      // What arrived while the commit was in flight.
+      if (this.queued > 0) {
+        if (this.closed) return this.flush();
+        this.schedule();
+      }
+      return undefined;
+    });
+    return this.inFlight;
   }
 
-  /** Flushes what is queued and refuses anything more. */
-  close(): void {
-    this.flush();
+  /** Refuses anything more, and resolves once what is queued is written. */
+  async close(): Promise<void> {
     this.closed = true;
+    while (this.inFlight !== undefined || this.queued > 0) await this.flush();
   }
 }

@@ -1,0 +1,129 @@
+import type { RunningDemo } from '@wai-steering/server/testkit';
+import type { Command } from '../internal/command.js';
+import { UserError } from '../internal/errors.js';
+
+function integerOption(value: string, name: string, min: number, max: number): number {
+  const n = /^\d+$/.test(value) ? Number(value) : Number.NaN;
+  if (!Number.isSafeInteger(n) || n < min || n > max) {
+    throw new UserError(
+      `demo: --${name}: expected an integer from ${min} to ${max}, got "${value}"`,
+    );
+  }
+  return n;
+}
+
+/** µs as seconds, exactly (`2`, `0.5`). */
+function seconds(us: bigint): string {
+  const whole = us / 1_000_000n;
+  const frac = (us % 1_000_000n).toString().padStart(6, '0').replace(/0+$/, '');
+  return frac === '' ? `${whole}` : `${whole}.${frac}`;
+}
+
+export const demo: Command = {
+  name: ['demo'],
+  summary: 'Run a demo: a fresh room, the steering server on it, and simulated hops.',
+  options: {
+    dir: {
+      type: 'string',
+      arg: 'DIR',
+      description: 'where the demo writes its files (default .demo; its demo files are replaced)',
+    },
+    host: {
+      type: 'string',
+      arg: 'HOST',
+      description: 'the address to listen on (default 127.0.0.1)',
+    },
+    port: { type: 'string', arg: 'PORT', description: 'the port to listen on (default 8080)' },
+    'period-ms': {
+      type: 'string',
+      arg: 'MS',
+      description: 'the policy period P, in milliseconds (default 2000, at least 100)',
+    },
+    verbose: {
+      type: 'boolean',
+      description: 'print a line on stderr for each period the hops post',
+    },
+  },
+  description: `
+Sets up a demo room in DIR: keys (JWK files), a room with an origin and its key log, a policy of
+three pathways (one a clone) whose URIs name HOST:PORT, and the server's config. Then it starts
+the steering server on the embedded store (DIR/steering.sqlite) and simulated hops that post
+signed per-hop records every period, and prints the steering URL, the HLS tag, the DASH element
+and a curl line to try. Nothing is canned: every manifest served is a decision over the records
+the hops posted, signed and archived, which \`wai-steer verify --url\` verifies. It runs until
+SIGINT or SIGTERM (Ctrl-C).`,
+  async run(ctx) {
+    const port = integerOption(ctx.optional('port') ?? '8080', 'port', 1, 65535);
+    const periodMs = integerOption(
+      ctx.optional('period-ms') ?? '2000',
+      'period-ms',
+      100,
+      86_400_000,
+    );
+    const dir = ctx.path(ctx.optional('dir') ?? '.demo');
+    const host = ctx.optional('host') ?? '127.0.0.1';
+    const verbose = ctx.flag('verbose');
+    const err = (line: string): void => {
+      ctx.io.stderr.write(`wai-steer: demo: ${line}\n`);
+    };
+    // Loaded only here: the server brings its native store, which no other command needs.
+    const { runDemo } = await import('@wai-steering/server/testkit');
+    let running: RunningDemo;
+    try {
+      running = await runDemo({
+        dir,
+        host,
+        port,
+        periodMs,
+        onPeriod: (end, refused) => {
+          for (const r of refused) err(`a record was refused: ${r}`);
+          if (verbose) err(`the hops posted the period ending at ${end} µs`);
+        },
+      });
+    } catch (e) {
+      if (e instanceof Error && e.name === 'ConfigError') {
+        throw new UserError(`demo: ${e.message}`);
+      }
+      throw e;
+    }
+    const p = running.setup.policy;
+    const lines = [
+      `Steering server for the demo room, listening on ${running.server.url}`,
+      `  files (keys, room, key log, policy, config, store): ${dir}`,
+      `  pathways: ${p.pathways.map((x) => x.id).join(', ')}; P = ${seconds(p.period_us)} s, W = ${seconds(p.window_us)} s, L = ${seconds(p.lag_us)} s`,
+      ...running.server.warnings.map((w) => `  warning: ${w}`),
+      '',
+      `Steering URL: ${running.steeringUrl}`,
+      ...(running.server.consoleUrl === null
+        ? []
+        : [
+            `Console:      ${running.server.consoleUrl}`,
+            `Verifier:     ${running.server.verifyUrl}`,
+          ]),
+      '',
+      'HLS multivariant playlist tag:',
+      running.hlsTag,
+      '',
+      'DASH MPD element:',
+      running.dashElement,
+      '',
+      'Try:',
+      `curl '${running.steeringUrl}'`,
+      `wai-steer verify --url '${running.steeringUrl}'`,
+      '',
+      'Each manifest names its signed decision (science.transaction.wai-decision); every input a verifier needs is served by digest. Ctrl-C to stop.',
+      '',
+    ];
+    ctx.out(lines.join('\n'));
+    await new Promise<void>((resolve) => {
+      const stop = async (): Promise<void> => {
+        ctx.out('stopping…\n');
+        await running.close();
+        resolve();
+      };
+      if (ctx.io.onStop === undefined) running.server.http.once('close', () => resolve());
+      else ctx.io.onStop(stop);
+    });
+    return 0;
+  },
+};

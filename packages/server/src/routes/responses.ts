@@ -1,0 +1,149 @@
+/**
+ * Every response of the server, built here: statuses, headers (content type, caching, CORS) and
+ * bodies. A route decides which; this file decides how it looks on the wire.
+ */
+import { STEERING_MEDIA_TYPE } from '@wai-steering/manifest';
+import { toHex } from '@wai-steering/wire';
+import { METRICS_MEDIA_TYPE } from '../metrics.js';
+import type { AppResponse } from './types.js';
+
+const JSON_TYPE = 'application/json; charset=utf-8';
+const OCTETS = 'application/octet-stream';
+const IMMUTABLE = 'public, max-age=31536000, immutable';
+const CORS = { 'access-control-allow-origin': '*' } as const;
+/** §8.1: the manifest's media type; no caching; CORS, since players fetch it cross-origin. */
+const STEERING_HEADERS: Readonly<Record<string, string>> = Object.freeze({
+  'content-type': STEERING_MEDIA_TYPE,
+  'cache-control': 'no-store',
+  ...CORS,
+});
+
+/** A JSON body, not cached, with CORS. */
+export function json(
+  status: number,
+  value: unknown,
+  extra: Record<string, string> = {},
+): AppResponse {
+  return {
+    status,
+    headers: { 'content-type': JSON_TYPE, 'cache-control': 'no-store', ...CORS, ...extra },
+    body: `${JSON.stringify(value)}\n`,
+  };
+}
+
+/** An error: `{"error": <code>, "message": <text>}`. */
+export function problem(
+  status: number,
+  error: string,
+  message: string,
+  extra?: Record<string, string>,
+): AppResponse {
+  return json(status, { error, message }, extra);
+}
+
+/** 404: `no such <what>`. */
+export function notFound(what: string): AppResponse {
+  return problem(404, 'not_found', `no such ${what}`);
+}
+
+/** 404 of a key log: the room names no origin. */
+export function noKeyLog(): AppResponse {
+  return problem(404, 'not_found', 'the room names no origin, so it has no key log');
+}
+
+/** 405 with `Allow`. */
+export function notAllowed(allow: string): AppResponse {
+  return problem(405, 'method_not_allowed', `allowed: ${allow}`, { allow });
+}
+
+/** 414: the target is over the limit. */
+export function uriTooLong(max: number): AppResponse {
+  return problem(414, 'uri_too_long', `the request target is over ${max} bytes`);
+}
+
+/** 400: the target is neither origin-form nor absolute-form. */
+export function badTarget(): AppResponse {
+  return problem(400, 'bad_target', 'the request target is neither origin-form nor absolute-form');
+}
+
+/** 500: a failure of the server itself (never for bad input). */
+export function internal(): AppResponse {
+  return problem(500, 'internal', 'the server failed to answer this request');
+}
+
+/** 503 with `Retry-After`: the engine declined the work for now. */
+export function overloaded(why: string): AppResponse {
+  return problem(503, 'overloaded', why, { 'retry-after': '1' });
+}
+
+/** 413, closing the connection (the rest of the body is not read). */
+export function tooLarge(limit: number): AppResponse {
+  return { ...problem(413, 'too_large', `a record is at most ${limit} bytes`), close: true };
+}
+
+/** 400, closing the connection: the client went away mid-body. */
+export function incompleteBody(): AppResponse {
+  return { ...problem(400, 'incomplete_body', 'the request body ended early'), close: true };
+}
+
+/** A record refused: companion C7's reason and where. */
+export function refused(reason: string, where: Readonly<Record<string, unknown>>): AppResponse {
+  return json(400, { reason, where });
+}
+
+/** A record stored: 201 when new, 200 when held already, with its digest. */
+export function stored(digest: Uint8Array, inserted: boolean): AppResponse {
+  return json(inserted ? 201 : 200, { digest: toHex(digest) });
+}
+
+/** §8.1: the steering manifest. */
+export function manifest(body: string): AppResponse {
+  return { status: 200, headers: STEERING_HEADERS, body };
+}
+
+/** Bytes served by digest: they never change, so they are cached for good. */
+export function immutable(bytes: Uint8Array): AppResponse {
+  return {
+    status: 200,
+    headers: { 'content-type': OCTETS, 'cache-control': IMMUTABLE, ...CORS },
+    body: bytes,
+  };
+}
+
+/** Bytes that may change (the key log head, when the origin appends): revalidated. */
+export function current(bytes: Uint8Array): AppResponse {
+  return {
+    status: 200,
+    headers: { 'content-type': OCTETS, 'cache-control': 'no-cache', ...CORS },
+    body: bytes,
+  };
+}
+
+/** `/healthz`: 200 `ok`, 503 `closing`. */
+export function health(closing: boolean): AppResponse {
+  return json(closing ? 503 : 200, { status: closing ? 'closing' : 'ok' });
+}
+
+/** `/metrics`: Prometheus text. */
+export function metricsText(body: string): AppResponse {
+  return {
+    status: 200,
+    headers: { 'content-type': METRICS_MEDIA_TYPE, 'cache-control': 'no-store' },
+    body,
+  };
+}
+
+/** CORS preflight (any path). */
+export function preflight(): AppResponse {
+  return {
+    status: 204,
+    headers: {
+      ...CORS,
+      'access-control-allow-methods': 'GET, HEAD, POST, OPTIONS',
+      'access-control-allow-headers':
+        'content-type, cmcd-request, cmcd-object, cmcd-session, cmcd-status',
+      'access-control-max-age': '86400',
+    },
+    body: '',
+  };
+}
