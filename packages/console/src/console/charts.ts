@@ -19,6 +19,9 @@ const REASON_COLOURS: Record<string, string> = {
 };
 
 const KEEP_S = 900;
+const MIN_SPAN_S = 60;
+/** Below this many samples, each is marked with a point as well as a line. */
+const FEW = 40;
 const SHARE_WINDOW_S = 10;
 
 /** The history held by the page: appended to from `/status/history?since=`. */
@@ -119,13 +122,32 @@ export class Charts {
       label,
       stroke,
       width: 2,
-      points: { show: false },
+      points: { show: (u: uPlot) => (u.data[0]?.length ?? 0) < FEW, size: 5 },
     });
+    // Counts per second are steps, not slopes between samples.
+    const stepped = uPlot.paths.stepped?.({ align: 1 });
+    const step = (label: string, stroke: string): uPlot.Series => ({
+      ...line(label, stroke),
+      ...(stepped === undefined ? {} : { paths: stepped }),
+    });
+    // Time in UTC, as the rest of the page; at least a minute shown, so that a young history
+    // does not stretch a few seconds across the plot.
+    const common = {
+      tzDate: (ts: number) => uPlot.tzDate(new Date(ts * 1e3), 'Etc/UTC'),
+      legend: { live: false },
+      cursor: { show: true, y: false },
+    };
+    const x: uPlot.Scale = {
+      time: true,
+      range: (_u, min, max) => [Math.min(min, max - MIN_SPAN_S), max],
+    };
+    const fromZero: uPlot.Scale = { range: (_u, _min, max) => [0, Math.max(1, max * 1.1)] };
     this.decisions = new uPlot(
       {
+        ...common,
         ...sizeOf(this.els.decisions),
-        scales: { x: { time: true }, y: { range: (_u, _min, max) => [0, Math.max(1, max * 1.1)] } },
-        series: [{}, ...this.reasons.map((r) => line(r, REASON_COLOURS[r] ?? '#64748b'))],
+        scales: { x, y: fromZero },
+        series: [{}, ...this.reasons.map((r) => step(r, REASON_COLOURS[r] ?? '#64748b'))],
         axes: axes('per s'),
       },
       [[]],
@@ -136,8 +158,9 @@ export class Charts {
     );
     this.loads = new uPlot(
       {
+        ...common,
         ...sizeOf(this.els.loads),
-        scales: { x: { time: true }, y: { range: (_u, _min, max) => [0, Math.max(1, max * 1.1)] } },
+        scales: { x, y: fromZero },
         series: [{}, ...pathwaySeries],
         axes: axes('sessions'),
       },
@@ -146,8 +169,9 @@ export class Charts {
     );
     this.share = new uPlot(
       {
+        ...common,
         ...sizeOf(this.els.share),
-        scales: { x: { time: true }, y: { range: [0, 100] } },
+        scales: { x, y: { range: [0, 100] } },
         series: [{}, ...pathwaySeries.map((s) => ({ ...s }))],
         axes: axes('%'),
       },

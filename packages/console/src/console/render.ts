@@ -102,7 +102,6 @@ function card(s: Status, p: PathwayStatus): HTMLElement {
       'div',
       { class: 'head' },
       h('span', { class: 'id', style: `color:${colour}` }, p.id),
-      p.cloneOf === null ? null : h('span', { class: 'muted' }, `clone of ${p.cloneOf}`),
       h('span', { class: `pill ${p.status}`, 'data-testid': 'status' }, p.status),
       p.classLabel === null ? null : h('span', { class: 'pill' }, p.classLabel),
       h(
@@ -112,6 +111,13 @@ function card(s: Status, p: PathwayStatus): HTMLElement {
         h('b', { 'data-testid': 'order' }, `#${p.order}`),
       ),
     ),
+    p.cloneOf === null
+      ? null
+      : h(
+          'div',
+          { class: 'sub muted' },
+          `a clone of ${p.cloneOf}${p.host === null ? '' : `, through ${p.host}`}`,
+        ),
     h(
       'div',
       { class: 'figure-line' },
@@ -142,8 +148,6 @@ function card(s: Status, p: PathwayStatus): HTMLElement {
       ),
       h('dt', {}, 'records'),
       h('dd', {}, `${p.records} named, ${p.hops.length} hops`),
-      p.host === null ? null : h('dt', {}, 'host'),
-      p.host === null ? null : h('dd', { class: 'mono' }, p.host),
     ),
     h(
       'div',
