@@ -1,7 +1,7 @@
 import { defineConfig } from 'tsup';
 
 export default defineConfig({
-  entry: ['src/index.ts', 'src/testkit.ts'],
+  entry: ['src/index.ts', 'src/testkit.ts', 'src/readable.ts'],
   format: ['esm'],
   dts: true,
   clean: true,

@@ -381,6 +381,11 @@ describe('serve, and verify --url', () => {
     writeFileSync(join(dir, 'live.wkl'), 'not a key log');
     process.emit('SIGHUP');
     await vi.waitFor(() => expect(err).toMatch(/the key log was not reloaded/));
+    // The file is named, and what is wrong with it said once (not blamed on the room).
+    const said = err.split('\n').find((l) => l.includes('not reloaded')) ?? '';
+    expect(said).toMatch(/key_log: .*live\.wkl is not a key log head \(WKL1\): /);
+    expect(said).not.toMatch(/room does not verify/);
+    expect(said.match(/malformed/g)?.length ?? 0).toBeLessThanOrEqual(1);
     expect(toHex(await served())).toBe(toHex(head3));
     expect(await cli(['verify', '--url', `${base}/steer`, '--json'], dir)).toMatchObject({
       code: 0,

@@ -3,6 +3,14 @@
 
 export { EvidenceCache } from './cache.js';
 export {
+  type CoveragePolicy,
+  type CoverageSource,
+  explainCoverage,
+  type HopCoverage,
+  type PathwayCoverage,
+  type Span,
+} from './coverage.js';
+export {
   evaluatePathway,
   type Figure,
   type FigurePolicy,

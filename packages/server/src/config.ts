@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
+import { didYouMean, parseDuration } from './readable.js';
 
 /** A configuration that does not read or breaks a rule; the message names each field. */
 export class ConfigError extends Error {
@@ -18,33 +19,50 @@ export class ConfigError extends Error {
   }
 }
 
-const UNITS: Readonly<Record<string, number>> = {
-  ms: 1,
-  s: 1000,
-  m: 60_000,
-  h: 3_600_000,
-  d: 86_400_000,
-  w: 604_800_000,
-};
+/**
+ * A file-system error in words, with the fix: what `cannot read FILE: …` says. Paths of the
+ * config are relative to its directory.
+ */
+export function fsProblem(e: unknown, inConfig = true): string {
+  const code = (e as NodeJS.ErrnoException | null)?.code;
+  switch (code) {
+    case 'ENOENT':
+      return inConfig
+        ? "no such file or directory (ENOENT; the config's paths are relative to its directory)"
+        : 'no such file or directory (ENOENT)';
+    case 'EACCES':
+    case 'EPERM':
+      return `permission denied (${code}): make it readable by the user the server runs as`;
+    case 'EISDIR':
+      return 'is a directory (EISDIR): name a file';
+    case 'ENOTDIR':
+      return 'a part of the path is not a directory (ENOTDIR)';
+    default:
+      return code ?? (e instanceof Error ? e.message.split('\n')[0]! : String(e));
+  }
+}
 
 /**
- * A readable duration in milliseconds: `"500ms"`, `"10s"`, `"15m"`, `"12h"`, `"7d"`, `"2w"`, or
- * a bare number of seconds. `undefined` when it does not read.
+ * A readable duration in milliseconds, as the config reads it: a string with its unit
+ * (`"500ms"`, `"10s"`, `"15m"`, `"12h"`, `"7d"`, `"2w"`; `parseDuration` of
+ * `@wai-steering/server/readable`, the one the policy YAML reads too), or a bare number of
+ * seconds (a YAML or JSON number). `undefined` when it does not read or is not whole in ms.
  */
-export function parseDuration(value: unknown): number | undefined {
+export function durationMs(value: unknown): number | undefined {
   if (typeof value === 'number') {
-    return Number.isFinite(value) && value >= 0 ? Math.round(value * 1000) : undefined;
+    const ms = value * 1000;
+    return Number.isSafeInteger(ms) && ms >= 0 ? ms : undefined;
   }
   if (typeof value !== 'string') return undefined;
-  const m = /^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h|d|w)\s*$/.exec(value);
-  if (m === null) return undefined;
-  const ms = Number(m[1]) * UNITS[m[2]!]!;
-  return Number.isSafeInteger(Math.round(ms)) ? Math.round(ms) : undefined;
+  const ms = parseDuration(value, 'ms');
+  return typeof ms === 'bigint' && ms <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(ms) : undefined;
 }
+
+const DAY_MS = 86_400_000;
 
 const duration = (what: string) =>
   z.union([z.string(), z.number()]).transform((v, ctx) => {
-    const ms = parseDuration(v);
+    const ms = durationMs(v);
     if (ms === undefined) {
       ctx.addIssue({
         code: 'custom',
@@ -64,91 +82,128 @@ const integer = (min: number, max: number) =>
     .min(min, `expected an integer from ${min} to ${max}`)
     .max(max, `expected an integer from ${min} to ${max}`);
 
-/** The file's schema (before paths are resolved). */
+const publicUrl = z
+  .string({ error: 'expected an http or https URL' })
+  .refine((v) => /^https?:\/\/[^/\s]+/.test(v) && URL.canParse(v), 'expected an http or https URL');
+
+const listenSchema = z
+  .object({
+    host: z.string({ error: 'expected a host name or address' }).min(1).default('127.0.0.1'),
+    port: integer(0, 65535).default(8080),
+  })
+  .strict();
+const storeSchema = z
+  .object({
+    path: z.string({ error: 'expected a file path or ":memory:"' }).min(1),
+    synchronous: z
+      .enum(['normal', 'full'], { error: 'expected "normal" or "full"' })
+      .default('normal'),
+  })
+  .strict();
+const retentionSchema = z
+  .object({
+    records: duration('the retention of records').default(7 * DAY_MS),
+    decisions: duration('the retention of decisions').default(7 * DAY_MS),
+    sweep: duration('the interval between pruning passes').default(60_000),
+  })
+  .strict();
+const sessionsSchema = z
+  .object({
+    grace: duration('the grace after a decision TTL').default(10_000),
+    max: integer(1, 100_000_000).default(8_000_000),
+  })
+  .strict();
+const limitsSchema = z
+  .object({
+    max_queue: integer(1, 10_000_000).default(10_000),
+    max_record_bytes: integer(256, 1_048_576).default(4096),
+    max_target_bytes: integer(256, 1_048_576).default(8192),
+  })
+  .strict();
+
+/** The operator console (docs/console.md): on or off, and who may read its data. */
+const consoleSchema = z
+  .object({
+    enabled: z.boolean({ error: 'expected true or false' }).default(true),
+    auth: z
+      .union(
+        [
+          z
+            .object({
+              bearer: z
+                .string({ error: 'expected a token (a string)' })
+                .regex(
+                  /^[\x21-\x7e]{16,}$/,
+                  'expected a token of 16 or more visible ASCII characters',
+                ),
+            })
+            .strict(),
+          z
+            .object({
+              basic: z
+                .object({
+                  user: z
+                    .string({ error: 'expected a user name' })
+                    .regex(/^[^:\x00-\x1f]{1,128}$/, 'expected 1 to 128 characters, no ":"'),
+                  password: z
+                    .string({ error: 'expected a password' })
+                    .min(12, 'expected a password of 12 or more characters'),
+                })
+                .strict(),
+            })
+            .strict(),
+        ],
+        { error: 'expected {"bearer": TOKEN} or {"basic": {"user": …, "password": …}}' },
+      )
+      .nullable()
+      .default(null),
+  })
+  .strict();
+
+/**
+ * The file's schema (before paths are resolved), its fields in snake_case as the policy YAML's
+ * (docs/decisions.md, "One naming style"); the camelCase spellings of earlier releases are read
+ * as aliases, with a warning (see {@link ALIASES}).
+ */
 export const configSchema = z
   .object({
     room: path,
-    keyLog: path.nullable().default(null),
+    key_log: path.nullable().default(null),
     policy: path,
-    signingKey: path,
-    listen: z
-      .object({
-        host: z.string({ error: 'expected a host name or address' }).min(1).default('127.0.0.1'),
-        port: integer(0, 65535).default(8080),
-      })
-      .strict()
-      .prefault({}),
-    store: z
-      .object({
-        path: z.string({ error: 'expected a file path or ":memory:"' }).min(1),
-        synchronous: z
-          .enum(['normal', 'full'], { error: 'expected "normal" or "full"' })
-          .default('normal'),
-      })
-      .strict(),
-    retention: z
-      .object({
-        records: duration('the retention of records').default(7 * UNITS.d!),
-        decisions: duration('the retention of decisions').default(7 * UNITS.d!),
-        sweep: duration('the interval between pruning passes').default(60_000),
-      })
-      .strict()
-      .prefault({}),
-    sessions: z
-      .object({
-        grace: duration('the grace after a decision TTL').default(10_000),
-        max: integer(1, 100_000_000).default(8_000_000),
-      })
-      .strict()
-      .prefault({}),
-    limits: z
-      .object({
-        maxQueue: integer(1, 10_000_000).default(10_000),
-        maxRecordBytes: integer(256, 1_048_576).default(4096),
-        maxTargetBytes: integer(256, 1_048_576).default(8192),
-      })
-      .strict()
-      .prefault({}),
-    console: z
-      .object({
-        enabled: z.boolean({ error: 'expected true or false' }).default(true),
-        auth: z
-          .union(
-            [
-              z
-                .object({
-                  bearer: z
-                    .string({ error: 'expected a token (a string)' })
-                    .regex(
-                      /^[\x21-\x7e]{16,}$/,
-                      'expected a token of 16 or more visible ASCII characters',
-                    ),
-                })
-                .strict(),
-              z
-                .object({
-                  basic: z
-                    .object({
-                      user: z
-                        .string({ error: 'expected a user name' })
-                        .regex(/^[^:\x00-\x1f]{1,128}$/, 'expected 1 to 128 characters, no ":"'),
-                      password: z
-                        .string({ error: 'expected a password' })
-                        .min(12, 'expected a password of 12 or more characters'),
-                    })
-                    .strict(),
-                })
-                .strict(),
-            ],
-            { error: 'expected {"bearer": TOKEN} or {"basic": {"user": …, "password": …}}' },
-          )
-          .nullable()
-          .default(null),
-      })
-      .strict()
-      .prefault({}),
+    signing_key: path,
+    public_url: publicUrl.nullable().default(null),
+    listen: listenSchema.prefault({}),
+    store: storeSchema,
+    retention: retentionSchema.prefault({}),
+    sessions: sessionsSchema.prefault({}),
+    limits: limitsSchema.prefault({}),
+    console: consoleSchema.prefault({}),
   })
   .strict();
+
+/** The fields each mapping of the file knows, by the mapping's path (`''` the top level). */
+const KNOWN: Readonly<Record<string, readonly string[]>> = {
+  '': Object.keys(configSchema.shape),
+  listen: Object.keys(listenSchema.shape),
+  store: Object.keys(storeSchema.shape),
+  retention: Object.keys(retentionSchema.shape),
+  sessions: Object.keys(sessionsSchema.shape),
+  limits: Object.keys(limitsSchema.shape),
+  console: Object.keys(consoleSchema.shape),
+};
+
+/**
+ * The spellings of earlier releases, read for one more release with a warning: the mapping's
+ * path, the old field, the field it now is.
+ */
+export const ALIASES: readonly (readonly [string, string, string])[] = [
+  ['', 'keyLog', 'key_log'],
+  ['', 'signingKey', 'signing_key'],
+  ['', 'publicUrl', 'public_url'],
+  ['limits', 'maxQueue', 'max_queue'],
+  ['limits', 'maxRecordBytes', 'max_record_bytes'],
+  ['limits', 'maxTargetBytes', 'max_target_bytes'],
+];
 
 /** The configuration as read, durations in milliseconds, paths absolute. */
 export interface ServerConfig {
@@ -160,6 +215,12 @@ export interface ServerConfig {
   readonly policy: string;
   /** Path of the steering key, an RFC 8037 Ed25519 JWK with `d`. */
   readonly signingKey: string;
+  /**
+   * The URL players reach the server at, when it is not the listen address (behind a proxy or a
+   * load balancer): `https://steer.example.com`. `wai-steer serve` checks the policy's URIs
+   * against it; absent, against the listen address.
+   */
+  readonly publicUrl?: string | null;
   readonly listen: { readonly host: string; readonly port: number };
   readonly store: {
     /** The SQLite file, or `:memory:` (nothing survives the process). */
@@ -188,31 +249,85 @@ export interface ServerConfig {
   };
 }
 
-function describeIssue(issue: z.core.$ZodIssue): string {
-  const where = issue.path.length === 0 ? '(top level)' : issue.path.map(String).join('.');
-  let message = issue.message;
+function fieldPath(path: readonly PropertyKey[]): string {
+  return path.length === 0 ? '(top level)' : path.map(String).join('.');
+}
+
+function describeIssue(issue: z.core.$ZodIssue): string[] {
   if (issue.code === 'unrecognized_keys') {
-    message = `unknown field${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((k) => `"${k}"`).join(', ')}`;
-  } else if (issue.code === 'invalid_type' && /received undefined/.test(issue.message)) {
+    // One line per unknown field, each with the known field it is most likely meant to be.
+    const known = KNOWN[issue.path.map(String).join('.')] ?? [];
+    return issue.keys.map(
+      (k) => `${fieldPath([...issue.path, k])}: unknown field${didYouMean(k, known)}`,
+    );
+  }
+  let message = issue.message;
+  if (issue.code === 'invalid_type' && /received undefined/.test(issue.message)) {
     message = `missing (${issue.message.replace(/^Invalid input: /, '')})`;
   }
-  return `${where}: ${message}`;
+  return [`${fieldPath(issue.path)}: ${message}`];
+}
+
+/** The input with each old spelling under its new name, and a warning for each. */
+function renameAliases(input: unknown): { input: unknown; warnings: string[]; issues: string[] } {
+  const warnings: string[] = [];
+  const issues: string[] = [];
+  if (input === null || typeof input !== 'object' || Array.isArray(input)) {
+    return { input, warnings, issues };
+  }
+  const top: Record<string, unknown> = { ...(input as Record<string, unknown>) };
+  for (const [at, old, now] of ALIASES) {
+    let map: Record<string, unknown> = top;
+    if (at !== '') {
+      const inner = top[at];
+      if (inner === null || typeof inner !== 'object' || Array.isArray(inner)) continue;
+      map = { ...(inner as Record<string, unknown>) };
+      top[at] = map;
+    }
+    if (!(old in map)) continue;
+    const where = at === '' ? '' : `${at}.`;
+    if (now in map) {
+      issues.push(`${where}${old}: given with ${where}${now}, its new spelling: keep one`);
+    } else {
+      map[now] = map[old];
+      warnings.push(
+        `${where}${old} is the old spelling of ${where}${now}: read this release, not the next (rename it)`,
+      );
+    }
+    delete map[old];
+  }
+  return { input: top, warnings, issues };
+}
+
+/** A configuration as read, with the warnings of its reading (an old spelling, say). */
+export interface ReadConfig {
+  readonly config: ServerConfig;
+  readonly warnings: readonly string[];
 }
 
 /**
  * Validates a configuration object (as read from JSON or YAML) and resolves its paths against
- * `baseDir`. Throws a {@link ConfigError} naming each field that breaks a rule.
+ * `baseDir`, with the warnings of its reading. Throws a {@link ConfigError} naming every field
+ * that breaks a rule, unknown fields first (each with the known field it is most likely meant
+ * to be).
  */
-export function parseConfig(input: unknown, baseDir: string = process.cwd()): ServerConfig {
-  const parsed = configSchema.safeParse(input);
-  if (!parsed.success) throw new ConfigError(parsed.error.issues.map(describeIssue));
+export function readConfig(input: unknown, baseDir: string = process.cwd()): ReadConfig {
+  const renamed = renameAliases(input);
+  const parsed = configSchema.safeParse(renamed.input);
+  if (!parsed.success || renamed.issues.length > 0) {
+    const all = parsed.success ? [] : parsed.error.issues;
+    const unknown = all.filter((i) => i.code === 'unrecognized_keys').flatMap(describeIssue);
+    const rest = all.filter((i) => i.code !== 'unrecognized_keys').flatMap(describeIssue);
+    throw new ConfigError([...unknown, ...renamed.issues, ...rest]);
+  }
   const c = parsed.data;
   const abs = (p: string): string => (isAbsolute(p) ? p : resolve(baseDir, p));
-  return {
+  const config: ServerConfig = {
     room: abs(c.room),
-    keyLog: c.keyLog === null ? null : abs(c.keyLog),
+    keyLog: c.key_log === null ? null : abs(c.key_log),
     policy: abs(c.policy),
-    signingKey: abs(c.signingKey),
+    signingKey: abs(c.signing_key),
+    publicUrl: c.public_url,
     listen: { host: c.listen.host, port: c.listen.port },
     store: {
       path: c.store.path === ':memory:' ? ':memory:' : abs(c.store.path),
@@ -220,25 +335,33 @@ export function parseConfig(input: unknown, baseDir: string = process.cwd()): Se
     },
     retention: c.retention,
     sessions: c.sessions,
-    limits: c.limits,
+    limits: {
+      maxQueue: c.limits.max_queue,
+      maxRecordBytes: c.limits.max_record_bytes,
+      maxTargetBytes: c.limits.max_target_bytes,
+    },
     console: c.console,
   };
+  return { config, warnings: renamed.warnings };
+}
+
+/** {@link readConfig} without its warnings. */
+export function parseConfig(input: unknown, baseDir: string = process.cwd()): ServerConfig {
+  return readConfig(input, baseDir).config;
 }
 
 /**
  * Reads a configuration file: YAML when its name ends in `.yaml` or `.yml`, JSON otherwise (YAML
- * is a superset of JSON, so a JSON file also reads as YAML; its errors are JSON's). Throws a
- * {@link ConfigError} whose message starts with the file's path.
+ * is a superset of JSON, so a JSON file also reads as YAML; its errors are JSON's), with the
+ * warnings of its reading. Throws a {@link ConfigError} whose message starts with the file's
+ * path.
  */
-export function loadConfig(file: string): ServerConfig {
+export function readConfigFile(file: string): ReadConfig {
   let text: string;
   try {
     text = readFileSync(file, 'utf8');
   } catch (e) {
-    throw new ConfigError(
-      [`cannot read the file (${(e as NodeJS.ErrnoException).code ?? e})`],
-      file,
-    );
+    throw new ConfigError([`cannot read the file: ${fsProblem(e, false)}`], file);
   }
   let input: unknown;
   try {
@@ -247,9 +370,14 @@ export function loadConfig(file: string): ServerConfig {
     throw new ConfigError([`does not parse: ${(e as Error).message.split('\n')[0]}`], file);
   }
   try {
-    return parseConfig(input, dirname(resolve(file)));
+    return readConfig(input, dirname(resolve(file)));
   } catch (e) {
     if (e instanceof ConfigError) throw new ConfigError(e.issues, file);
     throw e;
   }
+}
+
+/** {@link readConfigFile} without its warnings. */
+export function loadConfig(file: string): ServerConfig {
+  return readConfigFile(file).config;
 }

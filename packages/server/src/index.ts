@@ -15,11 +15,15 @@ export {
   steeringRoutes,
 } from './app.js';
 export {
+  ALIASES,
   ConfigError,
   configSchema,
+  durationMs,
   loadConfig,
   parseConfig,
-  parseDuration,
+  type ReadConfig,
+  readConfig,
+  readConfigFile,
   type ServerConfig,
 } from './config.js';
 export { monotonicClock } from './engine/clock.js';
@@ -39,6 +43,13 @@ export type {
 } from './engine/types.js';
 export { createHttpServer, type HttpOptions, listen } from './http.js';
 export { METRICS_MEDIA_TYPE, Metrics } from './metrics.js';
+export {
+  closestName,
+  type DurationUnit,
+  didYouMean,
+  editDistance,
+  parseDuration,
+} from './readable.js';
 export {
   type Materials,
   type RunningServer,

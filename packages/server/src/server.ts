@@ -17,7 +17,7 @@ import {
 } from '@wai-steering/wire';
 import { nodeBackend } from '@wai-steering/wire/node';
 import { SteeringApp, steeringRoutes } from './app.js';
-import { ConfigError, type ServerConfig } from './config.js';
+import { ConfigError, fsProblem, type ServerConfig } from './config.js';
 import { ConsoleActivity } from './console/activity.js';
 import { consoleDistDir, readConsoleAssets } from './console/assets.js';
 import { consoleRoutes } from './console/routes.js';
@@ -66,9 +66,7 @@ function readBytes(path: string, field: string): Uint8Array {
   try {
     return new Uint8Array(readFileSync(path));
   } catch (e) {
-    throw new ConfigError([
-      `${field}: cannot read ${path} (${(e as NodeJS.ErrnoException).code ?? e})`,
-    ]);
+    throw new ConfigError([`${field}: cannot read ${path}: ${fsProblem(e)}`]);
   }
 }
 
@@ -81,11 +79,18 @@ function openRoomFrom(
   roomBytes: Uint8Array,
   keyLogBytes: Uint8Array | null,
   backend: CryptoBackend,
+  keyLogPath?: string | null,
 ): RoomContext {
   const opened = openRoom(roomBytes, keyLogBytes, { backend });
   if (!opened.ok) {
     const r = opened.refusal;
-    const field = r.where.magic === 'WKL1' || r.reason.startsWith('key_log') ? 'keyLog' : 'room';
+    // A key log file that does not read is the file's fault, not the room's: say which file.
+    if (r.where.magic === 'WKL1' && (r.reason === 'malformed' || r.reason === 'truncated')) {
+      throw new ConfigError([
+        `key_log: ${keyLogPath ?? 'the key log'} is not a key log head (WKL1): ${r.reason}${r.where.field === undefined ? '' : ` at its ${r.where.field}`}${r.where.offset === undefined ? '' : `, offset ${r.where.offset}`} (give the file \`wai-steer keylog create\` or \`keylog add\` wrote)`,
+      ]);
+    }
+    const field = r.where.magic === 'WKL1' || r.reason.startsWith('key_log') ? 'key_log' : 'room';
     throw new ConfigError([`${field}: the room does not verify (${r.reason}: ${r.message})`]);
   }
   return opened.value;
@@ -102,12 +107,20 @@ export function readMaterials(
   backend: CryptoBackend = nodeBackend,
 ): Materials {
   const roomBytes = readBytes(config.room, 'room');
-  const keyLogBytes = config.keyLog === null ? null : readBytes(config.keyLog, 'keyLog');
+  const keyLogBytes = config.keyLog === null ? null : readBytes(config.keyLog, 'key_log');
   const policyBytes = readBytes(config.policy, 'policy');
-  const room = openRoomFrom(roomBytes, keyLogBytes, backend);
+  const room = openRoomFrom(roomBytes, keyLogBytes, backend, config.keyLog);
   const read = readPolicy(policyBytes);
   if (!read.ok) {
-    throw new ConfigError([`policy: ${config.policy} does not read (${read.refusal.message})`]);
+    // A policy config (YAML or JSON) named where its compiled WSP1 belongs: say how to compile it.
+    const text = new TextDecoder().decode(policyBytes.subarray(0, 256));
+    const looksLikeConfig =
+      /\.(ya?ml|json)$/i.test(config.policy) || /^\s*(#|[a-z_]+\s*:|\{)/.test(text);
+    throw new ConfigError([
+      looksLikeConfig && !text.startsWith('WSP1')
+        ? `policy: ${config.policy} is a policy config, not a signed policy (WSP1): compile it with \`wai-steer policy compile ${config.policy} --key KEY --out policy.wsp\` and name policy.wsp here`
+        : `policy: ${config.policy} does not read (${read.refusal.message})`,
+    ]);
   }
   const policy = read.value;
   if (!bytesEqual(policy.room, room.roomId)) {
@@ -123,29 +136,39 @@ export function readMaterials(
   }
   let jwk: unknown;
   try {
-    jwk = JSON.parse(new TextDecoder().decode(readBytes(config.signingKey, 'signingKey')));
+    jwk = JSON.parse(new TextDecoder().decode(readBytes(config.signingKey, 'signing_key')));
   } catch (e) {
     if (e instanceof ConfigError) throw e;
-    throw new ConfigError([`signingKey: ${config.signingKey} is not JSON`]);
+    throw new ConfigError([`signing_key: ${config.signingKey} is not JSON`]);
   }
   let pair: ReturnType<typeof jwkToKeyPair>;
   try {
     pair = jwkToKeyPair(jwk, backend);
   } catch (e) {
-    throw new ConfigError([`signingKey: ${(e as Error).message}`]);
+    throw new ConfigError([`signing_key: ${(e as Error).message}`]);
   }
   if (pair.secretKey === undefined) {
-    throw new ConfigError(['signingKey: the JWK has no "d": a steering key must be a secret key']);
+    throw new ConfigError(['signing_key: the JWK has no "d": a steering key must be a secret key']);
   }
   const badKey = checkSigner(room, pair.publicKey);
   if (badKey !== undefined) {
     throw new ConfigError([
-      `signingKey: ${toHex(pair.publicKey)} may not sign decisions of this room (${badKey.reason}, §3.5)`,
+      `signing_key: ${toHex(pair.publicKey)} may not sign decisions of this room (${badKey.reason}, §3.5)`,
     ]);
   }
   const warnings: string[] = [];
   if (room.keyLog !== undefined) {
-    for (const cls of [2, 3, 4, 5]) {
+    // Only the classes the room's pathways may state: those its hops may sign (C5.4).
+    const stated = new Set<number>();
+    for (const p of policy.pathways) {
+      for (const h of p.hops) {
+        const entry = room.entries.get(toHex(h.key));
+        for (const cls of [2, 3, 4, 5]) {
+          if (entry?.may_sign.includes(`energy/${CLASS_LABEL[cls]}`)) stated.add(cls);
+        }
+      }
+    }
+    for (const cls of [...stated].sort()) {
       if (checkSigner(room, pair.publicKey, [cls]) !== undefined) {
         warnings.push(
           `the steering key lacks energy/${CLASS_LABEL[cls]}: a decision stating a ${CLASS_LABEL[cls]} figure would be refused`,
@@ -260,8 +283,8 @@ export async function startServer(
     warnings,
     async reloadKeyLog(): Promise<void> {
       if (config.keyLog === null) return;
-      const bytes = readBytes(config.keyLog, 'keyLog');
-      await engine.replaceRoom(openRoomFrom(m.roomBytes, bytes, backend), bytes);
+      const bytes = readBytes(config.keyLog, 'key_log');
+      await engine.replaceRoom(openRoomFrom(m.roomBytes, bytes, backend, config.keyLog), bytes);
     },
     close(): Promise<void> {
       closing ??= new Promise<void>((resolve) => {

@@ -1,7 +1,8 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig, parseConfig, parseDuration } from '../src/config.js';
+import { ConfigError, durationMs, loadConfig, parseConfig, readConfig } from '../src/config.js';
+import { closestName, editDistance, parseDuration } from '../src/readable.js';
 import { readMaterials } from '../src/server.js';
 import { demoRoom, tempDir } from './helpers/setup.js';
 
@@ -29,13 +30,82 @@ function errorOf(f: () => unknown): string {
 }
 
 describe('configuration', () => {
-  it('reads durations', () => {
-    expect(parseDuration('7d')).toBe(604_800_000);
-    expect(parseDuration('500ms')).toBe(500);
-    expect(parseDuration('1.5s')).toBe(1500);
-    expect(parseDuration(10)).toBe(10_000);
-    expect(parseDuration('7 days')).toBeUndefined();
-    expect(parseDuration(-1)).toBeUndefined();
+  it('reads durations as the policy YAML does (one parser), or a number of seconds', () => {
+    expect(durationMs('7d')).toBe(604_800_000);
+    expect(durationMs('2w')).toBe(1_209_600_000);
+    expect(durationMs('500ms')).toBe(500);
+    expect(durationMs('1.5s')).toBe(1500);
+    expect(durationMs('5min')).toBe(300_000);
+    expect(durationMs(10)).toBe(10_000);
+    expect(durationMs('7 days')).toBeUndefined();
+    expect(durationMs('1.5ms')).toBeUndefined(); // not whole in ms: refused, never rounded
+    expect(durationMs(-1)).toBeUndefined();
+    expect(parseDuration('7d', 'ms')).toBe(604_800_000n);
+    expect(parseDuration('250us', 'ms')).toBe('250us is not a whole number of milliseconds');
+  });
+
+  it('finds the known name a misspelt one is meant to be', () => {
+    expect(editDistance('kitten', 'sitting')).toBe(3);
+    expect(editDistance('', 'abc')).toBe(3);
+    expect(editDistance('same', 'same')).toBe(0);
+    expect(editDistance('prot', 'port')).toBe(1);
+    expect(closestName('keylog', ['key_log', 'policy'])).toBe('key_log');
+    expect(closestName('hysterisis', ['hysteresis', 'ttl'])).toBe('hysteresis');
+    expect(closestName('colour', ['room', 'policy', 'store'])).toBeUndefined();
+  });
+
+  it('names every problem at once, unknown fields first with a did-you-mean', () => {
+    const e = (() => {
+      try {
+        parseConfig({
+          room: 'r.wrd',
+          keylog: 'k.wkl',
+          policy: 3,
+          signing_key: 's.jwk',
+          store: { path: 'x' },
+          listen: { prot: 1 },
+        });
+      } catch (err) {
+        return err as ConfigError;
+      }
+      throw new Error('expected a ConfigError');
+    })();
+    expect(e).toBeInstanceOf(ConfigError);
+    expect(new Set(e.issues.slice(0, 2))).toEqual(
+      new Set([
+        'keylog: unknown field (did you mean "key_log"?)',
+        'listen.prot: unknown field (did you mean "port"?)',
+      ]),
+    );
+    expect(e.issues.slice(2)).toEqual(['policy: expected a file path (a string)']);
+  });
+
+  it('reads the camelCase spellings of the last release, with a warning each', () => {
+    const old = {
+      ...minimal,
+      keyLog: 'k.wkl',
+      publicUrl: 'https://steer.example.com',
+      limits: { maxQueue: 5 },
+    };
+    const { config, warnings } = readConfig(old, '/etc/wai');
+    expect(config.keyLog).toBe('/etc/wai/k.wkl');
+    expect(config.signingKey).toBe('/etc/wai/keys/steering.jwk');
+    expect(config.publicUrl).toBe('https://steer.example.com');
+    expect(config.limits.maxQueue).toBe(5);
+    expect(warnings).toEqual([
+      'keyLog is the old spelling of key_log: read this release, not the next (rename it)',
+      'signingKey is the old spelling of signing_key: read this release, not the next (rename it)',
+      'publicUrl is the old spelling of public_url: read this release, not the next (rename it)',
+      'limits.maxQueue is the old spelling of limits.max_queue: read this release, not the next (rename it)',
+    ]);
+    const snake = { room: 'r', policy: 'p', signing_key: 's', key_log: 'k', store: { path: 'x' } };
+    expect(readConfig(snake, '/').warnings).toEqual([]);
+    expect(errorOf(() => parseConfig({ ...snake, keyLog: 'k2' }))).toBe(
+      'keyLog: given with key_log, its new spelling: keep one',
+    );
+    expect(errorOf(() => parseConfig({ ...snake, public_url: 'steer.example.com' }))).toBe(
+      'public_url: expected an http or https URL',
+    );
   });
 
   it('fills the defaults and resolves paths against the file', () => {
@@ -64,7 +134,7 @@ describe('configuration', () => {
     ).toBe('store.synchronous: expected "normal" or "full"');
     expect(errorOf(() => parseConfig({ ...minimal, room: undefined }))).toMatch(/^room: /);
     expect(errorOf(() => parseConfig({ ...minimal, colour: 'blue' }))).toBe(
-      '(top level): unknown field "colour"',
+      'colour: unknown field',
     );
     const two = errorOf(() => parseConfig({ ...minimal, policy: 3, sessions: { grace: 'soon' } }));
     expect(two.split('\n')).toHaveLength(2);
@@ -86,7 +156,7 @@ describe('configuration', () => {
     writeFileSync(join(dir, 'c.json'), '{ nope');
     expect(errorOf(() => loadConfig(join(dir, 'c.json')))).toMatch(/c\.json: does not parse/);
     expect(errorOf(() => loadConfig(join(dir, 'missing.json')))).toMatch(
-      /cannot read the file \(ENOENT\)/,
+      /cannot read the file: no such file or directory \(ENOENT\)/,
     );
   });
 
@@ -95,13 +165,28 @@ describe('configuration', () => {
     cleanup.push(remove);
     expect(readMaterials(config).warnings).toEqual([]);
     expect(errorOf(() => readMaterials({ ...config, keyLog: null }))).toMatch(
-      /^keyLog: .*key_log_missing/,
+      /^key_log: .*key_log_missing/,
     );
     expect(errorOf(() => readMaterials({ ...config, policy: config.room }))).toMatch(/^policy: /);
+    // A policy YAML where its compiled WSP1 belongs: how to compile it.
+    writeFileSync(join(setup.dir, 'policy.yaml'), 'room: room.wrd\nperiod: 2s\n');
+    expect(
+      errorOf(() => readMaterials({ ...config, policy: join(setup.dir, 'policy.yaml') })),
+    ).toMatch(
+      /^policy: .*policy\.yaml is a policy config, not a signed policy \(WSP1\): compile it with `wai-steer policy compile /,
+    );
+    // A key log file that is not a key log: the file named, what is wrong said once.
+    writeFileSync(join(setup.dir, 'garbage.wkl'), 'not a key log at all');
+    const garbage = errorOf(() =>
+      readMaterials({ ...config, keyLog: join(setup.dir, 'garbage.wkl') }),
+    );
+    expect(garbage).toMatch(/^key_log: .*garbage\.wkl is not a key log head \(WKL1\): /);
+    expect(garbage).not.toMatch(/room does not verify/);
+    expect(garbage.match(/malformed/g)?.length ?? 0).toBeLessThanOrEqual(1);
     // A hop's key is not a steering key.
     const hopKey = join(setup.dir, 'keys', 'cdn-a-edge.jwk');
     expect(errorOf(() => readMaterials({ ...config, signingKey: hopKey }))).toMatch(
-      /^signingKey: .*signer_not_authorised/,
+      /^signing_key: .*signer_not_authorised/,
     );
     writeFileSync(
       join(setup.dir, 'pub.jwk'),
@@ -109,6 +194,6 @@ describe('configuration', () => {
     );
     expect(
       errorOf(() => readMaterials({ ...config, signingKey: join(setup.dir, 'pub.jwk') })),
-    ).toMatch(/^signingKey: /);
+    ).toMatch(/^signing_key: /);
   });
 });

@@ -22,7 +22,7 @@ import { describeRefusal, readPolicyFile, readRoomFile } from '../internal/recor
 import { readRequestFile } from '../internal/request.js';
 import { REASON_NAME } from '../internal/show.js';
 import { signing } from '../internal/sign.js';
-import { parseU64 } from '../internal/units.js';
+import { parseInstant } from '../internal/time.js';
 
 /** `--loads N,N,…`: one u32 per pathway. */
 function parseLoads(text: string, count: number): number[] {
@@ -86,8 +86,8 @@ export const decide: Command = {
     },
     t: {
       type: 'string',
-      arg: 'MICROS',
-      description: "the decision's instant, room clock µs",
+      arg: 'TIME',
+      description: "the decision's instant: room-clock µs, an RFC 3339 time, now, now-6s",
       required: true,
     },
     'out-decision': {
@@ -139,8 +139,8 @@ is a warning, and the decision is written all the same.`,
     if (!/^[0-9a-fA-F]{32}$/.test(sessionText))
       throw new UserError('--session: expected 32 hex digits (16 bytes)');
     const session = parseHex(sessionText)!;
-    const t = parseU64(ctx.string('t'));
-    if (typeof t === 'string') throw new UserError(`--t: ${t} (microseconds on the room clock)`);
+    const t = parseInstant(ctx.string('t'));
+    if (typeof t === 'string') throw new UserError(`--t: ${t}`);
     const loads = parseLoads(ctx.string('loads'), policy.pathways.length);
 
     // §5: the records of DIR a server would hold, in file-name order: those that pass companion

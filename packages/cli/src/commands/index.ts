@@ -11,6 +11,7 @@ import { report } from './report.js';
 import { roomCreate, roomInspect } from './room.js';
 import { serve } from './serve.js';
 import { verify } from './verify.js';
+import { windowCommand } from './window.js';
 
 /** Every command, in the order of the help. */
 export const COMMANDS: readonly Command[] = [
@@ -26,6 +27,7 @@ export const COMMANDS: readonly Command[] = [
   policyInspect,
   hlsTagCommand,
   dashElementCommand,
+  windowCommand,
   recordSign,
   recordInspect,
   report,

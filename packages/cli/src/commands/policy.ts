@@ -1,4 +1,7 @@
+import { dirname, resolve } from 'node:path';
+import { checkSigner, openRoom } from '@wai-steering/verifier';
 import {
+  bytesEqual,
   digestOf,
   isRefusal,
   readPolicy,
@@ -7,9 +10,10 @@ import {
   unwrap,
   verifyPolicySignature,
 } from '@wai-steering/wire';
-import type { Command } from '../internal/command.js';
+import type { Command, Context } from '../internal/command.js';
 import { UserError } from '../internal/errors.js';
-import { writeOutput } from '../internal/files.js';
+import { REASON_SENTENCE } from '../internal/explain.js';
+import { readBytes, writeOutput } from '../internal/files.js';
 import { readSecretKeyFile } from '../internal/keys.js';
 import {
   compilePolicyConfig,
@@ -17,7 +21,7 @@ import {
   configField,
   readConfigFile,
 } from '../internal/policy-config.js';
-import { describeRefusal, detailOf, readPolicyFile } from '../internal/records.js';
+import { describeRefusal, detailOf, readPolicyFile, readRoomFile } from '../internal/records.js';
 import { policyJson, policyText } from '../internal/show.js';
 
 export const CONFIG_REFERENCE = `
@@ -64,12 +68,29 @@ export const policyCompile: Command = {
       required: true,
     },
     out: { type: 'string', arg: 'FILE', description: 'the policy file to write', required: true },
+    room: {
+      type: 'string',
+      arg: 'FILE',
+      description: "the room file, to check KEY may sign its policies (default: the config's)",
+    },
+    'key-log': {
+      type: 'string',
+      arg: 'FILE',
+      description: "the origin's key log head, to check KEY may sign the room's policies",
+    },
     json: { type: 'boolean', description: 'print the compiled policy as JSON' },
   },
   description: `
-Validates the config field by field (a message names the field and the rule it breaks), checks
+Validates the config field by field (every problem, on one line; a message names the field and
+the rule it breaks, and an unknown field the known one it is most likely meant to be), checks
 the policy against the rules of §3.3, signs it with KEY (whose public key becomes the policy's
 signer) and writes its bytes.
+
+When the room is known (--room, or the config's room given as a file) it checks that KEY may
+sign the room's policies (§3.5: the room authority, or a live/steer key of the origin's key log,
+not revoked; a room that names an origin needs --key-log for it). A KEY that may not is a
+warning on stderr (the policy is written all the same, exit 0): the server and every verifier
+would refuse it (signer_not_authorised).
 ${CONFIG_REFERENCE}`,
   run(ctx) {
     const path = ctx.path(ctx.args[0]!);
@@ -86,6 +107,7 @@ ${CONFIG_REFERENCE}`,
         `${field}: ${detailOf(e) ?? 'breaks a rule of §3.3'} (${e.reason}, §3.3)`,
       );
     }
+    checkPolicySigner(ctx, data, path, fields.room, key.publicKey);
     writeOutput(ctx.path(ctx.string('out')), bytes, 'policy file');
     const policy = unwrap(readPolicy(bytes));
     ctx.out(
@@ -94,6 +116,54 @@ ${CONFIG_REFERENCE}`,
     return 0;
   },
 };
+
+/**
+ * §3.5 at compile time: may `signer` sign policies of the room? A warning when it may not (a
+ * room that names an origin is checked with its key log only, given with --key-log).
+ */
+function checkPolicySigner(
+  ctx: Context,
+  data: unknown,
+  configPath: string,
+  roomId: Uint8Array,
+  signer: Uint8Array,
+): void {
+  const roomOption = ctx.optional('room');
+  const configRoom = (data as { room?: unknown } | null)?.room;
+  let roomPath: string | undefined;
+  if (roomOption !== undefined) roomPath = ctx.path(roomOption);
+  else if (typeof configRoom === 'string' && !/^[0-9a-fA-F]{64}$/.test(configRoom)) {
+    roomPath = resolve(dirname(configPath), configRoom);
+  }
+  const keyLogOption = ctx.optional('key-log');
+  if (roomPath === undefined) {
+    if (keyLogOption !== undefined) {
+      throw new UserError('policy compile: --key-log needs the room: give --room FILE too');
+    }
+    return;
+  }
+  const { bytes: roomBytes } = readRoomFile(roomPath);
+  const opened = openRoom(
+    roomBytes,
+    keyLogOption === undefined ? null : readBytes(ctx.path(keyLogOption), 'key log'),
+  );
+  if (!opened.ok) {
+    // A room that names an origin is checked only with its key log (--key-log).
+    if (opened.refusal.reason === 'key_log_missing') return;
+    throw new UserError(`--room ${roomPath}: ${describeRefusal(opened.refusal)}`);
+  }
+  if (!bytesEqual(opened.value.roomId, roomId)) {
+    throw new UserError(
+      `--room ${roomPath} is room ${toHex(opened.value.roomId)}, but the config's room is ${toHex(roomId)}`,
+    );
+  }
+  const refusal = checkSigner(opened.value, signer);
+  if (refusal !== undefined) {
+    ctx.warn(
+      `--key ${toHex(signer)} may not sign policies of this room (${refusal.reason}, §3.5: ${REASON_SENTENCE[refusal.reason]}): the server and every verifier will refuse this policy; sign it with the room authority or a live/steer key`,
+    );
+  }
+}
 
 export const policyInspect: Command = {
   name: ['policy', 'inspect'],

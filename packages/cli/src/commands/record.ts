@@ -5,6 +5,7 @@ import {
   digestOf,
   parseHex,
   readHopRecord,
+  STATUS,
   signHopRecord,
   type TrackEntry,
   toHex,
@@ -13,14 +14,15 @@ import {
   verifyHopRecord,
 } from '@wai-steering/wire';
 import * as z from 'zod';
-import type { Command } from '../internal/command.js';
+import type { Command, Context } from '../internal/command.js';
 import { UserError } from '../internal/errors.js';
-import { readJson, writeOutput } from '../internal/files.js';
+import { readDir, readJson, writeOutput } from '../internal/files.js';
 import { readSecretKeyFile } from '../internal/keys.js';
 import {
   describeRefusal,
   readDecisionFile,
   readHopRecordFile,
+  readPolicyFile,
   roomIdFrom,
 } from '../internal/records.js';
 import {
@@ -35,6 +37,8 @@ import {
 } from '../internal/schema.js';
 import { decisionJson, decisionText, hopRecordJson, hopRecordText } from '../internal/show.js';
 import { signing } from '../internal/sign.js';
+import { evidenceOf, staleLines } from '../internal/stale.js';
+import { parseInstant, parsePeriod } from '../internal/time.js';
 import { parseU64 } from '../internal/units.js';
 
 const unsigned =
@@ -46,6 +50,18 @@ const unsigned =
     const out = parseU64(value, bits);
     return typeof out === 'string' ? fail(out) : out;
   };
+
+/** A room-clock instant: decimal µs (a string or a number), an RFC 3339 time, now, now-6s. */
+const instant: Leaf<bigint> = (value) => {
+  if (typeof value === 'number') return unsigned(64)(value);
+  if (typeof value !== 'string') {
+    return fail(
+      `expected room-clock µs as a decimal string or an RFC 3339 time, got ${show(value)}`,
+    );
+  }
+  const out = parseInstant(value);
+  return typeof out === 'string' ? fail(out) : out;
+};
 
 const hex32: Leaf<Uint8Array> = (value) =>
   typeof value === 'string' && /^[0-9a-fA-F]{64}$/.test(value)
@@ -98,8 +114,8 @@ const recordSchema = z.strictObject({
   sig: z.string().optional(),
   room: leaf((v) => (typeof v === 'string' ? v : fail('expected a room id or a room file'))),
   hop: optionalLeaf(hex32),
-  start: leaf(unsigned(64)),
-  end: leaf(unsigned(64)),
+  start: optionalLeaf(instant),
+  end: optionalLeaf(instant),
   sessions: optionalLeaf(integer(0, 0xffff_ffff)),
   class: leaf(recordClass),
   joules: optionalLeaf(unsigned(128)),
@@ -122,6 +138,17 @@ export const recordSign: Command = {
       required: true,
     },
     out: { type: 'string', arg: 'FILE', description: 'the record file to write', required: true },
+    period: {
+      type: 'string',
+      arg: 'PERIOD',
+      description:
+        'the span, instead of start and end: now-1 (the last complete period), now-K, or an instant',
+    },
+    policy: {
+      type: 'string',
+      arg: 'FILE',
+      description: 'the policy whose period --period counts in',
+    },
     json: { type: 'boolean', description: 'print the signed record as JSON' },
   },
   description: `
@@ -135,7 +162,14 @@ Reads a JSON object of a WMH1's fields (companion C5.1), u64 and u128 values as 
     "tracks": [ { "track": 1, "kind": "media", "direction": "out", "bytes": "25000000" } ] }
 
 "hop" is the key's public key (optional; when given it must be KEY's). The output of
-\`record inspect --json\` reads back here. The record's rules (C5.3) are checked before signing.`,
+\`record inspect --json\` reads back here. The record's rules (C5.3) are checked before signing.
+
+start and end are room-clock µs (since 1970-01-01T00:00:00Z) as decimal strings, or RFC 3339
+times ("2026-12-01T08:00:00Z"). Instead of them, --period with --policy gives the span: a
+period of the policy, aligned as its windows are (§5.1: [k × period, (k + 1) × period)):
+now-1 is the last complete period, now-K the period K before the one in progress, and an
+instant (µs, RFC 3339, now-10s) the period that holds it. \`wai-steer window\` prints the
+periods a decision reads.`,
   run(ctx) {
     const path = ctx.path(ctx.args[0]!);
     const key = readSecretKeyFile(ctx.path(ctx.string('key')), '--key key file');
@@ -145,6 +179,7 @@ Reads a JSON object of a WMH1's fields (companion C5.1), u64 and u128 values as 
         `hop: ${toHex(data.hop)} is not the public key of --key (${toHex(key.publicKey)})`,
       );
     }
+    const span = spanOf(ctx, data.start, data.end);
     const tracks: TrackEntry[] = (data.tracks ?? []).map((t) => ({
       track: t.track!,
       kind: t.kind!,
@@ -154,8 +189,8 @@ Reads a JSON object of a WMH1's fields (companion C5.1), u64 and u128 values as 
     const fields = {
       room: roomIdFrom(data.room!, dirname(path), 'room'),
       hop: key.publicKey,
-      start: data.start!,
-      end: data.end!,
+      start: span.start,
+      end: span.end,
       sessions: data.sessions ?? 0,
       class: data.class!,
       joules: data.joules ?? 0n,
@@ -173,6 +208,39 @@ Reads a JSON object of a WMH1's fields (companion C5.1), u64 and u128 values as 
     return 0;
   },
 };
+
+/** The record's span: the JSON's start and end, or --period of --policy's period. */
+function spanOf(
+  ctx: Context,
+  start: bigint | undefined,
+  end: bigint | undefined,
+): { start: bigint; end: bigint } {
+  const period = ctx.optional('period');
+  const policyPath = ctx.optional('policy');
+  if (period === undefined) {
+    if (policyPath !== undefined) {
+      throw new UserError('record sign: --policy is for --period: give --period too');
+    }
+    if (start === undefined || end === undefined) {
+      throw new UserError(
+        `${start === undefined ? 'start' : 'end'}: required (or give --period now-1 --policy FILE)`,
+      );
+    }
+    return { start, end };
+  }
+  if (start !== undefined || end !== undefined) {
+    throw new UserError(
+      'record sign: the JSON has start or end, and --period gives them: keep one',
+    );
+  }
+  if (policyPath === undefined) {
+    throw new UserError("record sign: --period counts in the policy's period: give --policy FILE");
+  }
+  const { value: policy } = readPolicyFile(ctx.path(policyPath));
+  const out = parsePeriod(period, policy.period_us);
+  if (typeof out === 'string') throw new UserError(`--period: ${out}`);
+  return out;
+}
 
 export const recordInspect: Command = {
   name: ['record', 'inspect'],
@@ -202,18 +270,60 @@ export const decisionInspect: Command = {
   name: ['decision', 'inspect'],
   summary: 'Print a decision (WSD1): report, pathways, evidence, priority, reason, TTL.',
   args: ['FILE'],
-  options: { json: { type: 'boolean', description: 'print the decision as JSON' } },
+  options: {
+    policy: {
+      type: 'string',
+      arg: 'FILE',
+      description: 'the policy, to name pathways and explain stale ones (with --records)',
+    },
+    records: {
+      type: 'string',
+      arg: 'DIR',
+      description: 'the per-hop records, to name the hop and periods of a stale pathway',
+    },
+    json: { type: 'boolean', description: 'print the decision as JSON' },
+  },
   description: `
 Reads a steering decision (WSD1), checks its rules (§7.2) and its signature by its signer, and
-prints its fields. It does not verify the decision: \`wai-steer verify\` does (§9).`,
+prints its fields. It does not verify the decision: \`wai-steer verify\` does (§9).
+
+With --policy and --records, each stale pathway is explained: for each of its hops whose
+records do not tile the window at the decision's t (§5.1, §5.2), the periods missing, the
+records that overlap, cross the window's edge or are not cut on the period.`,
   run(ctx) {
     const path = ctx.path(ctx.args[0]!);
     const { value: decision } = readDecisionFile(path);
     const bad = verifyDecisionSignature(decision);
     if (bad !== undefined) throw new UserError(`decision ${path}: ${describeRefusal(bad)}`);
-    ctx.out(
-      ctx.flag('json') ? `${JSON.stringify(decisionJson(decision))}\n` : decisionText(decision),
+    if (ctx.flag('json')) {
+      ctx.out(`${JSON.stringify(decisionJson(decision))}\n`);
+      return 0;
+    }
+    ctx.out(decisionText(decision));
+    const policyPath = ctx.optional('policy');
+    const recordsDir = ctx.optional('records');
+    if ((policyPath === undefined) !== (recordsDir === undefined)) {
+      throw new UserError(
+        'decision inspect: --policy and --records go together (to explain a stale pathway)',
+      );
+    }
+    const stale = new Set(
+      decision.pathways.flatMap((p, i) => (p.status === STATUS.stale ? [i] : [])),
     );
+    if (policyPath !== undefined && recordsDir !== undefined) {
+      const { value: policy } = readPolicyFile(ctx.path(policyPath));
+      if (policy.pathways.length !== decision.pathways.length) {
+        throw new UserError(
+          `--policy ${policyPath}: ${policy.pathways.length} pathways, the decision ${decision.pathways.length}: not the decision's policy`,
+        );
+      }
+      const records = readDir(ctx.path(recordsDir), 'records directory').map((f) => f.bytes);
+      for (const line of staleLines(policy, decision.t, evidenceOf(records), stale)) {
+        ctx.out(`stale      ${line}\n`);
+      }
+    } else if (stale.size > 0) {
+      ctx.out('stale      give --policy and --records to name the hops and periods missing\n');
+    }
     return 0;
   },
 };

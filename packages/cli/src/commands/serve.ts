@@ -1,6 +1,9 @@
-import type { RunningServer } from '@wai-steering/server';
+import type { RunningServer, ServerConfig } from '@wai-steering/server';
+import { readPolicy } from '@wai-steering/wire';
 import type { Command } from '../internal/command.js';
 import { UserError } from '../internal/errors.js';
+import { readBytes } from '../internal/files.js';
+import { uriMismatches } from '../internal/uris.js';
 
 function issuesOf(e: unknown): readonly string[] | undefined {
   if (!(e instanceof Error) || e.name !== 'ConfigError') return undefined;
@@ -8,10 +11,22 @@ function issuesOf(e: unknown): readonly string[] | undefined {
   return Array.isArray(issues) ? (issues as string[]) : [e.message];
 }
 
+/** Every problem of the config, on one line (`; ` between them). */
 function configProblem(path: string, issues: readonly string[]): UserError {
-  const n = issues.length;
-  const more = n > 1 ? ` (and ${n - 1} more problem${n > 2 ? 's' : ''})` : '';
-  return new UserError(`server config ${path}: ${issues[0] ?? 'does not read'}${more}`);
+  const all = issues.length === 0 ? 'does not read' : issues.join('; ');
+  return new UserError(`server config ${path}: ${all}`);
+}
+
+/** Refuses a policy whose URIs do not reach the server (`uriMismatches`). */
+function checkUris(path: string, config: ServerConfig): void {
+  const read = readPolicy(readBytes(config.policy, 'policy'));
+  if (!read.ok) return; // the server's own check names what is wrong with the file
+  const mismatches = uriMismatches(read.value, config.listen, config.publicUrl);
+  if (mismatches.length > 0) {
+    throw new UserError(
+      `server config ${path}: ${mismatches.join('; ')}: players and verifiers would ask elsewhere (compile the policy again with the URIs of this server, or set public_url to the URL a proxy serves it at)`,
+    );
+  }
 }
 
 export const serve: Command = {
@@ -31,15 +46,23 @@ signed decisions and their manifests, serves each decision at its URI, and inges
 records. It prints where it listens on stderr and runs until SIGINT or SIGTERM, then closes
 cleanly (answers what is queued, writes the store). SIGHUP reads the key log file again (after
 the origin published a new head); a head that does not verify is refused with a warning and the
-one in use stays. The config's format is the server's (see
-its README); a config that does not read is one line on stderr naming the field.`,
+one in use stays.
+
+The config's fields are in the repository's docs/server.md ("Configuration"), the commands
+of an operator in its docs/cli.md; a config that does not read is one line on stderr naming every problem.
+Before it listens it checks that the policy's server_uri, reload_uri and decision_uri are this
+server's (its listen address, or public_url when a proxy serves it elsewhere), and refuses to
+start when they are not, naming each.`,
   async run(ctx) {
     const path = ctx.path(ctx.string('config'));
     // Loaded only here: the server brings its native store, which no other command needs.
-    const { loadConfig, startServer } = await import('@wai-steering/server');
+    const { readConfigFile, startServer } = await import('@wai-steering/server');
     let running: RunningServer;
     try {
-      running = await startServer(loadConfig(path));
+      const read = readConfigFile(path);
+      for (const warning of read.warnings) ctx.warn(`server config ${path}: ${warning}`);
+      checkUris(path, read.config);
+      running = await startServer(read.config);
     } catch (e) {
       const issues = issuesOf(e);
       if (issues !== undefined) throw configProblem(path, issues);

@@ -4,15 +4,21 @@ import {
   RoomPinError,
   verifyDecision,
 } from '@wai-steering/verifier';
-import { readPolicy } from '@wai-steering/wire';
+import { type Policy, readDecision, readPolicy } from '@wai-steering/wire';
 import type { Command, Context } from '../internal/command.js';
 import { EXIT, UserError } from '../internal/errors.js';
 import { readBytes, readDir } from '../internal/files.js';
 import { type C8Outcome, outcomeLine, outcomeText } from '../internal/outcome.js';
+import { evidenceOf, staleLines } from '../internal/stale.js';
 
 const FILE_OPTIONS = ['room', 'key-log', 'policy', 'decision', 'records', 'manifest'] as const;
 
-function print(ctx: Context, outcome: C8Outcome, policyBytes?: Uint8Array): number {
+function print(
+  ctx: Context,
+  outcome: C8Outcome,
+  policyBytes?: Uint8Array,
+  explain?: (policy: Policy, stale: ReadonlySet<number>) => string[],
+): number {
   if (ctx.flag('json')) {
     ctx.out(`${outcomeLine(outcome)}\n`);
   } else {
@@ -26,6 +32,11 @@ function print(ctx: Context, outcome: C8Outcome, policyBytes?: Uint8Array): numb
           : { pathwayIds: policy.pathways.map((p) => p.id), basis: policy.basis },
       ),
     );
+    // An accepted decision with stale pathways: which hop, and which periods (§5.2).
+    if (outcome.outcome === 'accept' && policy !== undefined && explain !== undefined) {
+      const stale = new Set(outcome.pathways.flatMap((p, i) => (p.status === 'stale' ? [i] : [])));
+      if (stale.size > 0) for (const line of explain(policy, stale)) ctx.out(`stale    ${line}\n`);
+    }
   }
   return outcome.outcome === 'accept' ? EXIT.ok : EXIT.refused;
 }
@@ -127,14 +138,21 @@ against that room only. A server that serves another room's descriptor for it is
     const keyLog = ctx.optional('key-log');
     const manifest = ctx.optional('manifest');
     const policy = readBytes(ctx.path(ctx.string('policy')), 'policy');
+    const decision = readBytes(ctx.path(ctx.string('decision')), 'decision');
+    const records = readDir(ctx.path(ctx.string('records')), 'records directory').map(
+      (f) => f.bytes,
+    );
     const outcome = verifyDecision({
       room: readBytes(ctx.path(ctx.string('room')), 'room'),
       keyLog: keyLog === undefined ? null : readBytes(ctx.path(keyLog), 'key log'),
       policy,
-      decision: readBytes(ctx.path(ctx.string('decision')), 'decision'),
-      records: readDir(ctx.path(ctx.string('records')), 'records directory').map((f) => f.bytes),
+      decision,
+      records,
       manifest: manifest === undefined ? null : readBytes(ctx.path(manifest), 'manifest'),
     }) as C8Outcome;
-    return print(ctx, outcome, policy);
+    return print(ctx, outcome, policy, (p, stale) => {
+      const read = readDecision(decision);
+      return read.ok ? staleLines(p, read.value.t, evidenceOf(records), stale) : [];
+    });
   },
 };

@@ -213,6 +213,11 @@ export function compilePolicyConfig(
 }
 
 function compile(c: Config, signer: Uint8Array, baseDir: string): PolicyFields {
+  // Every problem at once, on one line (as the validation's).
+  const problems: string[] = [];
+  const problem = (text: string): void => {
+    problems.push(text);
+  };
   const n = c.tiers.length;
   const index = new Map<string, number>();
   const pathways: PolicyPathway[] = c.pathways.map((p, i) => {
@@ -223,22 +228,22 @@ function compile(c: Config, signer: Uint8Array, baseDir: string): PolicyFields {
     if (p.clone !== undefined) {
       const b = index.get(p.clone.base);
       if (b === undefined) {
-        throw new UserError(
+        problem(
           `${at}.clone.base: "${p.clone.base}" is not the id of a pathway before this one (a clone names an earlier pathway)`,
         );
       }
-      base = b;
+      base = b ?? NOT_A_CLONE;
       host = p.clone.host ?? '';
       // §3.3: param names in strictly ascending bytewise order; a mapping has each name once.
       params = Object.entries(p.clone.params ?? {})
         .map(([name, value]) => ({ name, value: value! }))
         .sort((x, y) => (x.name < y.name ? -1 : x.name > y.name ? 1 : 0));
     }
-    if (index.has(p.id)) throw new UserError(`${at}.id: "${p.id}" names two pathways`);
+    if (index.has(p.id)) problem(`${at}.id: "${p.id}" names two pathways`);
     index.set(p.id, i);
     const top = p.top_tier ?? n - 1;
     if (n > 0 && top >= n) {
-      throw new UserError(`${at}.top_tier: ${top} is not a tier (the tiers are 0 to ${n - 1})`);
+      problem(`${at}.top_tier: ${top} is not a tier (the tiers are 0 to ${n - 1})`);
     }
     const hops: PolicyHop[] = p.hops.map((h) => ({ key: h.key!, place: h.place! }));
     return {
@@ -256,18 +261,26 @@ function compile(c: Config, signer: Uint8Array, baseDir: string): PolicyFields {
   let initial: number;
   if (c.initial !== undefined) {
     const i = index.get(c.initial);
-    if (i === undefined) throw new UserError(`initial: "${c.initial}" is not the id of a pathway`);
-    initial = i;
+    if (i === undefined) problem(`initial: "${c.initial}" is not the id of a pathway`);
+    initial = i ?? 0;
   } else {
     initial = pathways.findIndex((p) => p.base === NOT_A_CLONE);
     if (initial === -1) initial = 0;
   }
   const floor = c.floor ?? 0;
   if (n > 0 && floor >= n) {
-    throw new UserError(`floor: ${floor} is not a tier (the tiers are 0 to ${n - 1})`);
+    problem(`floor: ${floor} is not a tier (the tiers are 0 to ${n - 1})`);
   }
+  let room: Uint8Array | undefined;
+  try {
+    room = roomIdFrom(c.room!, baseDir, 'room');
+  } catch (e) {
+    if (!(e instanceof UserError)) throw e;
+    problem(e.message);
+  }
+  if (problems.length > 0 || room === undefined) throw new UserError(problems.join('; '));
   return {
-    room: roomIdFrom(c.room!, baseDir, 'room'),
+    room,
     signer,
     period_us: c.period!,
     window_us: c.window!,

@@ -44,6 +44,21 @@ const NAMES = {
   WMH1: 'a per-hop record (WMH1)',
 } as const;
 
+/** What the file most likely is, when it is text where a binary record belongs, and the fix. */
+function hintFor(magic: keyof typeof NAMES, bytes: Uint8Array): string {
+  const head = new TextDecoder().decode(bytes.subarray(0, 256));
+  if (/^[\x20-\x7e\t\r\n]*$/.test(head) && /^\s*(#|[A-Za-z_]+\s*:|\{)/.test(head)) {
+    if (magic === 'WSP1') {
+      return ' (it is text, a policy config: compile it with `wai-steer policy compile CONFIG --key KEY --out policy.wsp` and give the .wsp)';
+    }
+    if (magic === 'WMH1') {
+      return " (it is text, a record's fields: sign it with `wai-steer record sign JSON --key KEY --out FILE` and give the signed file)";
+    }
+    return ' (it is text: give the file a wai-steer command wrote)';
+  }
+  return '';
+}
+
 function readFile<T>(
   path: string,
   what: string,
@@ -54,7 +69,7 @@ function readFile<T>(
   const result = read(bytes);
   if (!result.ok) {
     throw new UserError(
-      `${what} ${path} is not ${NAMES[magic]}: ${describeRefusal(result.refusal)}`,
+      `${what} ${path} is not ${NAMES[magic]}: ${describeRefusal(result.refusal)}${hintFor(magic, bytes)}`,
     );
   }
   return { bytes, value: result.value };

@@ -3,6 +3,7 @@
  * leaf is read by a function of ours, so that each message names the field and the rule it
  * breaks in words a user can act on.
  */
+import { didYouMean } from '@wai-steering/server/readable';
 import * as z from 'zod';
 import { UserError } from './errors.js';
 
@@ -91,15 +92,48 @@ function valueAt(data: unknown, path: readonly PropertyKey[]): unknown {
   return v;
 }
 
-export function describeIssue(issue: z.core.$ZodIssue, data: unknown, whole: string): string {
+/** The fields the mapping at `path` of `schema` knows (none when it is not a mapping). */
+function knownKeysAt(schema: z.ZodType, path: readonly PropertyKey[]): string[] {
+  let s: z.core.$ZodType | undefined = schema;
+  const unwrap = (t: z.core.$ZodType): z.core.$ZodType => {
+    let u = t;
+    for (;;) {
+      const def = u._zod.def as { type: string; innerType?: z.core.$ZodType; in?: z.core.$ZodType };
+      if (def.innerType !== undefined) u = def.innerType;
+      else if (def.type === 'pipe' && def.in !== undefined) u = def.in;
+      else return u;
+    }
+  };
+  for (const part of path) {
+    if (s === undefined) return [];
+    const def = unwrap(s)._zod.def as {
+      type: string;
+      shape?: Record<string, z.core.$ZodType>;
+      element?: z.core.$ZodType;
+    };
+    s = def.type === 'array' ? def.element : def.shape?.[String(part)];
+  }
+  if (s === undefined) return [];
+  const def = unwrap(s)._zod.def as { shape?: Record<string, unknown> };
+  return Object.keys(def.shape ?? {});
+}
+
+export function describeIssue(
+  issue: z.core.$ZodIssue,
+  data: unknown,
+  whole: string,
+  schema?: z.ZodType,
+): string {
   const at = formatPath(issue.path);
   const prefix = at === '' ? whole : at;
   switch (issue.code) {
     case 'custom':
       return `${prefix}: ${issue.message}`;
     case 'unrecognized_keys': {
-      const keys = issue.keys.map((k) => formatPath([...issue.path, k]));
-      return `${keys.join(', ')}: unknown field${keys.length > 1 ? 's' : ''}`;
+      const known = schema === undefined ? [] : knownKeysAt(schema, issue.path);
+      return issue.keys
+        .map((k) => `${formatPath([...issue.path, k])}: unknown field${didYouMean(k, known)}`)
+        .join('; ');
     }
     case 'invalid_type': {
       const got = valueAt(data, issue.path);
@@ -117,7 +151,11 @@ export function describeIssue(issue: z.core.$ZodIssue, data: unknown, whole: str
   }
 }
 
-/** Parses `data` with `schema`; a {@link UserError} naming the first problem otherwise. */
+/**
+ * Parses `data` with `schema`; otherwise a {@link UserError} naming every problem, on one line
+ * (`; ` between them), unknown fields first (each with the known field it is most likely meant
+ * to be: a misspelt field is also a missing one, and the unknown field is the fix).
+ */
 export function validate<S extends z.ZodType>(
   schema: S,
   data: unknown,
@@ -126,10 +164,9 @@ export function validate<S extends z.ZodType>(
   const parsed = schema.safeParse(data);
   if (parsed.success) return parsed.data;
   const issues = parsed.error.issues;
-  const first = describeIssue(issues[0]!, data, whole);
-  const more =
-    issues.length > 1
-      ? ` (and ${issues.length - 1} more problem${issues.length > 2 ? 's' : ''})`
-      : '';
-  throw new UserError(`${first}${more}`);
+  const unknown = issues.filter((i) => i.code === 'unrecognized_keys');
+  const rest = issues.filter((i) => i.code !== 'unrecognized_keys');
+  throw new UserError(
+    [...unknown, ...rest].map((i) => describeIssue(i, data, whole, schema)).join('; '),
+  );
 }

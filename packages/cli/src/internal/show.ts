@@ -15,6 +15,7 @@ import {
   type Room,
   toHex,
 } from '@wai-steering/wire';
+import { formatInstant } from './time.js';
 import { formatBitrate, formatPpm, formatUs } from './units.js';
 
 export function policyJson(p: Policy): Record<string, unknown> {
@@ -193,7 +194,7 @@ export function hopRecordText(r: HopRecord): string {
     `record     ${toHex(digestOf(r))}`,
     `room       ${toHex(r.room)}`,
     `hop        ${toHex(r.hop)}`,
-    `span       [${r.start}, ${r.end}) us (${formatUs(r.end - r.start)})`,
+    `span       [${r.start}, ${r.end}) us (${formatUs(r.end - r.start)}), ${formatInstant(r.start)} to ${formatInstant(r.end)}`,
     `sessions   ${r.sessions}`,
     `class      ${classLabel(r.class)} (${r.class})`,
     `joules     ${r.joules} uJ`,
@@ -274,7 +275,7 @@ export function decisionText(d: Decision): string {
     `room       ${toHex(d.room)}`,
     `policy     ${toHex(d.policy)}`,
     `signer     ${toHex(d.signer)}`,
-    `t          ${d.t} us`,
+    `t          ${d.t} us, ${formatInstant(d.t)}`,
     `session    ${toHex(d.session)} (draw ${d.draw})`,
     `protocol   ${d.protocol === 1 ? 'hls' : d.protocol === 2 ? 'dash' : d.protocol}`,
     `report     ${report}`,

@@ -1,5 +1,6 @@
 /**
- * Readable units of a hand-written policy: durations (`2s`, `500ms`), bitrates (`2.5M`),
+ * Readable units of a hand-written policy: durations (`2s`, `500ms`, read by the server's
+ * parser), bitrates (`2.5M`),
  * shares (`5%`, `50000ppm`). Every conversion is exact, on bigints: a value that is not a whole
  * number of the unit the record stores is refused, never rounded.
  */
@@ -10,40 +11,8 @@ function decimal(text: string): { num: bigint; den: bigint } {
   return { num: BigInt(`${whole}${frac}`), den: 10n ** BigInt(frac.length) };
 }
 
-const DURATION_US: Readonly<Record<string, bigint>> = {
-  us: 1n,
-  µs: 1n,
-  ms: 1_000n,
-  s: 1_000_000n,
-  m: 60_000_000n,
-  min: 60_000_000n,
-  h: 3_600_000_000n,
-};
-
-/** The unit a field stores: microseconds, milliseconds or seconds. */
-export type DurationUnit = 'us' | 'ms' | 's';
-
-const UNIT_NAME: Readonly<Record<DurationUnit, string>> = {
-  us: 'microseconds',
-  ms: 'milliseconds',
-  s: 'seconds',
-};
-
-/**
- * A duration such as `2s`, `500ms`, `1.5s`, `250us`, `5m`, `1h`, in `unit`; an error message
- * when it does not read or is not a whole number of `unit`.
- */
-export function parseDuration(value: string, unit: DurationUnit): bigint | string {
-  const m = /^\s*(\d+(?:\.\d+)?)\s*(us|µs|ms|s|min|m|h)\s*$/.exec(value);
-  if (m === null) {
-    return `expected a duration with its unit (us, ms, s, m or h), such as "2s" or "500ms"`;
-  }
-  const { num, den } = decimal(m[1]!);
-  const us = num * DURATION_US[m[2]!]!;
-  const per = DURATION_US[unit]!;
-  if (us % (den * per) !== 0n) return `${value.trim()} is not a whole number of ${UNIT_NAME[unit]}`;
-  return us / (den * per);
-}
+// Durations have one parser, shared with the server's config: `@wai-steering/server/readable`.
+export { type DurationUnit, parseDuration } from '@wai-steering/server/readable';
 
 const RATE_MULTIPLIER: Readonly<Record<string, bigint>> = {
   '': 1n,

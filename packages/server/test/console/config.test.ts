@@ -4,7 +4,7 @@ import { ConfigError, parseConfig } from '../../src/config.js';
 const minimal = {
   room: 'room.wrd',
   policy: 'policy.wsp',
-  signingKey: 'keys/steering.jwk',
+  signing_key: 'keys/steering.jwk',
   store: { path: 'steering.sqlite' },
 };
 
