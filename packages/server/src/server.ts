@@ -21,6 +21,7 @@ import { ConfigError, fsProblem, type ServerConfig } from './config.js';
 import { ConsoleActivity } from './console/activity.js';
 import { consoleDistDir, readConsoleAssets } from './console/assets.js';
 import { consoleRoutes } from './console/routes.js';
+import { monotonicClock } from './engine/clock.js';
 import { SteeringEngine } from './engine/engine.js';
 import type { EngineMaterials } from './engine/types.js';
 import { createHttpServer, listen } from './http.js';
@@ -209,7 +210,10 @@ export async function startServer(
   const m = readMaterials(config, backend);
   const { warnings, ...materials } = m;
   const store = new SqliteStore(config.store.path, { synchronous: config.store.synchronous });
-  const activity = new ConsoleActivity(materials.policy.pathways.length);
+  const clock = options.clock ?? monotonicClock();
+  const activity = new ConsoleActivity(materials.policy.pathways.length, {
+    lag: { lagUs: materials.policy.lag_us, now: clock },
+  });
   let engine: SteeringEngine;
   try {
     engine = await SteeringEngine.open({
@@ -219,7 +223,7 @@ export async function startServer(
       graceMs: config.sessions.grace,
       maxSessions: config.sessions.max,
       maxQueue: config.limits.maxQueue,
-      ...(options.clock === undefined ? {} : { clock: options.clock }),
+      clock,
       observer: activity,
     });
   } catch (e) {

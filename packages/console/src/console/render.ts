@@ -13,12 +13,6 @@ import { PATHWAY_COLOURS } from './charts.js';
 import type { HopProblem, PathwayStatus, Status } from './types.js';
 
 const BASIS = ['', 'joules per delivered byte', 'joules per delivered second at the floor tier'];
-const PROBLEM: Record<string, string> = {
-  missing: 'no record of',
-  late: 'arrived after its lag L:',
-  overlapping: 'records overlap over',
-  not_tiling: 'a record does not tile the window:',
-};
 
 function span(s: Status, start: string, end: string): string {
   void s;
@@ -51,6 +45,22 @@ export function renderMeta(s: Status): void {
   );
 }
 
+/** One problem of a hop's records, in words (§5.2). */
+function problemText(s: Status, pr: HopProblem): string {
+  const when = span(s, pr.start, pr.end);
+  const detail = pr.detail === undefined ? '' : ` (${pr.detail})`;
+  switch (pr.kind) {
+    case 'missing':
+      return `no record of ${periods(s, pr.start, pr.end)} ${when}`;
+    case 'overlapping':
+      return `records overlap over ${when}`;
+    case 'not_tiling':
+      return `a record of ${when} does not tile the window${detail}`;
+    default:
+      return `${pr.kind} ${when}${detail}`;
+  }
+}
+
 function whyStale(s: Status, p: PathwayStatus): HTMLElement | null {
   if (p.stale === null) return null;
   const items = p.stale.hops.map((hop) =>
@@ -67,20 +77,16 @@ function whyStale(s: Status, p: PathwayStatus): HTMLElement | null {
       ': ',
       hop.problems.length === 0
         ? 'its records do not tile the window'
-        : hop.problems
-            .map(
-              (pr: HopProblem) =>
-                `${PROBLEM[pr.kind] ?? pr.kind} ${periods(s, pr.start, pr.end)} ${span(s, pr.start, pr.end)}${pr.detail === undefined ? '' : ` (${pr.detail})`}`,
-            )
-            .join('; '),
+        : hop.problems.map((pr) => problemText(s, pr)).join('; '),
     ),
   );
   return h(
     'div',
     { class: 'why', 'data-testid': 'why-stale' },
     h('b', {}, 'Stale: '),
-    `energy over the window is not known (§5.2)`,
-    h('ul', {}, ...items),
+    'energy over the window is not known (§5.2)',
+    p.stale.note === null ? null : h('p', {}, p.stale.note),
+    items.length === 0 ? null : h('ul', {}, ...items),
   );
 }
 
@@ -222,6 +228,7 @@ export function renderHops(s: Status): void {
       'age',
       'vs L',
       'accepted',
+      'after L',
       'duplicate',
       'refused',
     ].map((t, i) => h('th', i >= 6 ? { class: 'num' } : {}, t)),
@@ -251,6 +258,11 @@ export function renderHops(s: Status): void {
               : `on time (L = ${duration(L)})`,
         ),
         h('td', { class: 'num' }, groupDigits(String(hop.ingest.accepted))),
+        h(
+          'td',
+          { class: 'num', title: 'accepted after their lag L had passed (§5.1)' },
+          groupDigits(String(hop.ingest.late)),
+        ),
         h('td', { class: 'num' }, groupDigits(String(hop.ingest.duplicate))),
         h(
           'td',

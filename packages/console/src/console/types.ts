@@ -14,7 +14,12 @@ export interface HopStatus {
   readonly last: { start: string; end: string; class: number; digest: string } | null;
   readonly age_us: string | null;
   readonly late: boolean;
-  readonly ingest: { accepted: number; duplicate: number; refused: Record<string, number> };
+  readonly ingest: {
+    accepted: number;
+    duplicate: number;
+    late: number;
+    refused: Record<string, number>;
+  };
 }
 
 export interface PathwayStatus {
@@ -26,6 +31,7 @@ export interface PathwayStatus {
   readonly statusCode: number;
   readonly stale: {
     hops: { index: number; key: string; place: string; problems: HopProblem[] }[];
+    note: string | null;
   } | null;
   readonly class: number | null;
   readonly classLabel: string | null;

@@ -24,6 +24,8 @@ export interface RecentDecision {
 export interface HopIngest {
   accepted: number;
   duplicate: number;
+  /** Records accepted after their lag: `end` + L had passed when they arrived (§5.1). */
+  late: number;
   /** Refusals by companion C7 reason. */
   readonly refused: Map<string, number>;
 }
@@ -46,6 +48,8 @@ export interface ActivityOptions {
   readonly samples?: number;
   /** Recent decisions kept (default 50). */
   readonly recent?: number;
+  /** L (µs) and the room clock, to count the records that arrive after their lag. */
+  readonly lag?: { readonly lagUs: bigint; readonly now: () => bigint };
 }
 
 const REASON_CODES = 7; // index 1 to 6
@@ -70,10 +74,13 @@ export class ConsoleActivity implements EngineObserver {
   /** Ingest tallies per hop key (hex); refusals of records that do not read under `''`. */
   readonly ingest = new Map<string, HopIngest>();
 
+  private readonly lag: ActivityOptions['lag'];
+
   constructor(
     private readonly pathways: number,
     options: ActivityOptions = {},
   ) {
+    this.lag = options.lag;
     this.capacity = options.samples ?? 900;
     this.recentMax = options.recent ?? 50;
     this.recentRing = new Array(this.recentMax);
@@ -100,8 +107,14 @@ export class ConsoleActivity implements EngineObserver {
   ingested(
     hop: Uint8Array | null,
     outcome: 'new' | 'duplicate' | { readonly refused: string },
+    span?: { readonly start: bigint; readonly end: bigint },
   ): void {
-    this.noteIngest(hop === null ? '' : toHex(hop), outcome);
+    const key = hop === null ? '' : toHex(hop);
+    this.noteIngest(key, outcome);
+    // §5.1: a record is first required L after its period ends; one that arrives later is late.
+    if (outcome === 'new' && span !== undefined && this.lag !== undefined) {
+      if (this.lag.now() > span.end + this.lag.lagUs) this.ingest.get(key)!.late++;
+    }
   }
 
   /** A decision answered: counted in the current second and kept among the recent ones. */
@@ -117,7 +130,7 @@ export class ConsoleActivity implements EngineObserver {
   noteIngest(hop: string, outcome: 'new' | 'duplicate' | { readonly refused: string }): void {
     let entry = this.ingest.get(hop);
     if (entry === undefined) {
-      entry = { accepted: 0, duplicate: 0, refused: new Map() };
+      entry = { accepted: 0, duplicate: 0, late: 0, refused: new Map() };
       this.ingest.set(hop, entry);
     }
     if (outcome === 'new') entry.accepted++;

@@ -9,7 +9,14 @@
  * Quantities of the spec stay exact: u64 and u128 values are decimal strings. The readable
  * figure (`figure.value`) is a display number, rounded, and is never an input to anything.
  */
-import type { Evidence, EvidenceStore } from '@wai-steering/evidence';
+import {
+  type Evidence,
+  type EvidenceRecord,
+  type EvidenceStore,
+  explainCoverage,
+  type HopCoverage,
+  type Window,
+} from '@wai-steering/evidence';
 import { limitsOf, orderPathways, rankOf } from '@wai-steering/rule';
 import type { RoomContext } from '@wai-steering/verifier';
 import {
@@ -24,7 +31,6 @@ import {
 } from '@wai-steering/wire';
 import type { ConsoleActivity } from './activity.js';
 import { PLACE_NAME, REASONS_BY_CODE, STATUS_BY_CODE } from './names.js';
-import { explainHop, type HopProblem, recordsNear } from './stale.js';
 
 /** What the snapshot is built from: the server's state, read, never changed. */
 export interface StatusSource {
@@ -71,8 +77,47 @@ export function readableFigure(basis: number, joules: bigint, delivery: bigint):
   return { value, unit, text: `${value.toFixed(digits)} ${unit}` };
 }
 
-function problemJson(p: HopProblem) {
-  return { kind: p.kind, start: String(p.start), end: String(p.end) };
+/** Every record the store holds of a hop (the index holds those a current or later window may name). */
+const ALL: Window = { a: 0n, b: (1n << 64n) - 1n };
+
+/** The last record held of a hop (largest `end`), if any. */
+function lastRecord(store: EvidenceStore, hop: Uint8Array): EvidenceRecord | undefined {
+  let last: EvidenceRecord | undefined;
+  for (const r of store.recordsOfHop(hop, ALL)) {
+    if (last === undefined || r.record.end > last.record.end) last = r;
+  }
+  return last;
+}
+
+/** One problem of a hop's coverage, as `/status` states it. */
+interface HopProblem {
+  readonly kind: 'missing' | 'overlapping' | 'not_tiling';
+  readonly start: string;
+  readonly end: string;
+  readonly detail?: string;
+}
+
+/**
+ * §5.2: what keeps a hop from covering the window, from evidence's `explainCoverage`: the spans
+ * no record reached the server of (within L: the window's periods are all past their lag),
+ * spans two records cover, records crossing the window's edge and records off the period grid.
+ */
+function problemsOf(c: HopCoverage): HopProblem[] {
+  const span =
+    (kind: HopProblem['kind'], detail?: string) => (x: { start: bigint; end: bigint }) => ({
+      kind,
+      start: String(x.start),
+      end: String(x.end),
+      ...(detail === undefined ? {} : { detail }),
+    });
+  return [
+    ...c.missing.map(span('missing')),
+    ...c.overlapping.map(span('overlapping')),
+    ...c.crossing.map(span('not_tiling', "crosses the window's edge")),
+    ...c.offPeriod.map(span('not_tiling', 'off the period grid')),
+  ].sort((x, y) =>
+    BigInt(x.start) < BigInt(y.start) ? -1 : BigInt(x.start) > BigInt(y.start) ? 1 : 0,
+  );
 }
 
 /** The `/status` snapshot. */
@@ -99,14 +144,19 @@ export function buildStatus(s: StatusSource) {
     acc += p.min_share_ppm;
   }
   const room = s.room.room;
+  // §5.2, for the stale pathways: each hop's coverage of the window by every record held of it.
+  const coverage = evidence.pathways.some((p) => p.status === STATUS.stale)
+    ? explainCoverage(policy, evidence.window, {
+        recordsOfHop: (hop) => s.records.recordsOfHop(hop, ALL),
+      })
+    : [];
 
   const pathways = policy.pathways.map((p, i) => {
     const ev = evidence.pathways[i]!;
     const figure = ev.status === STATUS.figure;
     const hops = p.hops.map((h, k) => {
       const key = toHex(h.key);
-      const near = recordsNear(s.records, h.key, { a: 0n, b: (1n << 64n) - 1n });
-      const last = near[near.length - 1];
+      const last = lastRecord(s.records, h.key);
       const ingest = s.activity.ingest.get(key);
       const age = last === undefined ? null : t - last.record.end;
       return {
@@ -128,29 +178,34 @@ export function buildStatus(s: StatusSource) {
         ingest: {
           accepted: ingest?.accepted ?? 0,
           duplicate: ingest?.duplicate ?? 0,
+          late: ingest?.late ?? 0,
           refused: Object.fromEntries(ingest?.refused ?? []),
         },
       };
     });
     let stale: {
-      hops: { index: number; key: string; place: string; problems: unknown[] }[];
+      hops: { index: number; key: string; place: string; problems: HopProblem[] }[];
+      note: string | null;
     } | null = null;
     if (ev.status === STATUS.stale) {
-      // The hops whose named records do not tile [a, b) (§5.2), and what is wrong with each.
-      const uncovered = p.hops.flatMap((h, k) => {
-        const named = ev.named.filter((n) => toHex(n.record.hop) === toHex(h.key));
-        if (a < b && tiles(named, a, b)) return [];
-        const problems = explainHop(recordsNear(s.records, h.key, { a, b }), { a, b }, P);
-        return [
-          {
-            index: k,
-            key: toHex(h.key),
-            place: PLACE_NAME[h.place] ?? String(h.place),
-            problems: problems.map(problemJson),
-          },
-        ];
-      });
-      stale = { hops: uncovered };
+      // The hops that do not tile [a, b) (§5.2), and what is wrong with each.
+      const hops = (coverage[i]?.hops ?? [])
+        .filter((c) => !c.tiles)
+        .map((c) => ({
+          index: c.hop,
+          key: toHex(c.key),
+          place: PLACE_NAME[p.hops[c.hop]!.place] ?? String(p.hops[c.hop]!.place),
+          problems: problemsOf(c),
+        }));
+      stale = {
+        hops,
+        note:
+          a >= b
+            ? 'the window is empty: no period has been over for L yet'
+            : hops.length === 0
+              ? 'every hop tiles the window, but its evidence cannot be stated (more than 255 records, J of 0, or a sum of 2^128 or more): named as stale'
+              : null,
+      };
     }
     const capacity = p.capacity === NO_CAPACITY_LIMIT ? null : p.capacity;
     return {

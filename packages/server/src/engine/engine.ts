@@ -346,7 +346,7 @@ export class SteeringEngine {
       this.cache.invalidate();
     }
     this.metrics.ingested.inc({ result: inserted ? 'new' : 'duplicate' });
-    this.o.observer?.ingested(record.hop, inserted ? 'new' : 'duplicate');
+    this.o.observer?.ingested(record.hop, inserted ? 'new' : 'duplicate', record);
     return { kind: 'stored', digest, inserted, record };
   }
 

@@ -50,6 +50,8 @@ export interface EngineObserver {
   ingested(
     hop: Uint8Array | null,
     outcome: 'new' | 'duplicate' | { readonly refused: string },
+    /** The record's span, when it was accepted. */
+    span?: { readonly start: bigint; readonly end: bigint },
   ): void;
 }
 

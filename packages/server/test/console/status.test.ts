@@ -87,7 +87,9 @@ describe('GET /status', () => {
     expect(hop.last.end).toBe(String(START));
     expect(hop.age_us).toBe(String(P / 4n + 1000n));
     expect(hop.late).toBe(false);
-    expect(hop.ingest).toEqual({ accepted: 3, duplicate: 0, refused: {} });
+    // Posted at START: the records of the periods ending START − 2P and START − P came after
+    // their lag L (P / 4) had passed; the one ending at START did not.
+    expect(hop.ingest).toEqual({ accepted: 3, duplicate: 0, late: 2, refused: {} });
   });
 
   it('says why a pathway is stale: the hop and the periods it has no record of', async () => {
@@ -108,6 +110,7 @@ describe('GET /status', () => {
     expect(a.status).toBe('stale');
     expect(a.figure).toBeNull();
     const interior = c.setup.policy.pathways[0]!.hops[1]!;
+    expect(a.stale.note).toBeNull();
     expect(a.stale.hops).toEqual([
       {
         index: 1,
@@ -220,5 +223,50 @@ describe('readableFigure', () => {
     expect(readableFigure(2, 3_600_000_000n, 3_600_000_000n).text).toBe('3600.0 J/h');
     // 2/3 J/GB, rounded down to the thousandth.
     expect(readableFigure(1, 2_000_000n, 3_000_000_000n).value).toBe(0.666);
+  });
+});
+
+describe('why stale, beyond missing periods', () => {
+  it('names overlapping records and records that do not tile', async () => {
+    ctx = await demoApp({ start: START, console: { enabled: true, auth: null } });
+    const c = ctx;
+    const edge = c.setup.hops.find((h) => h.pathway === 0 && h.place === 1)!;
+    for (const hop of c.setup.hops) {
+      // cdn-a's edge hop: one record of two periods over the first and second, one over the
+      // second alone (they overlap), none of the third; every other hop signs each period.
+      const spans: [bigint, bigint][] =
+        hop === edge
+          ? [
+              [START - 3n * P, START - P],
+              [START - 2n * P, START - P],
+              [START - P - P / 2n, START + P / 2n],
+            ]
+          : [
+              [START - 3n * P, START - 2n * P],
+              [START - 2n * P, START - P],
+              [START - P, START],
+            ];
+      for (const [s0, e0] of spans) {
+        const res = await post(c.app, '/records', c.sim.record(hop, s0, e0, 10));
+        expect(res.status).toBe(201);
+      }
+    }
+    c.clock.us = START + P;
+    const s = body(await get(c.app, '/status'));
+    const a = s.pathways[0];
+    expect(a.status).toBe('stale');
+    expect(a.stale.hops.map((h: { index: number }) => h.index)).toEqual([0]);
+    const kinds = a.stale.hops[0].problems.map((p: { kind: string }) => p.kind);
+    expect(kinds).toContain('overlapping');
+    expect(kinds).toContain('not_tiling');
+    expect(kinds).toContain('missing');
+    const crossing = a.stale.hops[0].problems.find(
+      (p: { kind: string; detail?: string }) =>
+        p.kind === 'not_tiling' && /edge/.test(p.detail ?? ''),
+    );
+    expect(crossing).toMatchObject({
+      start: String(START - P - P / 2n),
+      end: String(START + P / 2n),
+    });
   });
 });

@@ -74,7 +74,9 @@ export async function demoApp(
   const m = readMaterials(config);
   const { warnings: _, ...materials } = m;
   const store = new SqliteStore(':memory:');
-  const activity = new ConsoleActivity(materials.policy.pathways.length);
+  const activity = new ConsoleActivity(materials.policy.pathways.length, {
+    lag: { lagUs: materials.policy.lag_us, now: clock.now },
+  });
   const engine = await SteeringEngine.open({
     ...materials,
     store,
