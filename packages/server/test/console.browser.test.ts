@@ -430,6 +430,18 @@ describe.skipIf(!HAVE_CHROMIUM && process.env.CI !== 'true')('the console in Chr
     expect(errors).toEqual([]);
     await page.close();
   });
+  it('the verifier page takes a steering URL: the manifest, then its decision', async () => {
+    const { page, errors } = await browser.page();
+    const url = `${policy.server_uri}?_HLS_pathway="cdn-b"&_HLS_throughput=5000000`;
+    await page.goto(`${server.url}/console/verify?uri=${encodeURIComponent(url)}`);
+    await page.waitForSelector('[data-outcome]');
+    expect(await page.getAttribute('[data-outcome]', 'data-outcome')).toBe('accept');
+    const text = (await page.textContent('#result'))!;
+    expect(text).toContain('the manifest served with it is the one it writes');
+    expect(text).toContain('a steering URL');
+    expect(errors).toEqual([]);
+    await page.close();
+  });
 });
 
 describe.skipIf(!HAVE_CHROMIUM && process.env.CI !== 'true')('the console access control', () => {
