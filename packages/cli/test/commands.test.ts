@@ -453,3 +453,19 @@ describe('demo', () => {
     }
   });
 });
+
+describe('verify --url, when the network fails', () => {
+  it('names the cause in one line, exit 2', async () => {
+    const port = await new Promise<number>((resolve) => {
+      const s = createServer().listen(0, '127.0.0.1', () => {
+        const p = (s.address() as { port: number }).port;
+        s.close(() => resolve(p));
+      });
+    });
+    const r = await cli(['verify', '--url', `http://127.0.0.1:${port}/steer`], tempDir());
+    expect(r.code).toBe(2);
+    expect(r.stderr).toBe(
+      `wai-steer: verify --url http://127.0.0.1:${port}/steer: GET http://127.0.0.1:${port}/steer: fetch failed (ECONNREFUSED 127.0.0.1:${port})\n`,
+    );
+  });
+});

@@ -17,15 +17,16 @@ import {
 import { writeManifest } from '@wai-steering/manifest';
 import {
   assembleDecision,
+  type Protocol,
   protocolOf,
   REASON_NAME,
+  type Report,
   readReport,
   sessionOf,
 } from '@wai-steering/rule';
 import { openHopRecord, type RoomContext } from '@wai-steering/verifier';
 import {
   bytesEqual,
-  type DecisionFields,
   digestOf,
   type KeyLog,
   type Policy,
@@ -218,12 +219,7 @@ export class SteeringEngine {
   }
 
   /** §7.1: the fields of a decision at `t` over the current evidence and loads. */
-  private assemble(
-    t: bigint,
-    session: Uint8Array,
-    protocol: 'hls' | 'dash',
-    report: ReturnType<typeof readReport>,
-  ) {
+  private assemble(t: bigint, session: Uint8Array, protocol: Protocol, report: Report) {
     const o = this.o;
     const evidence = this.cache.at(t);
     const fields = assembleDecision({
@@ -306,7 +302,7 @@ export class SteeringEngine {
       { session, ttl: fields.ttl, priority: fields.priority },
       digest,
     );
-    return { kind: 'manifest', body, digest, fields: fields as DecisionFields };
+    return { kind: 'manifest', body, digest, fields };
   }
 
   /** A hop's `WMH1` (companion C5): verified against the room, archived, then evidence. */

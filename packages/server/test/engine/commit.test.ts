@@ -1,0 +1,100 @@
+import { type DecisionFields, signDecision } from '@wai-steering/wire';
+import { nodeBackend } from '@wai-steering/wire/node';
+import { describe, expect, it } from 'vitest';
+import { CommitQueue } from '../../src/engine/commit.js';
+import { SqliteStore } from '../../src/store/sqlite.js';
+import type { CommitBatch, CommitResult, SteeringStore } from '../../src/store/store.js';
+
+const secretKey = new Uint8Array(32).fill(5);
+const base: DecisionFields = {
+  room: new Uint8Array(32).fill(1),
+  signer: nodeBackend.publicKey(secretKey),
+  policy: new Uint8Array(32).fill(2),
+  t: 1_800_000_000_000_000n,
+  session: new Uint8Array(16),
+  draw: 1,
+  protocol: 1,
+  report: { present: 0, pathway: 0, throughput: 0n, buffer: 0n },
+  pathways: [{ load: 0, limits: 7, status: 4, class: 0, joules: 0n, delivery: 0n, evidence: [] }],
+  ttl: 10,
+  reason: 6,
+  priority: [0],
+};
+
+function decision(i: number) {
+  const bytes = signDecision({ ...base, t: base.t + BigInt(i) }, secretKey, {
+    backend: nodeBackend,
+    check: false,
+  });
+  return { bytes, digest: nodeBackend.sha256(bytes.subarray(0, bytes.length - 64)) };
+}
+
+/** The embedded store, its commits answered a few milliseconds late, as a network store's are. */
+function slowStore(inner: SqliteStore, batches: number[]): SteeringStore {
+  return Object.assign(Object.create(inner) as SqliteStore, {
+    async commit(batch: CommitBatch): Promise<CommitResult> {
+      batches.push(batch.decisions.length + batch.records.length);
+      const result = await inner.commit(batch);
+      await new Promise((done) => setTimeout(done, 5));
+      return result;
+    },
+  });
+}
+
+describe('CommitQueue over an asynchronous store', () => {
+  it('has one commit in flight; what arrives meanwhile joins the next; each resolves once durable', async () => {
+    const inner = new SqliteStore(':memory:');
+    const batches: number[] = [];
+    const queue = new CommitQueue(slowStore(inner, batches), { maxPending: 100 });
+    const first = [0, 1, 2].map((i) => queue.addDecision(decision(i)));
+    await new Promise((done) => setImmediate(done)); // the first commit starts
+    expect(batches).toEqual([3]);
+    const later = [3, 4].map((i) => queue.addDecision(decision(i)));
+    // In flight and queued both count against the bound.
+    expect(queue.pending).toBe(5);
+    await Promise.all(first);
+    await Promise.all(later);
+    expect(batches).toEqual([3, 2]);
+    for (let i = 0; i < 5; i++) {
+      expect(await inner.getDecision(decision(i).digest)).toEqual(decision(i).bytes);
+    }
+    await queue.close();
+    await expect(queue.addDecision(decision(9))).rejects.toThrow('closed');
+    await inner.close();
+  });
+
+  it('writes what is queued before close resolves', async () => {
+    const inner = new SqliteStore(':memory:');
+    const batches: number[] = [];
+    const queue = new CommitQueue(slowStore(inner, batches), { maxPending: 100 });
+    const added = [0, 1].map((i) => queue.addDecision(decision(i)));
+    await queue.close();
+    await Promise.all(added);
+    expect((await inner.stats()).decisions).toBe(2);
+    await inner.close();
+  });
+
+  it('rejects the waiters of a commit that fails, and commits the next', async () => {
+    const inner = new SqliteStore(':memory:');
+    let fail = true;
+    const store = Object.assign(Object.create(inner) as SqliteStore, {
+      commit(batch: CommitBatch): Promise<CommitResult> {
+        if (fail) {
+          fail = false;
+          return Promise.reject(new Error('disk full'));
+        }
+        return inner.commit(batch);
+      },
+    });
+    const outcomes: boolean[] = [];
+    const queue = new CommitQueue(store, {
+      maxPending: 100,
+      onCommit: (_size, ok) => outcomes.push(ok),
+    });
+    await expect(queue.addDecision(decision(0))).rejects.toThrow('disk full');
+    await queue.addDecision(decision(1));
+    expect(outcomes).toEqual([false, true]);
+    await queue.close();
+    await inner.close();
+  });
+});
