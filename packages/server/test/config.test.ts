@@ -1,7 +1,14 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ConfigError, durationMs, loadConfig, parseConfig, readConfig } from '../src/config.js';
+import {
+  ConfigError,
+  durationMs,
+  fsProblem,
+  loadConfig,
+  parseConfig,
+  readConfig,
+} from '../src/config.js';
 import { closestName, editDistance, parseDuration } from '../src/readable.js';
 import { readMaterials } from '../src/server.js';
 import { demoRoom, tempDir } from './helpers/setup.js';
@@ -42,6 +49,16 @@ describe('configuration', () => {
     expect(durationMs(-1)).toBeUndefined();
     expect(parseDuration('7d', 'ms')).toBe(604_800_000n);
     expect(parseDuration('250us', 'ms')).toBe('250us is not a whole number of milliseconds');
+  });
+
+  it('says what a file-system error means and how to fix it', () => {
+    // A permission cannot be refused to root (the tests may run as root): the codes, as Node gives them.
+    expect(fsProblem({ code: 'EACCES' })).toBe(
+      'permission denied (EACCES): make it readable by the user the server runs as',
+    );
+    expect(fsProblem({ code: 'ENOENT' })).toMatch(/relative to its directory/);
+    expect(fsProblem({ code: 'ENOENT' }, false)).toBe('no such file or directory (ENOENT)');
+    expect(fsProblem({ code: 'EISDIR' })).toBe('is a directory (EISDIR): name a file');
   });
 
   it('finds the known name a misspelt one is meant to be', () => {
