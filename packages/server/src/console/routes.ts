@@ -12,6 +12,7 @@
  * routes, which this file does not serve.
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
+import { REASON_NAMES } from '@wai-steering/verifier';
 import type { SteeringEngine } from '../engine/engine.js';
 import type { Route } from '../routes/types.js';
 import type { ConsoleActivity } from './activity.js';
@@ -26,7 +27,7 @@ export type ConsoleAuth =
 
 /** The console's configuration. */
 export interface ConsoleOptions {
-  /** Serve `/status` and `/console/` at all (default true). */
+  /** Serve `/status` and `/console/` at all (default true); off, their paths are 404. */
   readonly enabled: boolean;
   readonly auth: ConsoleAuth;
   /** The built pages; none: `/console/` answers 503 saying the console is not built. */
@@ -90,12 +91,10 @@ export function engineStatusSource(
     activity,
     decisionsByReason: () =>
       Object.fromEntries(
-        REASONS.map((name) => [name, engine.metrics.decisions.get({ reason: name })]),
+        REASON_NAMES.map((name) => [name, engine.metrics.decisions.get({ reason: name })]),
       ),
   };
 }
-
-const REASONS = ['buffer', 'floor', 'share', 'hold', 'rank', 'none'] as const;
 
 /**
  * The console's rows of the route table: `status` (`/status`, `/status/…`) and `console`
@@ -115,19 +114,19 @@ export function consoleRoutes(
       methods: read,
       allow: 'GET, HEAD',
       match: (path) => (path === '/status' || path.startsWith('/status/') ? '' : undefined),
-      handler: (ctx) => c.handle(ctx.method, ctx.path, ctx.query, ctx.request.headers)!.response,
+      handler: (ctx) => c.status(ctx.path, ctx.query, ctx.request.headers),
     },
     {
       name: 'console',
       methods: read,
       allow: 'GET, HEAD',
       match: (path) => (path === '/console' || path.startsWith('/console/') ? '' : undefined),
-      handler: (ctx) => c.handle(ctx.method, ctx.path, ctx.query, ctx.request.headers)!.response,
+      handler: (ctx) => c.page(ctx.path, ctx.request.headers),
     },
   ];
 }
 
-/** The console's routes over a server's state. */
+/** The console's answers over a server's state (the rows of {@link consoleRoutes} call them). */
 export class ConsoleRoutes {
   constructor(
     private readonly o: ConsoleOptions,
@@ -164,38 +163,8 @@ export class ConsoleRoutes {
     );
   }
 
-  /**
-   * Answers a console path (`/status`, `/status/…`, `/console`, `/console/…`), or `undefined`
-   * for any other path. `route` is the metrics label.
-   */
-  handle(
-    method: string,
-    path: string,
-    query: string,
-    headers: Readonly<Record<string, string | readonly string[] | undefined>>,
-  ): { route: string; response: ConsoleResponse } | undefined {
-    const isStatus = path === '/status' || path.startsWith('/status/');
-    const isConsole = path === '/console' || path.startsWith('/console/');
-    if (!isStatus && !isConsole) return undefined;
-    const route = isStatus ? 'status' : 'console';
-    if (!this.o.enabled) {
-      return { route, response: json(404, { error: 'not_found', message: 'no such resource' }) };
-    }
-    if (method !== 'GET' && method !== 'HEAD') {
-      return {
-        route,
-        response: json(
-          405,
-          { error: 'method_not_allowed', message: 'allowed: GET, HEAD' },
-          { allow: 'GET, HEAD' },
-        ),
-      };
-    }
-    if (isStatus) return { route, response: this.status(path, query, headers) };
-    return { route, response: this.page(path, headers) };
-  }
-
-  private status(
+  /** `/status` and `/status/history` (and any other `/status/…`: 404). */
+  status(
     path: string,
     query: string,
     headers: Readonly<Record<string, string | readonly string[] | undefined>>,
@@ -214,7 +183,8 @@ export class ConsoleRoutes {
     });
   }
 
-  private page(
+  /** `/console`, `/console/`, `/console/verify` and `/console/assets/<hashed name>`. */
+  page(
     path: string,
     headers: Readonly<Record<string, string | readonly string[] | undefined>>,
   ): ConsoleResponse {
