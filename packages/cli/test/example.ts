@@ -1,8 +1,9 @@
 // The README's worked example (docs/cli.md), scripted: keys, a room with an origin, its key log,
 // a policy of three pathways (one a clone), per-hop records of two periods, a request.
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ok } from './helpers.js';
+import { REPO_DIR } from './paths.js';
 
 export const HOPS = ['a-edge', 'a-mid', 'b-edge', 'c-edge'] as const;
 
@@ -72,11 +73,18 @@ export const REQUEST = {
   headers: {},
 };
 
-/** Builds the example in `dir` through the command line, up to the records and the request. */
+/**
+ * Builds the example in `dir` through the command line, up to the records and the request. The
+ * keys are the example's fixed test keys (examples/keys), so that the policy's digest, and with
+ * it the session's draw (§6.3), are the same in every run: with random keys, one run in fifty
+ * drew cdn-a's 2% share band and decided otherwise than the tests say.
+ */
 export async function buildExample(dir: string): Promise<Example> {
   const keys: Record<string, string> = {};
   for (const name of ['authority', 'origin', 'steer', 'hop-old', ...HOPS.map((h) => `hop-${h}`)]) {
-    keys[name] = (await ok(['keygen', '--out', `${name}.jwk`], dir)).trim();
+    copyFileSync(join(REPO_DIR, 'examples', 'keys', `${name}.jwk`), join(dir, `${name}.jwk`));
+    chmodSync(join(dir, `${name}.jwk`), 0o600);
+    keys[name] = (await ok(['pubkey', `${name}.jwk`], dir)).trim();
   }
   const roomId = (
     await ok(

@@ -27,9 +27,10 @@ beforeAll(async () => {
 const read = (name: string): Uint8Array => new Uint8Array(readFileSync(join(dir, name)));
 
 describe('the worked example', () => {
-  it('writes secret keys with mode 0600', () => {
-    expect(statSync(join(dir, 'steer.jwk')).mode & 0o777).toBe(0o600);
-    const jwk = JSON.parse(readFileSync(join(dir, 'steer.jwk'), 'utf8'));
+  it('writes secret keys with mode 0600', async () => {
+    await ok(['keygen', '--out', 'fresh.jwk'], dir);
+    expect(statSync(join(dir, 'fresh.jwk')).mode & 0o777).toBe(0o600);
+    const jwk = JSON.parse(readFileSync(join(dir, 'fresh.jwk'), 'utf8'));
     expect(Object.keys(jwk)).toEqual(['kty', 'crv', 'x', 'd']);
     expect(jwk.kty).toBe('OKP');
     expect(jwk.crv).toBe('Ed25519');

@@ -2,7 +2,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { explainCoverage, MemoryEvidenceStore, selectEvidence, windowAt } from '../src/index.js';
-import { ev, key, periods, policyOf, rec } from './helpers/fixtures.js';
+import { ev, periods, policyOf, rec } from './helpers/fixtures.js';
 
 const S = 1_000_000n;
 // Two pathways: p0 with hops key(0), key(1); p1 with hop key(16).
