@@ -57,7 +57,8 @@ byId<HTMLFormElement>('auth-form').addEventListener('submit', (e) => {
 
 let busy = false;
 async function tick(): Promise<void> {
-  if (busy || !byId('auth').hidden) return;
+  // Not while the tab is hidden (a console left open in the background costs the server nothing).
+  if (busy || !byId('auth').hidden || document.hidden) return;
   busy = true;
   try {
     const since = buffer.last;
@@ -93,3 +94,4 @@ async function tick(): Promise<void> {
 
 void tick();
 setInterval(() => void tick(), 1000);
+document.addEventListener('visibilitychange', () => void tick());
