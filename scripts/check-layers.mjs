@@ -12,13 +12,22 @@ const ORDER = [
   'manifest',
   'verifier',
   'auditor',
+  'console',
   'agent',
   'server',
   'cli',
 ];
 // The cli may start the server; the server never imports the cli.
 const PEERS = {};
-const PORTABLE = new Set(['wire', 'evidence', 'rule', 'manifest', 'verifier', 'auditor']);
+const PORTABLE = new Set([
+  'wire',
+  'evidence',
+  'rule',
+  'manifest',
+  'verifier',
+  'auditor',
+  'console',
+]);
 // Files of a portable package that are Node-only entries by design.
 const NODE_ENTRIES = new Set([
   'packages/wire/src/node.ts',

@@ -477,6 +477,11 @@ describe('demo', () => {
     await vi.waitFor(() => expect(out).toContain('Steering URL: '), { timeout: 10_000 });
     const url = /Steering URL: (\S+)/.exec(out)![1]!;
     expect(url).toBe(`http://127.0.0.1:${port}/steer`);
+    // The operator console, printed beside the steering URL, is served.
+    expect(out).toContain(`Console:      http://127.0.0.1:${port}/console/`);
+    const page = await fetch(`http://127.0.0.1:${port}/console/`);
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-type')).toMatch(/^text\/html/);
     expect(readdirSync(join(dir, 'd'))).toContain('config.json');
     // The hops' records give figures; D carries its unit (the policy's basis, fetched too). On a
     // loaded machine a period's records may reach the server after its lag: ask again then.

@@ -206,6 +206,45 @@ const limitsSchema = z
   })
   .strict();
 
+/** The operator console (docs/console.md): on or off, and who may read its data. */
+const consoleSchema = z
+  .object({
+    enabled: z.boolean({ error: 'expected true or false' }).default(true),
+    auth: z
+      .union(
+        [
+          z
+            .object({
+              bearer: z
+                .string({ error: 'expected a token (a string)' })
+                .regex(
+                  /^[\x21-\x7e]{16,}$/,
+                  'expected a token of 16 or more visible ASCII characters',
+                ),
+            })
+            .strict(),
+          z
+            .object({
+              basic: z
+                .object({
+                  user: z
+                    .string({ error: 'expected a user name' })
+                    .regex(/^[^:\x00-\x1f]{1,128}$/, 'expected 1 to 128 characters, no ":"'),
+                  password: z
+                    .string({ error: 'expected a password' })
+                    .min(12, 'expected a password of 12 or more characters'),
+                })
+                .strict(),
+            })
+            .strict(),
+        ],
+        { error: 'expected {"bearer": TOKEN} or {"basic": {"user": …, "password": …}}' },
+      )
+      .nullable()
+      .default(null),
+  })
+  .strict();
+
 /**
  * The file's schema (before paths are resolved), its fields in snake_case as the policy YAML's
  * (docs/decisions.md, "One naming style"); the camelCase spellings of earlier releases are read
@@ -230,6 +269,7 @@ export const configSchema = z
     live: liveSchema.nullable().default(null),
     admin: adminSchema.nullable().default(null),
     limits: limitsSchema.prefault({}),
+    console: consoleSchema.prefault({}),
   })
   .strict();
 
@@ -250,6 +290,7 @@ const KNOWN: Readonly<Record<string, readonly string[]>> = {
   live: Object.keys(liveSchema.shape),
   admin: Object.keys(adminSchema.shape),
   limits: Object.keys(limitsSchema.shape),
+  console: Object.keys(consoleSchema.shape),
 };
 
 /**
@@ -363,6 +404,14 @@ export interface ServerConfig {
     readonly maxRecordBytes: number;
     readonly maxTargetBytes: number;
     readonly maxCmcdBytes: number;
+  };
+  /** The operator console (`/status`, `/console/`): on by default, unprotected by default. */
+  readonly console: {
+    readonly enabled: boolean;
+    readonly auth:
+      | { readonly bearer: string }
+      | { readonly basic: { readonly user: string; readonly password: string } }
+      | null;
   };
 }
 
@@ -491,6 +540,7 @@ export function readConfig(input: unknown, baseDir: string = process.cwd()): Rea
       maxTargetBytes: c.limits.max_target_bytes,
       maxCmcdBytes: c.limits.max_cmcd_bytes,
     },
+    console: c.console,
   };
   return { config, warnings: renamed.warnings };
 }

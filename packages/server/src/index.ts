@@ -1,7 +1,7 @@
 // @wai-steering/server: the energy-aware content steering server — the steering engine
-// (sessions and loads, evidence, signed decisions, the durable store), its HTTP routes, and
-// starting it from a configuration. The demo room and simulated hops are in
-// `@wai-steering/server/testkit`.
+// (sessions and loads, evidence, signed decisions, the durable store), its HTTP routes, the
+// operator console's routes (`/status`, `/console/`), and starting it from a configuration. The
+// demo room and simulated hops are in `@wai-steering/server/testkit`.
 
 export {
   type AppLimits,
@@ -26,6 +26,15 @@ export {
   readConfigFile,
   type ServerConfig,
 } from './config.js';
+export { type ActivityOptions, ConsoleActivity, type HistoryColumns } from './console/activity.js';
+export { type ConsoleAssets, consoleDistDir, readConsoleAssets } from './console/assets.js';
+export {
+  type ConsoleAuth,
+  type ConsoleOptions,
+  consoleRoutes,
+  engineStatusSource,
+} from './console/routes.js';
+export { buildStatus, readableFigure, type Status, type StatusSource } from './console/status.js';
 export { monotonicClock } from './engine/clock.js';
 export { SteeringEngine } from './engine/engine.js';
 export type {
@@ -35,6 +44,7 @@ export type {
   Declined,
   EngineLiveOptions,
   EngineMaterials,
+  EngineObserver,
   EngineOptions,
   IngestResult,
   KeyLogResult,

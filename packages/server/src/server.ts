@@ -19,6 +19,9 @@ import {
 import { nodeBackend } from '@wai-steering/wire/node';
 import { SteeringApp, steeringRoutes } from './app.js';
 import { ConfigError, fsProblem, type ServerConfig } from './config.js';
+import { ConsoleActivity } from './console/activity.js';
+import { consoleDistDir, readConsoleAssets } from './console/assets.js';
+import { consoleRoutes } from './console/routes.js';
 import { monotonicClock } from './engine/clock.js';
 import { SteeringEngine } from './engine/engine.js';
 import { type CheckedPolicy, checkPolicy } from './engine/policy.js';
@@ -41,6 +44,12 @@ import type { SteeringStore } from './store/store.js';
 export interface RunningServer {
   /** Where it listens, `http://host:port`. */
   readonly url: string;
+  /** The operator console's page (`<url>/console/`), `null` when the console is off. */
+  readonly consoleUrl: string | null;
+  /** The console's verifier page (`<url>/console/verify`), `null` when the console is off. */
+  readonly verifyUrl: string | null;
+  /** What the console shows over time: recent decisions, ingest tallies, 15 minutes of samples. */
+  readonly activity: ConsoleActivity;
   /** The engine: sessions, evidence, decisions, the store. */
   readonly engine: SteeringEngine;
   /** The HTTP side: the route table over the engine. */
@@ -93,6 +102,8 @@ export interface StartOptions {
   readonly watchMs?: number;
   /** Where degraded and recovered lines go (stderr by default). */
   readonly log?: (line: string) => void;
+  /** The built console's directory; `@wai-steering/console`'s `dist/` by default. */
+  readonly consoleDir?: string;
   /**
    * In a worker process of `serve --workers N`: the channel to the primary, which relays the
    * workers' loads and records (`process` in a `node:cluster` worker).
@@ -339,6 +350,17 @@ function adoptKeyLog(
   });
 }
 
+/** The built console's files, when the console is on. */
+function consoleAssets(config: ServerConfig, options: StartOptions) {
+  if (!config.console.enabled) return {};
+  const dir = options.consoleDir ?? consoleDistDir();
+  return dir === undefined ? {} : { assets: readConsoleAssets(dir) };
+}
+
+function isLoopback(host: string): boolean {
+  return host === 'localhost' || host === '::1' || host.startsWith('127.');
+}
+
 /** Starts the steering server of a configuration (see `loadConfig`). */
 export async function startServer(
   config: ServerConfig,
@@ -354,6 +376,9 @@ export async function startServer(
   const store = await openConfiguredStore(config, options.init === true ? { init: true } : {});
   const clock = options.clock ?? monotonicClock();
   const health = new Health(options.log === undefined ? {} : { log: options.log });
+  const activity = new ConsoleActivity(materials.policy.pathways.length, {
+    lag: { lagUs: materials.policy.lag_us, now: clock },
+  });
   let engine: SteeringEngine;
   let head: Head | undefined;
   let instances: Linked;
@@ -399,6 +424,7 @@ export async function startServer(
             }),
           }
         : {}),
+      observer: activity,
       ...(live === undefined ? {} : { live }),
     });
     instances = await linkInstances(engine, store, {
@@ -470,7 +496,14 @@ export async function startServer(
     maxRecordBytes: config.limits.maxRecordBytes,
     maxTargetBytes: config.limits.maxTargetBytes,
     maxCmcdBytes: config.limits.maxCmcdBytes,
-    routes,
+    routes: [
+      ...routes,
+      ...consoleRoutes(engine, activity, {
+        enabled: config.console.enabled,
+        auth: config.console.auth,
+        ...consoleAssets(config, options),
+      }),
+    ],
   });
   const http = createHttpServer(app, { connections: config.connections });
   let url: string;
@@ -498,6 +531,16 @@ export async function startServer(
     }
   }, 250);
   sweeper.unref();
+  // The console's history: one sample a second.
+  const sampler = setInterval(
+    () =>
+      activity.sample(
+        Number(engine.now() / 1_000_000n),
+        engine.sessions.loadsAt(engine.sessions.secondsAt(Number(engine.now() / 1000n))),
+      ),
+    1000,
+  );
+  sampler.unref();
   // Failures are the engine's to count and log once (health.ts).
   const pruner = setInterval(() => {
     void engine.prune(config.retention.records, config.retention.decisions);
@@ -511,19 +554,28 @@ export async function startServer(
       : undefined;
   watcher?.unref();
   let closing: Promise<void> | undefined;
+  if (config.console.enabled && config.console.auth === null && !isLoopback(config.listen.host)) {
+    warnings.push(
+      'the console (/status, /console/) is on without auth on a non-loopback address: set console.auth or console.enabled: false',
+    );
+  }
   return {
     url,
+    consoleUrl: config.console.enabled ? `${url}/console/` : null,
+    verifyUrl: config.console.enabled ? `${url}/console/verify` : null,
+    activity,
     engine,
     app,
     http,
     store,
     instances,
-    warnings: m.warnings,
+    warnings,
     reloadKeyLog,
     reload,
     close(): Promise<void> {
       closing ??= new Promise<void>((resolve) => {
         clearInterval(sweeper);
+        clearInterval(sampler);
         clearInterval(pruner);
         if (watcher !== undefined) clearInterval(watcher);
         // Answer what is queued, then drop idle keep-alive connections.

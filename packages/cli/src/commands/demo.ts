@@ -116,6 +116,12 @@ SIGINT or SIGTERM (Ctrl-C).`,
           ]),
       '',
       `Steering URL: ${running.steeringUrl}`,
+      ...(running.server.consoleUrl === null
+        ? []
+        : [
+            `Console:      ${running.server.consoleUrl}`,
+            `Verifier:     ${running.server.verifyUrl}`,
+          ]),
       '',
       'HLS multivariant playlist tag:',
       running.hlsTag,

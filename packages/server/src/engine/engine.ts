@@ -6,7 +6,13 @@
  * a decide request or an ingest request and shows the result it returns; the engine knows no
  * status and no header.
  */
-import { EvidenceCache, inWindow, MemoryEvidenceStore, windowAt } from '@wai-steering/evidence';
+import {
+  type Evidence,
+  EvidenceCache,
+  inWindow,
+  MemoryEvidenceStore,
+  windowAt,
+} from '@wai-steering/evidence';
 import { writeManifest } from '@wai-steering/manifest';
 import {
   assembleDecision,
@@ -224,6 +230,11 @@ export class SteeringEngine {
   /** Whether the engine is closing (it then declines every decide and ingest request). */
   get closing(): boolean {
     return this.closed;
+  }
+
+  /** §5: the evidence at instant `t`, as a decision at `t` reads it (the per-window cache). */
+  evidenceAt(t: bigint): Evidence {
+    return this.inForce.cache.at(t);
   }
 
   /** Decisions and records awaiting their group commit. */
@@ -519,6 +530,7 @@ export class SteeringEngine {
     this.metrics.decisions.incKey(String(reason), () => ({
       reason: REASON_NAME[reason] ?? String(reason),
     }));
+    o.observer?.decided(fields, digest);
     const body = writeManifest(
       under.policy,
       { session, ttl: fields.ttl, priority: fields.priority },
@@ -535,6 +547,10 @@ export class SteeringEngine {
     if (!opened.ok) {
       const { reason, where } = opened.refusal;
       this.metrics.refused.inc({ reason });
+      if (this.o.observer !== undefined) {
+        const read = readHopRecord(bytes);
+        this.o.observer.ingested(read.ok ? read.value.hop : null, { refused: reason });
+      }
       return { kind: 'refused', reason, where: { ...where } };
     }
     const { record, digest } = opened.value;
@@ -580,6 +596,7 @@ export class SteeringEngine {
       });
     }
     this.metrics.ingested.inc({ result: inserted ? 'new' : 'duplicate' });
+    this.o.observer?.ingested(record.hop, inserted ? 'new' : 'duplicate', record);
     return { kind: 'stored', digest, inserted, record };
   }
 
@@ -614,7 +631,7 @@ export class SteeringEngine {
    */
   listing(query: string): Promise<ListingResponse> {
     return listDecisions(this.o.store, query, {
-      decision_uri: this.o.policy.decision_uri,
+      decision_uri: this.inForce.policy.decision_uri,
       grace_s: this.graceS,
     });
   }

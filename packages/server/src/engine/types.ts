@@ -63,6 +63,24 @@ export interface EngineOptions extends EngineMaterials {
     readonly decision?: bigint | undefined;
     readonly record?: bigint | undefined;
   };
+  /** Told of each decision made and each record posted (the operator console's activity). */
+  readonly observer?: EngineObserver;
+}
+
+/** What a door that watches the engine is told; it changes nothing the engine does. */
+export interface EngineObserver {
+  /** A decision signed and durable, its manifest about to be served. */
+  decided(fields: DecisionFields, digest: Uint8Array): void;
+  /**
+   * A record posted: new, a duplicate, or refused with companion C7's reason. `hop` is the
+   * record's hop key, `null` when the bytes do not read as a record.
+   */
+  ingested(
+    hop: Uint8Array | null,
+    outcome: 'new' | 'duplicate' | { readonly refused: string },
+    /** The record's span, when it was accepted. */
+    span?: { readonly start: bigint; readonly end: bigint },
+  ): void;
 }
 
 /** Live capacity: which pathways take live values, the thresholds, the clock skew allowed. */

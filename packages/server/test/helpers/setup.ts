@@ -4,8 +4,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { nodeBackend } from '@wai-steering/wire/node';
 import { afterAll, beforeAll } from 'vitest';
-import { SteeringApp } from '../../src/app.js';
+import { SteeringApp, steeringRoutes } from '../../src/app.js';
 import { loadConfig, type ServerConfig } from '../../src/config.js';
+import { ConsoleActivity } from '../../src/console/activity.js';
+import { type ConsoleOptions, consoleRoutes } from '../../src/console/routes.js';
 import { type DemoSetup, setupDemo } from '../../src/demo/setup.js';
 import { HopSimulator } from '../../src/demo/simulator.js';
 import { SteeringEngine } from '../../src/engine/engine.js';
@@ -64,6 +66,7 @@ export async function demoApp(
     maxQueue?: number;
     start?: bigint;
     encoder?: 'fast' | 'wire';
+    console?: ConsoleOptions;
   } = {},
 ) {
   const { setup, config, remove } = demoRoom(8080, options.periodMs ?? 2000);
@@ -71,6 +74,9 @@ export async function demoApp(
   const m = readMaterials(config);
   const { warnings: _, ...materials } = m;
   const store = new SqliteStore(':memory:');
+  const activity = new ConsoleActivity(materials.policy.pathways.length, {
+    lag: { lagUs: materials.policy.lag_us, now: clock.now },
+  });
   const engine = await SteeringEngine.open({
     ...materials,
     store,
@@ -80,8 +86,17 @@ export async function demoApp(
     maxQueue: options.maxQueue ?? 10_000,
     clock: clock.now,
     ...(options.encoder === undefined ? {} : { encoder: options.encoder }),
+    observer: activity,
   });
-  const app = new SteeringApp(engine, { maxRecordBytes: 4096, maxTargetBytes: 8192 });
+  const app = new SteeringApp(engine, {
+    maxRecordBytes: 4096,
+    maxTargetBytes: 8192,
+    ...(options.console === undefined
+      ? {}
+      : {
+          routes: [...steeringRoutes(engine), ...consoleRoutes(engine, activity, options.console)],
+        }),
+  });
   const sim = new HopSimulator({
     policy: setup.policy,
     roomId: setup.roomId,
@@ -94,6 +109,7 @@ export async function demoApp(
     config,
     clock,
     engine,
+    activity,
     app,
     store,
     sim,
