@@ -75,15 +75,24 @@ export function engineStatusSource(
   engine: SteeringEngine,
   activity: ConsoleActivity,
 ): StatusSource {
+  // Getters: the policy in force, and the sessions' table, change when a policy is rotated in.
   return {
-    policy: engine.policy,
-    policyDigest: engine.policyDigest,
+    get policy() {
+      return engine.policy;
+    },
+    get policyDigest() {
+      return engine.policyDigest;
+    },
     get room() {
       return engine.room;
     },
     now: () => engine.now(),
     evidenceAt: (t) => engine.evidenceAt(t),
-    loads: engine.sessions.loads,
+    // The loads decisions state now (sessions whose end has come are out, swept or not).
+    get loads() {
+      return engine.sessions.loadsAt(engine.sessions.secondsAt(Number(engine.now() / 1000n)));
+    },
+    liveValues: () => engine.liveValues(),
     get sessions() {
       return engine.sessions.size;
     },

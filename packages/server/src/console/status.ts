@@ -29,6 +29,7 @@ import {
   STATUS,
   toHex,
 } from '@wai-steering/wire';
+import type { LiveValue } from '../live/capacity.js';
 import type { ConsoleActivity } from './activity.js';
 import { PLACE_NAME, REASONS_BY_CODE, STATUS_BY_CODE } from './names.js';
 
@@ -50,6 +51,8 @@ export interface StatusSource {
   readonly activity: ConsoleActivity;
   /** Decisions answered since start, by §6.4 reason name. */
   decisionsByReason(): Record<string, number>;
+  /** Each pathway's live capacity and its source (`live/`), when live capacity is on. */
+  liveValues?(): readonly LiveValue[] | undefined;
 }
 
 /** How long "lately" is for the share of sessions placed first (seconds). */
@@ -144,6 +147,7 @@ export function buildStatus(s: StatusSource) {
     acc += p.min_share_ppm;
   }
   const room = s.room.room;
+  const live = s.liveValues?.();
   // §5.2, for the stale pathways: each hop's coverage of the window by every record held of it.
   const coverage = evidence.pathways.some((p) => p.status === STATUS.stale)
     ? explainCoverage(policy, evidence.window, {
@@ -240,6 +244,17 @@ export function buildStatus(s: StatusSource) {
       },
       load: loads[i]!,
       capacity,
+      // Live policy (docs/live-policy.md): where the capacity in force comes from, and the age
+      // of the newest site report; null when live capacity is off.
+      live:
+        live?.[i] === undefined
+          ? null
+          : {
+              source: live[i]!.source,
+              capacity: live[i]!.capacity,
+              latency_ms: live[i]!.latency_ms,
+              report_age_s: live[i]!.ageUs === null ? null : Number(live[i]!.ageUs) / 1e6,
+            },
       min_share_ppm: p.min_share_ppm,
       band: [bandStart[i]!, bandStart[i]! + p.min_share_ppm],
       firstShare: {

@@ -551,7 +551,7 @@ export class SteeringEngine {
         const read = readHopRecord(bytes);
         this.o.observer.ingested(read.ok ? read.value.hop : null, { refused: reason });
       }
-      return { kind: 'refused', reason, where: { ...where } };
+      return { kind: 'refused', reason, where: { ...where }, message: opened.refusal.message };
     }
     const { record, digest } = opened.value;
     const now = this.now();
@@ -597,7 +597,18 @@ export class SteeringEngine {
     }
     this.metrics.ingested.inc({ result: inserted ? 'new' : 'duplicate' });
     this.o.observer?.ingested(record.hop, inserted ? 'new' : 'duplicate', record);
-    return { kind: 'stored', digest, inserted, record };
+    // Taken, but named by no decision while its hop is on no pathway of the policy in force (§5.2
+    // names only a pathway's hops): said, so that a hop's operator sees it.
+    const onPathway = this.inForce.policy.pathways.some((p) =>
+      p.hops.some((h) => bytesEqual(h.key, record.hop)),
+    );
+    return {
+      kind: 'stored',
+      digest,
+      inserted,
+      record,
+      ...(onPathway ? {} : { unused: 'its hop is on no pathway of the policy in force' }),
+    };
   }
 
   /** Shares the engine with the other instances of its deployment (`instances/link.ts`). */

@@ -166,6 +166,8 @@ export interface RecordStored {
   /** Whether it was new (`false`: the store held it already). */
   readonly inserted: boolean;
   readonly record: HopRecord;
+  /** Why no decision will name it, when none will (its hop is on no pathway, say). */
+  readonly unused?: string;
 }
 
 /** A per-hop record refused: companion C7's reason and where. */
@@ -173,6 +175,8 @@ export interface RecordRefused {
   readonly kind: 'refused';
   readonly reason: string;
   readonly where: Readonly<Record<string, unknown>>;
+  /** The refusal in words (the reader's, or the rule's). */
+  readonly message?: string;
 }
 
 /** A per-hop record outside the records' horizon (`guard/horizon.ts`): a server refusal. */

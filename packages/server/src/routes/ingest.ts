@@ -32,9 +32,9 @@ export async function ingest(ctx: RouteContext): Promise<AppResponse> {
   const result = await ctx.engine.ingest(body);
   switch (result.kind) {
     case 'stored':
-      return stored(result.digest, result.inserted);
+      return stored(result.digest, result.inserted, result.unused);
     case 'refused':
-      return refused(result.reason, result.where);
+      return refused(result.reason, result.where, result.message);
     case 'outside':
       return outsideHorizon(result.refusal.error, result.refusal.message);
     case 'overloaded':

@@ -86,14 +86,41 @@ export function incompleteBody(): AppResponse {
   return { ...problem(400, 'incomplete_body', 'the request body ended early'), close: true };
 }
 
-/** A record refused: companion C7's reason and where. */
-export function refused(reason: string, where: Readonly<Record<string, unknown>>): AppResponse {
-  return json(400, { reason, where });
+/** A record refused: companion C7's reason and where, and a sentence for people. */
+export function refused(
+  reason: string,
+  where: Readonly<Record<string, unknown>>,
+  message?: string,
+): AppResponse {
+  const said = SENTENCES[reason] ?? message;
+  return json(400, {
+    reason,
+    where,
+    message: said === undefined || said === '' ? `the record is refused: ${reason}` : said,
+  });
 }
 
-/** A record stored: 201 when new, 200 when held already, with its digest. */
-export function stored(digest: Uint8Array, inserted: boolean): AppResponse {
-  return json(inserted ? 201 : 200, { digest: toHex(digest) });
+/** The refusals of a hop's operator, in words (the others carry the reader's own message). */
+const SENTENCES: Readonly<Record<string, string>> = {
+  hop_not_authorised:
+    "the room's key log does not let this hop sign it: its entry needs live/hop, and energy/<class> for the class it states",
+  hop_revoked: "the room's key log revokes this hop",
+  wrong_room: 'the record is of another room than the one this server steers',
+  bad_signature: "the record's signature does not verify with its hop key",
+  bad_key: "the record's hop key is not a valid Ed25519 key",
+};
+
+/**
+ * A record stored: 201 when new, 200 when held already, with its digest; `used: false` and why
+ * when no decision will name it.
+ */
+export function stored(digest: Uint8Array, inserted: boolean, unused?: string): AppResponse {
+  const body: Record<string, unknown> = { digest: toHex(digest) };
+  if (unused !== undefined) {
+    body.used = false;
+    body.why = unused;
+  }
+  return json(inserted ? 201 : 200, body);
 }
 
 /** A capacity report taken (201) or ignored as no newer than the one held (200). */
