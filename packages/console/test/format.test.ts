@@ -8,7 +8,7 @@ import {
   groupDigits,
   joules,
   percent,
-} from '../src/shared/format.js';
+} from '../src/common/format.js';
 
 describe('format', () => {
   it('abbreviates long hex and leaves short hex alone', () => {

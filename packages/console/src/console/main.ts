@@ -3,8 +3,8 @@
  * (docs/console.md) and draws them. With a bearer token configured, the page asks for it once and
  * keeps it for the tab (sessionStorage).
  */
-import '../shared/style.css';
-import { byId, fill } from '../shared/dom.js';
+import '../common/style.css';
+import { byId, fill } from '../common/dom.js';
 import { Charts, HistoryBuffer } from './charts.js';
 import { renderDecisions, renderHops, renderMeta, renderPathways } from './render.js';
 import type { History, Status } from './types.js';

@@ -1,5 +1,5 @@
 /** The console's views of a `/status` snapshot: the header, pathway cards, hops, decisions. */
-import { byId, fill, h } from '../shared/dom.js';
+import { byId, fill, h } from '../common/dom.js';
 import {
   abbrev,
   clockTime,
@@ -8,7 +8,7 @@ import {
   groupDigits,
   joules,
   percent,
-} from '../shared/format.js';
+} from '../common/format.js';
 import { PATHWAY_COLOURS } from './charts.js';
 import type { HopProblem, PathwayStatus, Status } from './types.js';
 

@@ -5,7 +5,7 @@
  * verified offline (`verifyDecision`, §9.1). It shows the outcome the CLI gives (companion C8)
  * with what it trusted: the room and its authority.
  */
-import '../shared/style.css';
+import '../common/style.css';
 import {
   FetchError,
   fetchAndVerify,
@@ -21,8 +21,8 @@ import {
   roomIdOf,
   toHex,
 } from '@wai-steering/wire';
-import { byId, fill, h } from '../shared/dom.js';
-import { delivery, groupDigits, joules } from '../shared/format.js';
+import { byId, fill, h } from '../common/dom.js';
+import { delivery, groupDigits, joules } from '../common/format.js';
 import { type HeldFile, inputsOf, kindOf } from './files.js';
 
 const CLASS_LABEL: Record<number, string> = {
