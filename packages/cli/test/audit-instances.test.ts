@@ -61,9 +61,12 @@ describe('two instances on PostgreSQL, audited', () => {
     let decisions = 0;
     for (let i = 0; i < SESSIONS; i++) {
       const home = i % 2 === 0 ? a : b;
-      const first = await (await fetch(`${home.url}/steer?_HLS_throughput=5000000`)).json();
+      const first = (await (await fetch(`${home.url}/steer?_HLS_throughput=5000000`)).json()) as {
+        'RELOAD-URI': string;
+        'PATHWAY-PRIORITY': string[];
+      };
       decisions++;
-      const reload = new URL(first['RELOAD-URI'] as string);
+      const reload = new URL(first['RELOAD-URI']);
       for (let r = 0; r < RELOADS; r++) {
         await pause(60);
         const res = await fetch(
