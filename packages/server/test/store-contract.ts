@@ -19,7 +19,7 @@ export interface ContractStore {
 }
 
 const secretKey = new Uint8Array(32).fill(3);
-const signer = nodeBackend.publicKey(secretKey);
+export const signer = nodeBackend.publicKey(secretKey);
 const bytes = (n: number) => fc.uint8Array({ minLength: n, maxLength: n });
 const u64 = fc.bigInt({ min: 0n, max: (1n << 64n) - 1n });
 const u128 = fc.bigInt({ min: 0n, max: (1n << 128n) - 1n });

@@ -1,60 +1,12 @@
 import { createHash } from 'node:crypto';
 import { statSync } from 'node:fs';
-import { type DecisionFields, signDecision } from '@wai-steering/wire';
-import { nodeBackend } from '@wai-steering/wire/node';
+import type { DecisionFields } from '@wai-steering/wire';
 import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
 import { joinDecision, splitAgainst, splitDecision } from '../src/store/compact.js';
 import { SqliteStore } from '../src/store/sqlite.js';
 import { tempDir } from './helpers/setup.js';
-
-const secretKey = new Uint8Array(32).fill(3);
-const signer = nodeBackend.publicKey(secretKey);
-
-const bytes = (n: number) => fc.uint8Array({ minLength: n, maxLength: n });
-const u64 = fc.bigInt({ min: 0n, max: (1n << 64n) - 1n });
-const u128 = fc.bigInt({ min: 0n, max: (1n << 128n) - 1n });
-
-/** Any decision fields (not necessarily valid by §7.2: the split is a cut of bytes). */
-const fieldsArb = fc.integer({ min: 0, max: 6 }).chain((m) =>
-  fc.record({
-    room: bytes(32),
-    signer: fc.constant(signer),
-    policy: bytes(32),
-    t: u64,
-    session: bytes(16),
-    draw: fc.nat(999_999),
-    protocol: fc.integer({ min: 1, max: 2 }),
-    report: fc.record({ present: fc.nat(7), pathway: fc.nat(255), throughput: u64, buffer: u64 }),
-    pathways: fc.array(
-      fc.record({
-        load: fc.nat(),
-        limits: fc.nat(7),
-        status: fc.nat(4),
-        class: fc.nat(5),
-        joules: u128,
-        delivery: u128,
-        evidence: fc.array(bytes(32), { maxLength: 8 }),
-      }),
-      { minLength: m, maxLength: m },
-    ),
-    ttl: fc.integer({ min: 1, max: 0xffffffff }),
-    reason: fc.integer({ min: 1, max: 6 }),
-    priority: fc.array(fc.nat(255), { minLength: m, maxLength: m }),
-  }),
-);
-
-function sign(f: DecisionFields) {
-  const b = signDecision(f, secretKey, { backend: nodeBackend, check: false });
-  return {
-    bytes: b,
-    digest: new Uint8Array(
-      createHash('sha256')
-        .update(b.subarray(0, b.length - 64))
-        .digest(),
-    ),
-  };
-}
+import { fieldsArb, sign, signer } from './store-contract.js';
 
 let cleanup: (() => void)[] = [];
 afterEach(() => {
