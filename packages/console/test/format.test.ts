@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   abbrev,
+  ago,
   bytes,
   clockTime,
   delivery,
@@ -46,5 +47,19 @@ describe('format', () => {
     expect(delivery('1500000', 2)).toBe('1.5 s delivered');
     expect(percent(100_000)).toBe('10 %');
     expect(percent(50_000)).toBe('5.0 %');
+  });
+
+  it('writes an age as how long ago, and never for none', () => {
+    expect(ago(null)).toBe('never');
+    expect(ago(0)).toBe('just now');
+    expect(ago(0.4)).toBe('just now');
+    expect(ago(-2)).toBe('just now');
+    expect(ago(3.9)).toBe('3 s ago');
+    expect(ago(59.99)).toBe('59 s ago');
+    expect(ago(60)).toBe('1 min ago');
+    expect(ago(185)).toBe('3 min 5 s ago');
+    expect(ago(3600)).toBe('1 h ago');
+    expect(ago(7800)).toBe('2 h 10 min ago');
+    expect(ago(86_400 * 3 + 3600 * 4 + 59)).toBe('3 d 4 h ago');
   });
 });

@@ -14,6 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ServerConfig } from '../src/config.js';
 import { consoleDistDir, readConsoleAssets } from '../src/console/assets.js';
 import { HopSimulator } from '../src/demo/simulator.js';
+import { SiteSimulator } from '../src/demo/site.js';
 import { monotonicClock } from '../src/engine/clock.js';
 import { type RunningServer, startServer } from '../src/server.js';
 import { type Browser, HAVE_CHROMIUM, launch } from './helpers/chromium.js';
@@ -253,6 +254,8 @@ describe.skipIf(!HAVE_CHROMIUM && process.env.CI !== 'true')('the console in Chr
         expect(Math.abs(Number.parseFloat(figure!) - jPerGb)).toBeLessThan(0.06);
       }
     }
+    // Live capacity is off: no card shows it.
+    expect(await page.locator('[data-testid="live"]').count()).toBe(0);
     // The demo's statuses: cdn-a and cdn-b have figures, cdn-b-east has an unmetered hop.
     expect(status.pathways.map((p) => p.status)).toEqual(['figure', 'figure', 'unmetered']);
     // The plots: each canvas shows its series, not only its axes.
@@ -443,6 +446,99 @@ describe.skipIf(!HAVE_CHROMIUM && process.env.CI !== 'true')('the console in Chr
     await page.close();
   });
 });
+
+describe.skipIf(!HAVE_CHROMIUM && process.env.CI !== 'true')(
+  'the console with live capacity',
+  () => {
+    let remove: () => void;
+    let server: RunningServer;
+    let site: SiteSimulator;
+    let browser: Browser;
+
+    beforeAll(async () => {
+      const room = demoRoom(await freePort(), 2000);
+      remove = room.remove;
+      const clock = monotonicClock();
+      server = await startServer(
+        {
+          ...room.config,
+          listen: { host: '127.0.0.1', port: 0 },
+          store: { ...room.config.store, path: ':memory:' },
+          live: {
+            pathways: ['cdn-b'],
+            capacityThresholdPpm: 0,
+            latencyThresholdMs: 10,
+            maxAhead: 5000,
+          },
+        },
+        { clock },
+      );
+      const pathway = room.setup.policy.pathways.findIndex((p) => p.id === 'cdn-b');
+      site = new SiteSimulator({
+        base: server.url,
+        roomId: room.setup.roomId,
+        pathway: 'cdn-b',
+        hop: room.setup.hops.find((h) => h.pathway === pathway && h.place === 1)!,
+        periodUs: room.setup.policy.period_us,
+        clock,
+      });
+      browser = await launch();
+    });
+
+    afterAll(async () => {
+      await browser?.close();
+      await server?.close();
+      remove?.();
+    });
+
+    it("each card shows its live capacity, the capacity's source and its newest report's age", async () => {
+      const res = await fetch(`${server.url}/capacity`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/jose' },
+        body: await site.sign(7),
+      });
+      expect(res.status, await res.text()).toBe(201);
+      interface LiveJson {
+        pathways: {
+          id: string;
+          live: { source: string; capacity: number; latency_ms: number } | null;
+        }[];
+      }
+      const status = await getJson<LiveJson>(`${server.url}/status`);
+      expect(status.pathways.map((p) => p.live?.source)).toEqual([
+        'template',
+        'reports',
+        'template',
+      ]);
+
+      const { page, errors } = await browser.page();
+      await page.goto(`${server.url}/console/`);
+      await page.waitForSelector('body[data-ready="true"]');
+      for (const p of status.pathways) {
+        const live = page.locator(`[data-pathway="${p.id}"] [data-testid="live"]`);
+        expect(await live.getAttribute('data-source')).toBe(p.live!.source);
+        expect(await live.locator('[data-testid="live-source"]').textContent()).toBe(
+          p.live!.source,
+        );
+        // A policy's capacity 2^32 − 1 sets no limit (§3.2).
+        expect(await live.locator('[data-testid="live-capacity"]').textContent()).toBe(
+          p.live!.capacity === 0xffff_ffff ? 'no limit' : String(p.live!.capacity),
+        );
+        expect(await live.locator('[data-testid="live-latency"]').textContent()).toBe(
+          `${p.live!.latency_ms} ms`,
+        );
+        const age = await live.locator('[data-testid="live-age"]').textContent();
+        if (p.live!.source === 'template') expect(age).toBe('never');
+        else expect(age).toMatch(/^(just now|\d+ s ago)$/);
+      }
+      // cdn-b's capacity is its one site's slots.
+      expect(status.pathways[1]!.live!.capacity).toBe(7);
+      await shot(page, 'console-live.png');
+      expect(errors).toEqual([]);
+      await page.close();
+    });
+  },
+);
 
 describe.skipIf(!HAVE_CHROMIUM && process.env.CI !== 'true')('the console access control', () => {
   const TOKEN = 'console-test-token-0123456789';

@@ -68,3 +68,19 @@ export function percent(ppm: number): string {
   const p = ppm / 10_000;
   return `${p.toFixed(p !== 0 && p < 10 ? 1 : 0)} %`;
 }
+
+/**
+ * An age in seconds, as how long ago: `just now` under a second, `42 s ago`, `3 min 5 s ago`,
+ * `2 h 10 min ago`, `3 d 4 h ago`; `never` for `null` (nothing received yet).
+ */
+export function ago(seconds: number | null): string {
+  if (seconds === null) return 'never';
+  const s = Number.isFinite(seconds) && seconds > 0 ? Math.floor(seconds) : 0;
+  if (s < 1) return 'just now';
+  if (s < 60) return `${s} s ago`;
+  const pair = (big: number, bigUnit: string, small: number, smallUnit: string): string =>
+    small === 0 ? `${big} ${bigUnit} ago` : `${big} ${bigUnit} ${small} ${smallUnit} ago`;
+  if (s < 3600) return pair(Math.floor(s / 60), 'min', s % 60, 's');
+  if (s < 86_400) return pair(Math.floor(s / 3600), 'h', Math.floor((s % 3600) / 60), 'min');
+  return pair(Math.floor(s / 86_400), 'd', Math.floor((s % 86_400) / 3600), 'h');
+}

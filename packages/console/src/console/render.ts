@@ -2,6 +2,7 @@
 import { byId, fill, h } from '../common/dom.js';
 import {
   abbrev,
+  ago,
   clockTime,
   delivery,
   duration,
@@ -10,7 +11,7 @@ import {
   percent,
 } from '../common/format.js';
 import { PATHWAY_COLOURS } from './charts.js';
-import type { HopProblem, PathwayStatus, Status } from './types.js';
+import type { HopProblem, LiveStatus, PathwayStatus, Status } from './types.js';
 
 const BASIS = ['', 'joules per delivered byte', 'joules per delivered second at the floor tier'];
 
@@ -92,6 +93,58 @@ function whyStale(s: Status, p: PathwayStatus): HTMLElement | null {
 
 function limitPill(ok: boolean, text: string, title: string): HTMLElement {
   return h('span', { class: `pill ${ok ? 'ok' : 'bad'}`, title }, `${ok ? '✓' : '✗'} ${text}`);
+}
+
+/** A policy's `capacity` that sets no limit (§3.2). */
+const NO_CAPACITY_LIMIT = 0xffff_ffff;
+
+const LIVE_SOURCE: Record<LiveStatus['source'], { pill: string; title: string }> = {
+  template: {
+    pill: '',
+    title:
+      "the template's capacity: no edge hop of this pathway has reported, or it takes no live values",
+  },
+  reports: {
+    pill: 'ok',
+    title: "the sum of its edge hops' fresh reports (GAS), within the template's capacity",
+  },
+  expired: {
+    pill: 'warn',
+    title: 'every report of its edge hops has expired: capacity 0 until one reports again',
+  },
+};
+
+/** The pathway's live capacity, its source and its newest report's age (docs/live-policy.md). */
+function liveFacts(live: LiveStatus): HTMLElement {
+  const source = LIVE_SOURCE[live.source] ?? { pill: '', title: live.source };
+  return h(
+    'dl',
+    { class: 'facts live-facts', 'data-testid': 'live', 'data-source': live.source },
+    h('dt', {}, 'live capacity'),
+    h(
+      'dd',
+      {},
+      h(
+        'span',
+        { 'data-testid': 'live-capacity' },
+        live.capacity === NO_CAPACITY_LIMIT ? 'no limit' : groupDigits(String(live.capacity)),
+      ),
+      live.capacity === NO_CAPACITY_LIMIT ? '' : live.capacity === 1 ? ' session' : ' sessions',
+      h(
+        'span',
+        { class: `pill ${source.pill}`, title: source.title, 'data-testid': 'live-source' },
+        live.source,
+      ),
+    ),
+    h('dt', {}, 'live latency'),
+    h('dd', { 'data-testid': 'live-latency' }, `${groupDigits(String(live.latency_ms))} ms`),
+    h('dt', {}, 'newest report'),
+    h(
+      'dd',
+      live.report_age_s === null ? {} : { title: `${live.report_age_s.toFixed(3)} s` },
+      h('span', { 'data-testid': 'live-age' }, ago(live.report_age_s)),
+    ),
+  );
 }
 
 function card(s: Status, p: PathwayStatus): HTMLElement {
@@ -208,6 +261,7 @@ function card(s: Status, p: PathwayStatus): HTMLElement {
           { class: barClass, title: `${loadPct.toFixed(1)} % of capacity` },
           h('span', { style: `width:${loadPct}%` }),
         ),
+    p.live === null ? null : liveFacts(p.live),
   );
 }
 

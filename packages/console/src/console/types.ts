@@ -22,6 +22,19 @@ export interface HopStatus {
   };
 }
 
+/**
+ * A pathway's live capacity (docs/live-policy.md): where the capacity in force comes from
+ * (`template`: the policy's own, no report yet or the pathway takes no live values; `reports`:
+ * its edge hops' fresh reports; `expired`: every report past its expiry, capacity 0), the
+ * capacity and latency, and the age of the newest report in seconds (`null`: none yet).
+ */
+export interface LiveStatus {
+  readonly source: 'template' | 'reports' | 'expired';
+  readonly capacity: number;
+  readonly latency_ms: number;
+  readonly report_age_s: number | null;
+}
+
 export interface PathwayStatus {
   readonly index: number;
   readonly id: string;
@@ -48,6 +61,8 @@ export interface PathwayStatus {
   };
   readonly load: number;
   readonly capacity: number | null;
+  /** `null` when live capacity is off. */
+  readonly live: LiveStatus | null;
   readonly min_share_ppm: number;
   readonly band: [number, number];
   readonly firstShare: { seconds: number; placed: number; of: number; ppm: number | null };
