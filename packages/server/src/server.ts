@@ -460,7 +460,8 @@ export async function startServer(
   // not verify or whose signer may not sign it, is refused and the one in force stays.
   const reloadPolicy = async (): Promise<boolean> => {
     const checked = readPolicyFile(config, engine.room, backend);
-    if (bytesEqual(checked.digest, engine.policyDigest)) return false;
+    // The file's policy in force already, or the template of the live policy in force.
+    if (bytesEqual(checked.digest, engine.templateDigest)) return false;
     if (config.live !== null) liveOptions(config, checked.policy); // its IDs still fit
     await engine.rotatePolicy(checked.bytes, 'operator');
     return true;
@@ -482,11 +483,10 @@ export async function startServer(
   }
   const peers = instances.peers;
   if (peers !== undefined) {
-    const ids = engine.policy.pathways.map((p) => p.id);
     engine.metrics.gauge(
       'wai_steering_peer_load',
       "Each pathway's load at the live peers (other instances or workers), added to this one's.",
-      () => ids.map((id, i) => [{ pathway: id }, peers.peers[i] ?? 0] as const),
+      () => engine.policy.pathways.map((p, i) => [{ pathway: p.id }, peers.peers[i] ?? 0] as const),
     );
     engine.metrics.gauge('wai_steering_peers', 'Live peers as of the latest heartbeat.', () => [
       [{}, peers.livePeers],
@@ -522,11 +522,12 @@ export async function startServer(
   let ticks = 0;
   const sweeper = setInterval(() => {
     engine.sweep(Math.ceil(engine.sessions.slots / 8));
-    // Live capacity: a report's expiry passing may call for a policy (CATS's age-out), once a
-    // second at most.
-    if (live !== undefined && ++ticks % 4 === 0) {
-      engine.tickLive().catch((e: unknown) => {
-        console.error('wai-steering: signing a live policy failed:', e);
+    // Once a second: the policy another instance put in force and the site reports it took (a
+    // notification missed is healed here), then live capacity: a report's expiry passing may
+    // call for a policy (CATS's age-out).
+    if (++ticks % 4 === 0) {
+      engine.syncLive().catch((e: unknown) => {
+        console.error('wai-steering: keeping the live policy failed:', e);
       });
     }
   }, 250);

@@ -1,6 +1,6 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SCHEMA_VERSION } from '../src/store/pg-migrations.js';
+import { MIGRATIONS, SCHEMA_VERSION } from '../src/store/pg-migrations.js';
 import { PgStore } from '../src/store/postgres.js';
 import { type PgCluster, startPostgres } from './helpers/postgres.js';
 import { decisionAt, fakeRecord, storeContract } from './store-contract.js';
@@ -33,7 +33,7 @@ describe('PgStore', () => {
     const c = new pg.Client({ connectionString: url });
     await c.connect();
     const { rows } = await c.query('SELECT version FROM schema_migrations ORDER BY version');
-    expect(rows.map((r) => r.version)).toEqual([SCHEMA_VERSION]);
+    expect(rows.map((r) => r.version)).toEqual(MIGRATIONS.map((m) => m.version));
     await c.query("INSERT INTO schema_migrations (version, name) VALUES ($1, 'future')", [
       SCHEMA_VERSION + 1,
     ]);

@@ -32,6 +32,7 @@ import {
   type Room,
   readHopRecord,
   signPolicy,
+  toHex,
 } from '@wai-steering/wire';
 import type { ClientBudget } from '../guard/budget.js';
 import { RecordHorizon } from '../guard/horizon.js';
@@ -41,10 +42,10 @@ import type { InstanceLink } from '../instances/link.js';
 import { addLoads } from '../instances/loads.js';
 import { type ListingResponse, listDecisions } from '../listing.js';
 import { LiveCapacity, type LiveValue } from '../live/capacity.js';
-import { verifyCapacityReport } from '../live/report.js';
+import { type CapacityReport, verifyCapacityReport } from '../live/report.js';
 import { Metrics } from '../metrics.js';
 import { SessionTable } from '../sessions.js';
-import type { PruneResult, StoredRecord } from '../store/store.js';
+import type { PolicyClaim, PruneResult, StoredRecord } from '../store/store.js';
 import { monotonicClock } from './clock.js';
 import { CommitQueue } from './commit.js';
 import { type CheckedPolicy, checkPolicy, pathwayMap } from './policy.js';
@@ -108,6 +109,19 @@ export class SteeringEngine {
   private newestRecord: bigint | undefined;
   /** The other instances of the deployment, when there are any (`instances/`). */
   private link_: InstanceLink | undefined;
+  /** The `seq` of the policy in force in the store's order of policies; 0 before the first. */
+  private policySeq = 0;
+  /** The digest of the operator's policy (the template) the policy in force keeps the bounds of. */
+  private templateDigest_: Uint8Array;
+  /** A template read with another instance's live policy, for `apply`. */
+  private adoptedTemplate: Policy | undefined;
+  /** The `seq` of a stored policy that was not taken (logged once). */
+  private refusedSeq = 0;
+  private policyTurn: Promise<unknown> = Promise.resolve();
+  /** The `t` of the latest report of each pathway and hop read from the store or shared to it. */
+  private readonly seenReports = new Map<string, bigint>();
+  /** Whether keeping reports in the store fails (logged once until it works again). */
+  private shareFailing = false;
 
   private constructor(private readonly o: EngineOptions) {
     this.metrics = o.metrics ?? new Metrics();
@@ -127,6 +141,7 @@ export class SteeringEngine {
       digest: o.policyDigest,
     });
     this.live = o.live === undefined ? undefined : new LiveCapacity(o.policy, o.live);
+    this.templateDigest_ = o.policyDigest;
     this.sessionMac = o.sessionMac ?? new SessionMac();
     this.health = o.health ?? new Health();
     this.budget = o.budget;
@@ -186,6 +201,8 @@ export class SteeringEngine {
     await store.putBlob('policy', options.policyDigest, options.policyBytes);
     await store.putBlob('room', options.room.roomId, options.roomBytes);
     await engine.keepKeyLog(options.room, options.keyLogBytes);
+    await engine.joinStore();
+    await engine.readReports();
     await engine.loadEvidence();
     engine.registerGauges();
     engine.selfCheck();
@@ -205,6 +222,14 @@ export class SteeringEngine {
   /** The bytes of the policy in force. */
   get policyBytes(): Uint8Array {
     return this.inForce.bytes;
+  }
+
+  /**
+   * The digest of the operator's policy the policy in force keeps the bounds of: the policy in
+   * force itself, unless it was signed from live capacity.
+   */
+  get templateDigest(): Uint8Array {
+    return this.templateDigest_;
   }
 
   /** Each pathway's live capacity and latency, and where they come from (`live/`). */
@@ -266,11 +291,33 @@ export class SteeringEngine {
    * kept in the store before any decision names it, so that `/policies/<digest>` serves it as
    * long as decisions are. Sessions and loads carry over: when the pathways' IDs change, each
    * session moves to its pathway's new index, and a removed pathway's sessions are dropped.
+   *
+   * On a store shared by several instances the policy is put in force for all of them: the
+   * rotation is written to the store's order of policies (`claimPolicy`), and the others adopt
+   * it. An operator's rotation that another instance's overtakes is written again after it.
    */
   async rotatePolicy(bytes: Uint8Array, by: 'operator' | 'live'): Promise<PolicyRotated> {
     const checked = checkPolicy(this.room_, bytes, this.o.backend);
     if (!checked.ok) throw new TypeError(`rotatePolicy: the policy ${checked.problem}`);
-    const next = this.build(checked.value);
+    return this.serially(async () => {
+      for (let attempt = 0; attempt < 8; attempt++) {
+        const r = await this.rotateNow(checked.value, by);
+        if (r !== undefined) return r;
+      }
+      throw new Error('rotatePolicy: other instances kept rotating the policy first');
+    });
+  }
+
+  /** Policy changes, one at a time (a rotation, an adoption, a report's rotation). */
+  private serially<T>(f: () => Promise<T>): Promise<T> {
+    const run = this.policyTurn.then(f, f);
+    this.policyTurn = run.catch(() => {});
+    return run;
+  }
+
+  /** Checks a policy against the engine's encoder and builds what decisions under it need. */
+  private prepare(checked: CheckedPolicy): InForce {
+    const next = this.build(checked);
     const { fields, evidence } = this.assembleUnder(
       next,
       this.now(),
@@ -280,47 +327,257 @@ export class SteeringEngine {
       next.ids.map(() => 0),
     );
     next.signer.selfCheck(fields, evidence);
-    await this.o.store.putBlob('policy', next.digest, next.bytes);
+    return next;
+  }
+
+  /**
+   * One attempt at a rotation: `undefined` when another instance put a policy in force first
+   * (then adopted here).
+   */
+  private async rotateNow(
+    checked: CheckedPolicy,
+    by: 'operator' | 'live',
+  ): Promise<PolicyRotated | undefined> {
+    const next = this.prepare(checked);
+    const store = this.o.store;
+    const claim: PolicyClaim = {
+      seq: this.policySeq + 1,
+      digest: next.digest,
+      bytes: next.bytes,
+      template: by === 'operator' ? next.digest : this.templateDigest_,
+      at: this.now(),
+      by,
+    };
+    if (store.claimPolicy !== undefined) {
+      if (!(await store.claimPolicy(this.o.room.roomId, claim))) {
+        await this.adoptNow();
+        return undefined;
+      }
+      this.link_?.announceLive?.('policy');
+    } else {
+      await store.putBlob('policy', next.digest, next.bytes);
+    }
+    return this.apply(next, claim);
+  }
+
+  /** Puts a prepared policy in force under its claim. */
+  private apply(next: InForce, claim: PolicyClaim): PolicyRotated {
     const map = pathwayMap(this.inForce.policy, next.policy);
     if (map !== undefined) this.sessions.remap(map, next.ids.length);
     const previous = this.inForce.digest;
     this.inForce = next;
-    if (by === 'operator') {
-      this.live?.setTemplate(next.policy);
-      this.live?.rotated(this.now());
+    this.policySeq = claim.seq;
+    const templateChanged = !bytesEqual(claim.template, this.templateDigest_);
+    this.templateDigest_ = claim.template;
+    if (claim.by === 'operator') this.live?.setTemplate(next.policy);
+    else if (templateChanged && this.adoptedTemplate !== undefined) {
+      this.live?.setTemplate(this.adoptedTemplate);
     }
-    this.metrics.rotations.inc({ by });
-    return { kind: 'rotated', by, digest: next.digest, previous, remapped: map !== undefined };
+    this.adoptedTemplate = undefined;
+    // The next live rotation waits a period from this one, on every instance alike.
+    this.live?.rotated(claim.at);
+    this.metrics.rotations.inc({ by: claim.by });
+    return {
+      kind: 'rotated',
+      by: claim.by,
+      digest: next.digest,
+      previous,
+      remapped: map !== undefined,
+    };
+  }
+
+  /**
+   * Adopts the policy the store has in force when another instance put it there (its bytes are
+   * checked as the operator's are: room, signature, signer); `undefined` when there is none newer.
+   */
+  async adoptPolicy(): Promise<PolicyRotated | undefined> {
+    const adopted = await this.serially(() => this.adoptNow());
+    // The reports it was signed from, which the other instance kept before it.
+    if (adopted !== undefined) await this.readReports();
+    return adopted;
+  }
+
+  private async adoptNow(): Promise<PolicyRotated | undefined> {
+    const store = this.o.store;
+    if (store.policyInForce === undefined || this.closed) return undefined;
+    const claim = await store.policyInForce(this.o.room.roomId);
+    if (claim === undefined || claim.seq <= this.policySeq) return undefined;
+    if (bytesEqual(claim.digest, this.inForce.digest)) {
+      this.policySeq = claim.seq;
+      this.live?.rotated(claim.at);
+      return undefined;
+    }
+    const checked = checkPolicy(this.room_, claim.bytes, this.o.backend);
+    if (!checked.ok) {
+      this.refusedClaim(claim, checked.problem);
+      return undefined;
+    }
+    if (claim.by === 'live' && !bytesEqual(claim.template, this.templateDigest_)) {
+      // A live policy of another template: its bounds are the template's, read from the store.
+      const bytes = await store.getBlob('policy', claim.template);
+      const template =
+        bytes === undefined ? undefined : checkPolicy(this.room_, bytes, this.o.backend);
+      if (template === undefined || !template.ok) {
+        this.refusedClaim(claim, 'names a template the store does not hold, or one that fails');
+        return undefined;
+      }
+      this.adoptedTemplate = template.value.policy;
+    }
+    return this.apply(this.prepare(checked.value), claim);
+  }
+
+  /** A policy of the store this instance cannot take: logged once, the one in force stays. */
+  private refusedClaim(claim: PolicyClaim, problem: string): void {
+    if (this.refusedSeq === claim.seq) return;
+    this.refusedSeq = claim.seq;
+    console.error(
+      `wai-steering: the policy ${toHex(claim.digest)} another instance put in force was not taken: it ${problem}`,
+    );
+  }
+
+  /**
+   * At start, on a store that orders policies: joins the policy in force when it keeps this
+   * configuration's bounds (this policy, or one signed from live capacity over it, when live
+   * capacity is on); otherwise puts this configuration's policy in force for every instance (a
+   * new policy file, as SIGHUP would).
+   */
+  private async joinStore(): Promise<void> {
+    const store = this.o.store;
+    if (store.policyInForce === undefined || store.claimPolicy === undefined) return;
+    const mine = this.inForce;
+    for (let attempt = 0; attempt < 8; attempt++) {
+      const claim = await store.policyInForce(this.o.room.roomId);
+      if (
+        claim !== undefined &&
+        bytesEqual(claim.template, mine.digest) &&
+        (this.live !== undefined || bytesEqual(claim.digest, mine.digest))
+      ) {
+        if (bytesEqual(claim.digest, mine.digest)) {
+          this.policySeq = claim.seq;
+          this.live?.rotated(claim.at);
+          return;
+        }
+        const checked = checkPolicy(this.room_, claim.bytes, this.o.backend);
+        if (checked.ok) {
+          this.policySeq = claim.seq - 1;
+          this.apply(this.prepare(checked.value), claim);
+          return;
+        }
+      }
+      const seq = (claim?.seq ?? 0) + 1;
+      const at = this.now();
+      const own: PolicyClaim = {
+        seq,
+        digest: mine.digest,
+        bytes: mine.bytes,
+        template: mine.digest,
+        at,
+        by: 'operator',
+      };
+      if (await store.claimPolicy(this.o.room.roomId, own)) {
+        this.policySeq = seq;
+        if (claim !== undefined) this.live?.rotated(at);
+        return;
+      }
+    }
+    throw new Error('the store: other instances kept rotating the policy while this one started');
   }
 
   /**
    * A site's capacity report (`live/report.ts`): verified, held, and when the live values call
    * for it (and no policy was signed in this period), a new policy signed with the steering key
-   * and put in force.
+   * and put in force. On a shared store the report is kept for the other instances too.
    */
   async offerCapacity(jws: string): Promise<CapacityResult> {
     if (this.closed) return this.overloaded('the server is closing');
     if (this.live === undefined) return { kind: 'capacity_off' };
-    const now = this.now();
-    const verified = await verifyCapacityReport(jws, {
-      room: this.room_,
-      policy: this.inForce.policy,
-      now,
-      maxAheadUs: this.o.live?.maxAheadUs ?? 5_000_000n,
-    });
+    const verified = await this.verifyReport(jws, false);
     if (!verified.ok) {
       this.metrics.capacityReports.inc({ result: verified.refusal.reason });
       return { kind: 'report_refused', ...verified.refusal };
     }
-    const offered = this.live.offer(verified.report);
+    const report = verified.report;
+    const offered = this.live.offer(report);
     this.metrics.capacityReports.inc({ result: offered });
+    if (offered === 'taken') await this.shareReport(report, jws.trim());
     const rotated = offered === 'taken' ? await this.tickLive() : undefined;
     return {
       kind: 'report',
       taken: offered === 'taken',
-      report: verified.report,
+      report,
       ...(rotated === undefined ? {} : { rotated }),
     };
+  }
+
+  private verifyReport(jws: string, held: boolean) {
+    return verifyCapacityReport(jws, {
+      room: this.room_,
+      policy: this.inForce.policy,
+      now: this.now(),
+      maxAheadUs: this.o.live?.maxAheadUs ?? 5_000_000n,
+      held,
+    });
+  }
+
+  /** Keeps a report taken here for the other instances (a store failure keeps it here only). */
+  private async shareReport(report: CapacityReport, jws: string): Promise<void> {
+    const store = this.o.store;
+    if (store.putCapacityReport === undefined) return;
+    const pathway = this.inForce.ids[report.pathway]!;
+    this.seenReports.set(`${pathway} ${report.hop}`, report.t);
+    try {
+      if (
+        await store.putCapacityReport(this.o.room.roomId, {
+          pathway,
+          hop: report.hop,
+          t: report.t,
+          jws,
+        })
+      ) {
+        this.link_?.announceLive?.('capacity');
+      }
+    } catch (e) {
+      this.metrics.storeErrors.inc({ op: 'capacity' });
+      if (!this.shareFailing) {
+        console.error(`wai-steering: capacity reports are not shared: ${describeError(e)}`);
+      }
+      this.shareFailing = true;
+      return;
+    }
+    this.shareFailing = false;
+  }
+
+  /**
+   * The reports the store keeps that this instance has not taken (the other instances took them):
+   * each verified again, as if posted here, except that one past its expiry is taken too (it
+   * counts as GAS 0, CATS's age-out).
+   */
+  private async readReports(): Promise<void> {
+    const store = this.o.store;
+    if (this.live === undefined || store.capacityReports === undefined || this.closed) return;
+    const rows = await store.capacityReports(this.o.room.roomId);
+    for (const r of rows) {
+      const key = `${r.pathway} ${r.hop}`;
+      const seen = this.seenReports.get(key);
+      if (seen !== undefined && seen >= r.t) continue;
+      this.seenReports.set(key, r.t);
+      const verified = await this.verifyReport(r.jws, true);
+      if (verified.ok && this.live.offer(verified.report) === 'taken') {
+        this.metrics.capacityReports.inc({ result: 'shared' });
+      }
+    }
+  }
+
+  /**
+   * Catches up with the other instances (the policy in force, the site reports they took), then
+   * signs the policy the live values call for, if any: the server calls it on a timer and when
+   * the store announces a change.
+   */
+  async syncLive(): Promise<PolicyRotated | undefined> {
+    if (this.closed) return undefined;
+    const adopted = await this.serially(() => this.adoptNow());
+    await this.readReports();
+    return (await this.tickLive()) ?? adopted;
   }
 
   /**
@@ -328,12 +585,18 @@ export class SteeringEngine {
    * report's expiry passing: the server calls this on a timer so that a site that stops
    * reporting ages out).
    */
-  async tickLive(): Promise<PolicyRotated | undefined> {
-    if (this.live === undefined || this.closed) return undefined;
-    const next = this.live.next(this.inForce.policy, this.now(), this.o.publicKey);
-    if (next === undefined) return undefined;
-    const bytes = signPolicy(next, this.o.secretKey, { backend: this.o.backend });
-    return this.rotatePolicy(bytes, 'live');
+  tickLive(): Promise<PolicyRotated | undefined> {
+    return this.serially(async () => {
+      const live = this.live;
+      if (live === undefined || this.closed) return undefined;
+      const next = live.next(this.inForce.policy, this.now(), this.o.publicKey);
+      if (next === undefined) return undefined;
+      const bytes = signPolicy(next, this.o.secretKey, { backend: this.o.backend });
+      const checked = checkPolicy(this.room_, bytes, this.o.backend);
+      if (!checked.ok) throw new TypeError(`tickLive: the signed policy ${checked.problem}`);
+      // Another instance's rotation first: adopted instead (one policy per period for all).
+      return this.rotateNow(checked.value, 'live');
+    });
   }
 
   /** The records of the store a current or later window may name, into the evidence index. */

@@ -11,7 +11,8 @@
  * The catch-up reads the records ending after the window's start committed since the previous
  * read's horizon (`PgStore.recordsSince`: a snapshot's `xmin`, so a record committed in any order
  * is read). A key log head another instance kept (`wai_blobs`, kind `key-log`) is offered to
- * `onKeyLog`, which adopts it when it verifies and is newer.
+ * `onKeyLog`, which adopts it when it verifies and is newer; a capacity report kept or a policy
+ * put in force (`wai_live`, `docs/live-policy.md`) to `onLive`, which reads them from the store.
  */
 import type { PgStore, StoreNotice } from '../store/postgres.js';
 import type { SteeringStore, StoredRecord } from '../store/store.js';
@@ -23,6 +24,8 @@ export interface StoreFeedOptions {
   readonly onRecord: (record: StoredRecord) => void;
   /** A key log head kept by any instance. */
   readonly onKeyLog?: (bytes: Uint8Array) => void;
+  /** A capacity report kept, or a policy put in force, by any instance, for the room `room`. */
+  readonly onLive?: (what: 'capacity' | 'policy', room: Uint8Array) => void;
 }
 
 export class StoreFeed {
@@ -56,6 +59,8 @@ export class StoreFeed {
   private notice(n: StoreNotice): void {
     if (n.kind === 'record') {
       this.sync().catch(() => {});
+    } else if (n.kind === 'live') {
+      this.o.onLive?.(n.what, n.room);
     } else if (n.kind === 'blob' && n.blob === 'key-log' && this.o.onKeyLog !== undefined) {
       const onKeyLog = this.o.onKeyLog;
       this.store.getBlob('key-log', n.digest).then(

@@ -16,4 +16,9 @@ export interface InstanceLink {
   beforeWindow?(a: bigint): Promise<void> | undefined;
   /** A record this instance stored, new. */
   stored?(record: StoredRecord): void;
+  /**
+   * A capacity report this instance kept in the store, or a policy it put in force there, for the
+   * others to read now (a store that notifies by itself needs none).
+   */
+  announceLive?(what: 'capacity' | 'policy'): void;
 }

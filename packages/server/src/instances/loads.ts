@@ -38,6 +38,9 @@ export function addLoads(own: ArrayLike<number>, peers: PeerLoads | undefined): 
   return out;
 }
 
+const pathwaysOf = (o: LoadExchangeOptions): number =>
+  typeof o.pathways === 'number' ? o.pathways : o.pathways();
+
 /** A name for this instance: host, process and a random part (unique per start). */
 export function instanceName(): string {
   return `${hostname()}-${process.pid}-${randomBytes(4).toString('hex')}`;
@@ -47,7 +50,8 @@ export function instanceName(): string {
 export interface LoadExchangeOptions {
   /** This instance's own loads, read at each heartbeat. */
   readonly own: () => ArrayLike<number>;
-  readonly pathways: number;
+  /** The pathways counted: a number, or read at each beat (a rotation may change them). */
+  readonly pathways: number | (() => number);
   /** The heartbeat, ms; default 250. */
   readonly intervalMs?: number;
   /** A peer silent for this many intervals is dropped; default 4. */
@@ -56,12 +60,14 @@ export interface LoadExchangeOptions {
 
 /**
  * The exchange through PostgreSQL: each beat upserts this instance's row of `instance_loads`
- * and reads the other live rows of the same policy, in one statement, on the database's clock.
+ * and reads the other live rows of the same pathways (by `layout`: counts by index add up only
+ * between policies of the same pathway IDs in the same order, which live rotations keep), in
+ * one statement, on the database's clock.
  * A beat that fails keeps the peers' latest counts (counting a peer too long errs on the side
  * of a capacity limit).
  */
 export class PgLoadExchange implements PeerLoads {
-  readonly peers: Uint32Array;
+  peers: Uint32Array;
   livePeers = 0;
   /** Beats written and read. */
   beats = 0;
@@ -72,19 +78,20 @@ export class PgLoadExchange implements PeerLoads {
   private constructor(
     private readonly store: PgStore,
     readonly instance: string,
-    private readonly policy: Uint8Array,
+    private readonly layout: () => Uint8Array,
     private readonly o: LoadExchangeOptions,
   ) {
-    this.peers = new Uint32Array(o.pathways);
+    this.peers = new Uint32Array(pathwaysOf(o));
   }
 
   /** Starts the heartbeat (its first beat done when this resolves). */
   static async start(
     store: PgStore,
-    policyDigest: Uint8Array,
+    layout: Uint8Array | (() => Uint8Array),
     options: LoadExchangeOptions & { readonly instance?: string },
   ): Promise<PgLoadExchange> {
-    const x = new PgLoadExchange(store, options.instance ?? instanceName(), policyDigest, options);
+    const key = layout instanceof Uint8Array ? () => layout : layout;
+    const x = new PgLoadExchange(store, options.instance ?? instanceName(), key, options);
     // Rows of instances gone for an hour are removed (a dead instance's row is otherwise kept).
     await store.query(
       "DELETE FROM instance_loads WHERE at < clock_timestamp() - interval '1 hour'",
@@ -116,16 +123,18 @@ export class PgLoadExchange implements PeerLoads {
          SELECT counts FROM instance_loads
          WHERE instance <> $1 AND policy = $2
            AND at > clock_timestamp() - make_interval(secs => $4::float8 / 1000)`,
-        [this.instance, Buffer.from(this.policy), own, live],
+        [this.instance, Buffer.from(this.layout()), own, live],
       );
-      const sum = new Uint32Array(this.o.pathways);
+      const pathways = pathwaysOf(this.o);
+      const sum = new Uint32Array(pathways);
       let peers = 0;
       for (const r of rows) {
-        if (r.counts.length !== this.o.pathways) continue;
+        if (r.counts.length !== pathways) continue;
         peers++;
         for (let i = 0; i < sum.length; i++) sum[i]! += Number(r.counts[i]);
       }
-      this.peers.set(sum);
+      if (this.peers.length === pathways) this.peers.set(sum);
+      else this.peers = sum;
       this.livePeers = peers;
       this.beats++;
     } catch (e) {
@@ -176,7 +185,7 @@ export interface IpcChannel {
  * answers every worker with the sum of the other live workers' latest (`LoadsHub`).
  */
 export class IpcLoadExchange implements PeerLoads {
-  readonly peers: Uint32Array;
+  peers: Uint32Array;
   livePeers = 0;
   private readonly timer: NodeJS.Timeout;
   private readonly onMessage: (m: unknown) => void;
@@ -185,10 +194,12 @@ export class IpcLoadExchange implements PeerLoads {
     private readonly channel: IpcChannel,
     o: LoadExchangeOptions,
   ) {
-    this.peers = new Uint32Array(o.pathways);
+    this.peers = new Uint32Array(pathwaysOf(o));
     this.onMessage = (m) => {
-      if (!isLoadsMessage(m) || m.counts.length !== o.pathways) return;
-      for (let i = 0; i < o.pathways; i++) this.peers[i] = m.counts[i]!;
+      const pathways = pathwaysOf(o);
+      if (!isLoadsMessage(m) || m.counts.length !== pathways) return;
+      if (this.peers.length !== pathways) this.peers = new Uint32Array(pathways);
+      for (let i = 0; i < pathways; i++) this.peers[i] = m.counts[i]!;
       this.livePeers = m.live ?? 0;
     };
     channel.on('message', this.onMessage);

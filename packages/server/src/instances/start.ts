@@ -10,6 +10,7 @@
  * - SQLite alone: nothing to link.
  */
 import { windowAt } from '@wai-steering/evidence';
+import { bytesEqual, type Policy, sha256 } from '@wai-steering/wire';
 import type { SteeringEngine } from '../engine/engine.js';
 import { PgStore } from '../store/postgres.js';
 import type { SteeringStore } from '../store/store.js';
@@ -33,6 +34,44 @@ export function isRecordMessage(m: unknown): m is RecordMessage {
   );
 }
 
+/** An announcement between workers: a capacity report kept, or a policy put in force. */
+export interface LiveMessage {
+  readonly wai: 'live';
+  readonly what: 'capacity' | 'policy';
+}
+
+export function isLiveMessage(m: unknown): m is LiveMessage {
+  return (
+    typeof m === 'object' &&
+    m !== null &&
+    (m as { wai?: unknown }).wai === 'live' &&
+    ((m as { what?: unknown }).what === 'capacity' || (m as { what?: unknown }).what === 'policy')
+  );
+}
+
+/** What an announcement of live policy calls for: the store read again, the policy signed. */
+function onLive(engine: SteeringEngine, what: 'capacity' | 'policy'): void {
+  const done = what === 'policy' ? engine.adoptPolicy() : engine.syncLive();
+  done.catch((e: unknown) => {
+    console.error('wai-steering: reading the live policy of the other instances failed:', e);
+  });
+}
+
+/**
+ * The key of a policy's pathways, under which the instances add their loads: SHA-256 of the
+ * pathway IDs in order, one per line. Loads count by index, so they add up between policies of
+ * the same IDs in the same order (the live policies of one template).
+ */
+const layouts = new WeakMap<Policy, Uint8Array>();
+function layoutOf(policy: Policy): Uint8Array {
+  let key = layouts.get(policy);
+  if (key === undefined) {
+    key = sha256(new TextEncoder().encode(policy.pathways.map((p) => `${p.id}\n`).join('')));
+    layouts.set(policy, key);
+  }
+  return key;
+}
+
 export interface LinkOptions {
   readonly heartbeatMs: number;
   readonly dropAfterMs: number;
@@ -54,7 +93,7 @@ export async function linkInstances(
   store: SteeringStore,
   o: LinkOptions,
 ): Promise<Linked> {
-  const pathways = engine.policy.pathways.length;
+  const pathways = () => engine.policy.pathways.length;
   // The loads this instance's decisions state now (sessions whose end has come are out).
   const own = () =>
     engine.sessions.loadsAt(engine.sessions.secondsAt(Number(engine.now() / 1000n)));
@@ -65,8 +104,11 @@ export async function linkInstances(
       windowStart: () => windowAt(engine.policy, engine.now()).a,
       onRecord: (r) => engine.learnRecord(r),
       ...(o.onKeyLog === undefined ? {} : { onKeyLog: o.onKeyLog }),
+      onLive: (what, room) => {
+        if (bytesEqual(room, engine.room.roomId)) onLive(engine, what);
+      },
     });
-    const peers = await PgLoadExchange.start(store, engine.policyDigest, exchange);
+    const peers = await PgLoadExchange.start(store, () => layoutOf(engine.policy), exchange);
     const link: InstanceLink = { peers, beforeWindow: (a) => feed.beforeWindow(a) };
     engine.linkInstances(link);
     return {
@@ -86,6 +128,7 @@ export async function linkInstances(
   const onMessage = (m: unknown): void => {
     if (isRecordMessage(m))
       feed.heard(new Uint8Array(Buffer.from(m.digest, 'hex'))).catch(() => {});
+    else if (isLiveMessage(m)) onLive(engine, m.what);
   };
   channel.on('message', onMessage);
   const link: InstanceLink = {
@@ -93,6 +136,9 @@ export async function linkInstances(
     beforeWindow: (a) => feed.beforeWindow(a),
     stored: (r) => {
       channel.send?.({ wai: 'record', digest: Buffer.from(r.digest).toString('hex') });
+    },
+    announceLive: (what) => {
+      channel.send?.({ wai: 'live', what } satisfies LiveMessage);
     },
   };
   engine.linkInstances(link);

@@ -14,7 +14,7 @@
 import cluster, { type Worker } from 'node:cluster';
 import { availableParallelism } from 'node:os';
 import { isLoadsMessage, LoadsHub } from './loads.js';
-import { isRecordMessage } from './start.js';
+import { isLiveMessage, isRecordMessage } from './start.js';
 
 export interface WorkersOptions {
   /** How many workers; `auto`: one per core (`os.availableParallelism()`). */
@@ -60,7 +60,7 @@ export function runWorkers(o: WorkersOptions): Promise<RunningWorkers> {
     worker.on('message', (m: unknown) => {
       if (isLoadsMessage(m)) {
         if (worker.isConnected()) worker.send(hub.beat(worker.id, m.counts, Date.now()));
-      } else if (isRecordMessage(m)) {
+      } else if (isRecordMessage(m) || isLiveMessage(m)) {
         for (const { worker: other } of live.values()) {
           if (other !== worker && other.isConnected()) other.send(m);
         }

@@ -71,6 +71,11 @@ export interface ReportContext {
   readonly now: bigint;
   /** How far ahead of the room clock a report's `t` may be (µs): clocks differ a little. */
   readonly maxAheadUs: bigint;
+  /**
+   * A report another instance took already (read from the shared store): its expiry passing is
+   * no refusal (it then counts as GAS 0), nor is its `t` ahead of this instance's clock.
+   */
+  readonly held?: boolean;
 }
 
 /** A compact JWS is at most this long: a report is a few hundred bytes. */
@@ -234,6 +239,12 @@ export async function verifyCapacityReport(jws: string, ctx: ReportContext): Pro
         ? `the key log revokes ${kid}`
         : `the key log does not grant ${kid} live/hop`,
     );
+  }
+  if (ctx.held === true) {
+    return {
+      ok: true,
+      report: { pathway, hop: kid, gas, computingMs, networkMs, t, expires, windowUs },
+    };
   }
   if (expires <= ctx.now) return refuse('expired', 'the report expired before it arrived');
   if (t > ctx.now + ctx.maxAheadUs) {

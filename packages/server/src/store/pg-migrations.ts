@@ -83,6 +83,35 @@ export const MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 2,
+    name: 'live policy',
+    sql: `
+      -- The latest site capacity report of each pathway and hop (docs/live-policy.md), kept for
+      -- every instance; each instance verifies the JWS again.
+      CREATE TABLE capacity_reports (
+        room bytea NOT NULL,
+        pathway text NOT NULL,
+        hop text NOT NULL,
+        t bigint NOT NULL,
+        jws text NOT NULL,
+        PRIMARY KEY (room, pathway, hop)
+      );
+
+      -- The policies put in force, in order: the instance that writes seq first has rotated
+      -- every instance to its policy (whose bytes are in blobs).
+      CREATE TABLE policy_rotations (
+        room bytea NOT NULL,
+        seq bigint NOT NULL,
+        digest bytea NOT NULL,
+        template bytea NOT NULL,
+        at bigint NOT NULL,
+        by text NOT NULL,
+        written timestamptz NOT NULL DEFAULT now(),
+        PRIMARY KEY (room, seq)
+      );
+    `,
+  },
 ];
 
 /** The newest schema this code reads and writes. */

@@ -33,8 +33,10 @@ import type {
   BlobKind,
   CommitBatch,
   CommitResult,
+  PolicyClaim,
   PruneResult,
   SteeringStore,
+  StoredCapacityReport,
   StoredRecord,
   StoreStats,
 } from './store.js';
@@ -50,7 +52,9 @@ export interface PgStoreOptions {
 /** A notification of the store: a record or a blob another connection committed. */
 export type StoreNotice =
   | { readonly kind: 'record'; readonly digest: Uint8Array }
-  | { readonly kind: 'blob'; readonly blob: BlobKind; readonly digest: Uint8Array };
+  | { readonly kind: 'blob'; readonly blob: BlobKind; readonly digest: Uint8Array }
+  /** A capacity report kept, or a policy put in force, for the room of that id. */
+  | { readonly kind: 'live'; readonly what: 'capacity' | 'policy'; readonly room: Uint8Array };
 
 const DAY_US = 86_400_000_000n;
 const INT8_MAX = (1n << 63n) - 1n;
@@ -378,6 +382,73 @@ export class PgStore implements SteeringStore {
     );
   }
 
+  async putCapacityReport(room: Uint8Array, r: StoredCapacityReport): Promise<boolean> {
+    const { rows } = await this.pool.query(
+      `WITH up AS (
+         INSERT INTO capacity_reports (room, pathway, hop, t, jws) VALUES ($1, $2, $3, $4, $5)
+         ON CONFLICT (room, pathway, hop) DO UPDATE SET t = EXCLUDED.t, jws = EXCLUDED.jws
+         WHERE capacity_reports.t < EXCLUDED.t
+         RETURNING room
+       )
+       SELECT pg_notify('wai_live', 'capacity:' || encode(room, 'hex')) FROM up`,
+      [buf(room), r.pathway, r.hop, String(clamp(r.t)), r.jws],
+    );
+    return rows.length === 1;
+  }
+
+  async capacityReports(room: Uint8Array): Promise<StoredCapacityReport[]> {
+    const { rows } = await this.pool.query<{
+      pathway: string;
+      hop: string;
+      t: string;
+      jws: string;
+    }>('SELECT pathway, hop, t::text AS t, jws FROM capacity_reports WHERE room = $1', [buf(room)]);
+    return rows.map((r) => ({ pathway: r.pathway, hop: r.hop, t: BigInt(r.t), jws: r.jws }));
+  }
+
+  async claimPolicy(room: Uint8Array, c: PolicyClaim): Promise<boolean> {
+    // One statement, so one transaction: the claim and the policy's bytes are seen together.
+    const { rows } = await this.pool.query(
+      `WITH claim AS (
+         INSERT INTO policy_rotations (room, seq, digest, template, at, by)
+         VALUES ($1, $2, $3, $4, $5, $6)
+         ON CONFLICT (room, seq) DO NOTHING RETURNING room
+       ), blob AS (
+         INSERT INTO blobs (kind, digest, bytes) SELECT 'policy', $3, $7 FROM claim
+         ON CONFLICT (kind, digest) DO NOTHING
+       )
+       SELECT pg_notify('wai_live', 'policy:' || encode(room, 'hex')) FROM claim`,
+      [buf(room), c.seq, buf(c.digest), buf(c.template), String(clamp(c.at)), c.by, buf(c.bytes)],
+    );
+    return rows.length === 1;
+  }
+
+  async policyInForce(room: Uint8Array): Promise<PolicyClaim | undefined> {
+    const { rows } = await this.pool.query<{
+      seq: string;
+      digest: Buffer;
+      template: Buffer;
+      at: string;
+      by: string;
+      bytes: Buffer;
+    }>(
+      `SELECT r.seq::text AS seq, r.digest, r.template, r.at::text AS at, r.by, b.bytes
+       FROM policy_rotations r JOIN blobs b ON b.kind = 'policy' AND b.digest = r.digest
+       WHERE r.room = $1 ORDER BY r.seq DESC LIMIT 1`,
+      [buf(room)],
+    );
+    const r = rows[0];
+    if (r === undefined) return undefined;
+    return {
+      seq: Number(r.seq),
+      digest: asBytes(r.digest),
+      bytes: asBytes(r.bytes),
+      template: asBytes(r.template),
+      at: BigInt(r.at),
+      by: r.by === 'live' ? 'live' : 'operator',
+    };
+  }
+
   async getBlob(kind: BlobKind, digest: Uint8Array): Promise<Uint8Array | undefined> {
     if (digest.length !== 32) return undefined;
     const { rows } = await this.pool.query<{ bytes: Buffer }>(
@@ -545,7 +616,7 @@ export class PgStore implements SteeringStore {
     };
   }
 
-  /** The notification connection: `LISTEN` on both channels, listened again after a failure. */
+  /** The notification connection: `LISTEN` on its three channels, listened again after a failure. */
   private async listen(): Promise<void> {
     const c = new pg.Client({ connectionString: this.url });
     c.on('error', (e) => {
@@ -568,6 +639,7 @@ export class PgStore implements SteeringStore {
     await c.connect();
     await c.query('LISTEN wai_records');
     await c.query('LISTEN wai_blobs');
+    await c.query('LISTEN wai_live');
   }
 
   /** A query on the readers' pool (the loads' heartbeat uses it). */
@@ -608,6 +680,11 @@ function readNotice(channel: string, payload: string | undefined): StoreNotice |
   if (payload === undefined) return undefined;
   if (channel === 'wai_records' && /^[0-9a-f]{64}$/.test(payload)) {
     return { kind: 'record', digest: asBytes(Buffer.from(payload, 'hex')) };
+  }
+  const live = /^(capacity|policy):([0-9a-f]{64})$/.exec(payload);
+  if (channel === 'wai_live' && live !== null) {
+    const what = live[1] as 'capacity' | 'policy';
+    return { kind: 'live', what, room: asBytes(Buffer.from(live[2]!, 'hex')) };
   }
   const m = /^(policy|room|key-log):([0-9a-f]{64})$/.exec(payload);
   if (channel === 'wai_blobs' && m !== null) {

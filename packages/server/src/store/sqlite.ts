@@ -33,8 +33,10 @@ import type {
   DecisionPage,
   ListedDecision,
   NewestHeld,
+  PolicyClaim,
   PruneResult,
   SteeringStore,
+  StoredCapacityReport,
   StoredRecord,
   StoreStats,
 } from './store.js';
@@ -272,6 +274,25 @@ export class SqliteStore implements SteeringStore {
         kind TEXT NOT NULL,
         bytes BLOB NOT NULL,
         PRIMARY KEY (kind, digest)
+      ) WITHOUT ROWID;
+      -- Live policy (docs/live-policy.md), for the workers of one file: the latest site report of
+      -- each pathway and hop, and the policies put in force, in order.
+      CREATE TABLE IF NOT EXISTS capacity_reports (
+        room BLOB NOT NULL,
+        pathway TEXT NOT NULL,
+        hop TEXT NOT NULL,
+        t INTEGER NOT NULL,
+        jws TEXT NOT NULL,
+        PRIMARY KEY (room, pathway, hop)
+      ) WITHOUT ROWID;
+      CREATE TABLE IF NOT EXISTS policy_rotations (
+        room BLOB NOT NULL,
+        seq INTEGER NOT NULL,
+        digest BLOB NOT NULL,
+        template BLOB NOT NULL,
+        at INTEGER NOT NULL,
+        by TEXT NOT NULL,
+        PRIMARY KEY (room, seq)
       ) WITHOUT ROWID;
     `);
     const row = this.db.prepare("SELECT v FROM meta WHERE k = 'schema'").get() as
@@ -549,6 +570,72 @@ export class SqliteStore implements SteeringStore {
 
   getBlob(kind: BlobKind, digest: Uint8Array): Promise<Uint8Array | undefined> {
     return settle(() => this.getBlobSync(kind, digest));
+  }
+
+  putCapacityReport(room: Uint8Array, r: StoredCapacityReport): Promise<boolean> {
+    return settle(
+      () =>
+        this.db
+          .prepare(
+            `INSERT INTO capacity_reports (room, pathway, hop, t, jws) VALUES (?, ?, ?, ?, ?)
+             ON CONFLICT (room, pathway, hop) DO UPDATE SET t = excluded.t, jws = excluded.jws
+             WHERE capacity_reports.t < excluded.t`,
+          )
+          .run(room, r.pathway, r.hop, r.t, r.jws).changes === 1,
+    );
+  }
+
+  capacityReports(room: Uint8Array): Promise<StoredCapacityReport[]> {
+    return settle(() =>
+      (
+        this.db
+          .prepare('SELECT pathway, hop, t, jws FROM capacity_reports WHERE room = ?')
+          .safeIntegers(true)
+          .all(room) as { pathway: string; hop: string; t: bigint; jws: string }[]
+      ).map((r) => ({ pathway: r.pathway, hop: r.hop, t: r.t, jws: r.jws })),
+    );
+  }
+
+  claimPolicy(room: Uint8Array, c: PolicyClaim): Promise<boolean> {
+    return settle(() =>
+      this.db
+        .transaction(() => {
+          const won =
+            this.db
+              .prepare(
+                `INSERT OR IGNORE INTO policy_rotations (room, seq, digest, template, at, by)
+               VALUES (?, ?, ?, ?, ?, ?)`,
+              )
+              .run(room, c.seq, c.digest, c.template, c.at, c.by).changes === 1;
+          if (won) this.stmt.putBlob.run(c.digest, 'policy', c.bytes);
+          return won;
+        })
+        .immediate(),
+    );
+  }
+
+  policyInForce(room: Uint8Array): Promise<PolicyClaim | undefined> {
+    return settle(() => {
+      const r = this.db
+        .prepare(
+          `SELECT r.seq, r.digest, r.template, r.at, r.by, b.bytes FROM policy_rotations r
+           JOIN blobs b ON b.kind = 'policy' AND b.digest = r.digest
+           WHERE r.room = ? ORDER BY r.seq DESC LIMIT 1`,
+        )
+        .safeIntegers(true)
+        .get(room) as
+        | { seq: bigint; digest: Buffer; template: Buffer; at: bigint; by: string; bytes: Buffer }
+        | undefined;
+      if (r === undefined) return undefined;
+      return {
+        seq: Number(r.seq),
+        digest: asBytes(r.digest),
+        bytes: asBytes(r.bytes),
+        template: asBytes(r.template),
+        at: r.at,
+        by: r.by === 'live' ? 'live' : 'operator',
+      };
+    });
   }
 
   private getBlobSync(kind: BlobKind, digest: Uint8Array): Uint8Array | undefined {

@@ -93,6 +93,34 @@ export interface DecisionPage {
   readonly next: number | null;
 }
 
+/** A site's capacity report as the store keeps it for every instance (`docs/live-policy.md`). */
+export interface StoredCapacityReport {
+  /** The pathway's ID. */
+  readonly pathway: string;
+  /** The hop's key, lowercase hexadecimal. */
+  readonly hop: string;
+  /** The report's `t`, room clock µs. */
+  readonly t: bigint;
+  /** The compact JWS as it was posted (every instance verifies it again). */
+  readonly jws: string;
+}
+
+/**
+ * A policy put in force for a room, as the store orders them: `seq` counts from 1, one row per
+ * rotation, and the instance that writes `seq` first has put that policy in force for all.
+ */
+export interface PolicyClaim {
+  readonly seq: number;
+  /** The policy's digest (§3.4) and bytes. */
+  readonly digest: Uint8Array;
+  readonly bytes: Uint8Array;
+  /** The operator's policy (the template) this one keeps the bounds of; its own digest if it is one. */
+  readonly template: Uint8Array;
+  /** When it was put in force, room clock µs. */
+  readonly at: bigint;
+  readonly by: 'operator' | 'live';
+}
+
 /**
  * The store. Every method is asynchronous, so that a store over the network (a database
  * server) implements it as well as the embedded one, which is synchronous inside and answers
@@ -143,6 +171,22 @@ export interface SteeringStore {
    * configured head against the newest of them at start (`guard/key-log.ts`).
    */
   keyLogHeads?(): Promise<Uint8Array[]>;
+  /**
+   * Keeps a site's capacity report for the other instances, unless one of the same pathway and hop
+   * with a `t` as late is kept; whether it was kept. (Both stores implement it; a store without it
+   * keeps reports in the memory of each instance.)
+   */
+  putCapacityReport?(room: Uint8Array, report: StoredCapacityReport): Promise<boolean>;
+  /** The capacity reports kept for the room: the latest of each pathway and hop. */
+  capacityReports?(room: Uint8Array): Promise<StoredCapacityReport[]>;
+  /**
+   * Puts a policy in force for every instance: keeps its bytes and writes its claim, in one
+   * transaction, unless `claim.seq` is written already (another instance rotated first); whether
+   * it was written.
+   */
+  claimPolicy?(room: Uint8Array, claim: PolicyClaim): Promise<boolean>;
+  /** The room's latest claim, `undefined` before the first. */
+  policyInForce?(room: Uint8Array): Promise<PolicyClaim | undefined>;
   /** Closes the store; resolves once everything it holds (threads, connections) is released. */
   close(): Promise<void>;
 }
