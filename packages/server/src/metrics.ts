@@ -161,7 +161,7 @@ export class Metrics {
   );
   readonly capacityReports = new Counter(
     'wai_steering_capacity_reports_total',
-    'Site capacity reports on POST /capacity, by result (taken, older, or the refusal).',
+    'Site capacity reports on POST /capacity, by result (taken, older, shared: read from another instance, or the refusal).',
   );
   readonly latency = new Histogram(
     'wai_steering_request_duration_seconds',
@@ -175,7 +175,7 @@ export class Metrics {
   );
   readonly storeErrors = new Counter(
     'wai_steering_store_errors_total',
-    'Store operations that failed, by operation (commit, prune, file: the store file removed or replaced).',
+    'Store operations that failed, by operation (commit, prune, file: the store file removed or replaced, capacity: a report not shared).',
   );
   readonly budgetRefused = new Counter(
     'wai_steering_budget_refused_total',

@@ -193,6 +193,60 @@ export function storeContract(name: string, open: () => Promise<ContractStore>):
       expect(await store.getBlob('room', d)).toBeUndefined();
     });
 
+    it('keeps the latest capacity report of each pathway and hop, per room', async () => {
+      const { store } = await fresh();
+      const room = new Uint8Array(32).fill(1);
+      const other = new Uint8Array(32).fill(2);
+      const r = (pathway: string, hop: string, t: bigint) => ({
+        pathway,
+        hop,
+        t,
+        jws: `${hop}@${t}`,
+      });
+      expect(await store.putCapacityReport!(room, r('cdn-a', 'aa', 10n))).toBe(true);
+      expect(await store.putCapacityReport!(room, r('cdn-a', 'aa', 10n))).toBe(false); // a replay
+      expect(await store.putCapacityReport!(room, r('cdn-a', 'aa', 9n))).toBe(false); // older
+      expect(await store.putCapacityReport!(room, r('cdn-a', 'aa', 1_800_000_000_000_123n))).toBe(
+        true,
+      );
+      expect(await store.putCapacityReport!(room, r('cdn-b', 'bb', 5n))).toBe(true);
+      expect(await store.putCapacityReport!(other, r('cdn-a', 'aa', 1n))).toBe(true);
+      const held = (await store.capacityReports!(room)).sort((x, y) =>
+        x.pathway.localeCompare(y.pathway),
+      );
+      expect(held).toEqual([r('cdn-a', 'aa', 1_800_000_000_000_123n), r('cdn-b', 'bb', 5n)]);
+      expect(await store.capacityReports!(new Uint8Array(32))).toEqual([]);
+    });
+
+    it('orders the policies put in force: the first to claim a seq has it, bytes and all', async () => {
+      const { store } = await fresh();
+      const room = new Uint8Array(32).fill(1);
+      expect(await store.policyInForce!(room)).toBeUndefined();
+      const claim = (seq: number, fill: number, by: 'operator' | 'live') => ({
+        seq,
+        digest: new Uint8Array(32).fill(fill),
+        bytes: new Uint8Array([fill, fill, fill]),
+        template: new Uint8Array(32).fill(9),
+        at: 1_800_000_000_000_000n + BigInt(seq),
+        by,
+      });
+      expect(await store.claimPolicy!(room, claim(1, 3, 'operator'))).toBe(true);
+      expect(await store.claimPolicy!(room, claim(2, 4, 'live'))).toBe(true);
+      // Another instance's claim of seq 2: refused, and its bytes are not kept.
+      expect(await store.claimPolicy!(room, claim(2, 5, 'live'))).toBe(false);
+      expect(await store.getBlob('policy', new Uint8Array(32).fill(5))).toBeUndefined();
+      const inForce = await store.policyInForce!(room);
+      expect(inForce).toMatchObject({ seq: 2, by: 'live', at: 1_800_000_000_000_002n });
+      expect(same(inForce!.digest, new Uint8Array(32).fill(4))).toBe(true);
+      expect(same(inForce!.bytes, new Uint8Array([4, 4, 4]))).toBe(true);
+      expect(same(inForce!.template, new Uint8Array(32).fill(9))).toBe(true);
+      expect(same(await store.getBlob('policy', inForce!.digest), inForce!.bytes)).toBe(true);
+      expect(await store.policyInForce!(new Uint8Array(32).fill(2))).toBeUndefined();
+      // Pruning keeps the latest claim, however old.
+      await store.prune(0n, 2_000_000_000_000_000n);
+      expect(await store.policyInForce!(room)).toMatchObject({ seq: 2 });
+    });
+
     it('prunes old decisions with their sets, and keeps every record a kept decision names', async () => {
       const { store } = await fresh();
       const old = [fakeRecord(0n, 10n, 1), fakeRecord(0n, 10n, 2)];

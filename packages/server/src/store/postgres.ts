@@ -580,6 +580,12 @@ export class PgStore implements SteeringStore {
            AND "end" <= coalesce((SELECT min(min_start) FROM sets), $2)`,
         [clamp(recordsBefore), INT8_MAX],
       );
+      // The order of policies put in force, as old as the decisions: the latest of a room stays.
+      await c.query(
+        `DELETE FROM policy_rotations r WHERE r.at < $1
+           AND r.seq < (SELECT max(seq) FROM policy_rotations m WHERE m.room = r.room)`,
+        [before],
+      );
       await c.query('COMMIT');
       if ((setsDel.rowCount ?? 0) > 0) this.current = undefined;
       return { records: recs.rowCount ?? 0, decisions, sets: setsDel.rowCount ?? 0 };

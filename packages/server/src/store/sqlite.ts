@@ -673,6 +673,13 @@ export class SqliteStore implements SteeringStore {
         clampU64(recordsBefore < 0n ? 0n : recordsBefore),
         minNamed,
       ).changes;
+      // The order of policies put in force, as old as the decisions: the latest of a room stays.
+      this.db
+        .prepare(
+          `DELETE FROM policy_rotations WHERE at < ? AND seq <
+             (SELECT max(seq) FROM policy_rotations m WHERE m.room = policy_rotations.room)`,
+        )
+        .run(clampU64(decisionsBefore < 0n ? 0n : decisionsBefore));
       return { records, decisions, sets };
     });
     return prune.immediate();

@@ -3,7 +3,8 @@
 // taken by both; a policy one of them signs is put in force on both, one per period for the whole
 // deployment under a flood of reports to both; the operator's rotation on one is taken by the
 // other, loads kept by pathway ID; an instance that starts later joins the policy in force; and
-// every decision of either verifies from HTTP alone, from the other.
+// every decision of either verifies from HTTP alone, from the other. Then the same through one
+// SQLite file, as the workers of `serve --workers N` share it.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fetchAndVerify } from '@wai-steering/verifier';
@@ -12,7 +13,9 @@ import { nodeBackend } from '@wai-steering/wire/node';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ServerConfig } from '../../src/config.js';
-import { type RunningServer, startServer } from '../../src/server.js';
+import { SteeringEngine } from '../../src/engine/engine.js';
+import { type RunningServer, readMaterials, startServer } from '../../src/server.js';
+import { SqliteStore } from '../../src/store/sqlite.js';
 import { writeSessionSecret } from '../helpers/load.js';
 import { type PgCluster, startPostgres } from '../helpers/postgres.js';
 import { demoRoom, freePort, TestClock } from '../helpers/setup.js';
@@ -225,5 +228,76 @@ describe('live policy on two instances sharing one PostgreSQL', () => {
     await c.close();
     servers.splice(servers.indexOf(c), 1);
     expect((await rotations()).length).toBe(n);
+  });
+});
+
+describe('live policy on two engines sharing one SQLite file (the workers of serve --workers N)', () => {
+  it("takes the other engine's reports and policy at its next read, one rotation a period for both", async () => {
+    const room = demoRoom(8080, P_MS);
+    const path = join(room.setup.dir, 'shared.sqlite');
+    const P = room.setup.policy.period_us;
+    const clock = new TestClock(1_800_000_000_000_000n + P / 10n);
+    const { warnings: _, ...materials } = readMaterials(room.config);
+    const stores: SqliteStore[] = [];
+    const open = async () => {
+      const store = new SqliteStore(path);
+      stores.push(store);
+      return SteeringEngine.open({
+        ...materials,
+        store,
+        backend: nodeBackend,
+        graceMs: 10_000,
+        maxSessions: 1000,
+        maxQueue: 1000,
+        clock: clock.now,
+        live: {
+          pathways: new Set([0, 1, 2]),
+          capacityThresholdPpm: 100_000,
+          latencyThresholdMs: 10,
+        },
+      });
+    };
+    const a = await open();
+    const b = await open();
+    try {
+      const report = (gas: number) =>
+        signReport(room.setup.hops.find((h) => h.name === 'cdn-b-edge')!.key, {
+          room: toHex(room.setup.roomId),
+          pathway: 'cdn-b',
+          gas,
+          t: String(clock.us),
+          expires: String(clock.us + 30_000_000n),
+          window_us: '1000000',
+        });
+      const iB = a.policy.pathways.findIndex((p) => p.id === 'cdn-b');
+      const first = await a.offerCapacity(await report(9));
+      expect(first).toMatchObject({ kind: 'report', taken: true, rotated: { by: 'live' } });
+      expect(toHex(b.policyDigest)).not.toBe(toHex(a.policyDigest));
+      // B's read (each second, and when a sibling announces): A's policy and A's report.
+      await b.syncLive();
+      expect(toHex(b.policyDigest)).toBe(toHex(a.policyDigest));
+      expect(b.liveValues()![iB]).toMatchObject({ source: 'reports', capacity: 9 });
+      // The same period: B's report moves the capacity, but the period has its policy.
+      clock.advance(10);
+      const second = await b.offerCapacity(await report(20_000));
+      expect(second).toMatchObject({ kind: 'report', taken: true });
+      expect((second as { rotated?: unknown }).rotated).toBeUndefined();
+      // The next period: B signs, and A takes it at its next read.
+      clock.us = (clock.us / P + 1n) * P + P / 10n;
+      const third = await b.syncLive();
+      expect(third?.by).toBe('live');
+      expect(await a.syncLive()).toMatchObject({ by: 'live' });
+      expect(toHex(a.policyDigest)).toBe(toHex(b.policyDigest));
+      expect(a.policy.pathways[iB]!.capacity).toBe(20_000);
+      // A third engine started on the file joins what is in force.
+      const c = await open();
+      expect(toHex(c.policyDigest)).toBe(toHex(a.policyDigest));
+      await c.close();
+    } finally {
+      await a.close();
+      await b.close();
+      for (const s of stores) await s.close();
+      room.remove();
+    }
   });
 });
