@@ -46,7 +46,7 @@ describe('live policy on two instances sharing one PostgreSQL', () => {
       ...room.config,
       ...(policyPath === undefined ? {} : { policy: policyPath }),
       listen: { host: '127.0.0.1', port: await freePort() },
-      store: { ...room.config.store, path: undefined, url },
+      store: { synchronous: 'normal', create: true, checkTimeout: 0, url },
       sessions: { ...room.config.sessions, secret: join(room.setup.dir, 'session.secret') },
       live: {
         pathways: 'all',
