@@ -361,7 +361,7 @@ export class SteeringEngine {
   }
 
   /** Puts a prepared policy in force under its claim. */
-  private apply(next: InForce, claim: PolicyClaim): PolicyRotated {
+  private apply(next: InForce, claim: PolicyClaim, counted = true): PolicyRotated {
     const map = pathwayMap(this.inForce.policy, next.policy);
     if (map !== undefined) this.sessions.remap(map, next.ids.length);
     const previous = this.inForce.digest;
@@ -376,7 +376,7 @@ export class SteeringEngine {
     this.adoptedTemplate = undefined;
     // The next live rotation waits a period from this one, on every instance alike.
     this.live?.rotated(claim.at);
-    this.metrics.rotations.inc({ by: claim.by });
+    if (counted) this.metrics.rotations.inc({ by: claim.by });
     return {
       kind: 'rotated',
       by: claim.by,
@@ -459,8 +459,8 @@ export class SteeringEngine {
         }
         const checked = checkPolicy(this.room_, claim.bytes, this.o.backend);
         if (checked.ok) {
-          this.policySeq = claim.seq - 1;
-          this.apply(this.prepare(checked.value), claim);
+          // Joined, not rotated: the rotations metric counts this instance's changes.
+          this.apply(this.prepare(checked.value), claim, false);
           return;
         }
       }
