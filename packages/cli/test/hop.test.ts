@@ -264,7 +264,15 @@ function spooled(h: Hop) {
       continue;
     }
     for (const n of names) {
-      const rec = unwrap(readHopRecord(new Uint8Array(readFileSync(join(h.spool, sub, n)))));
+      let bytes: Uint8Array;
+      try {
+        bytes = new Uint8Array(readFileSync(join(h.spool, sub, n)));
+      } catch (e) {
+        // Moved from records/ to done/ since the listing (the agent runs): seen there next time.
+        if ((e as NodeJS.ErrnoException).code === 'ENOENT') continue;
+        throw e;
+      }
+      const rec = unwrap(readHopRecord(bytes));
       out.push({ name: n, sub, rec, digest: n.slice(21, 85) });
     }
   }
