@@ -1,12 +1,17 @@
 /**
  * The agent's configuration (`hop.yaml`), validated with zod: an error names the field and the
- * rule it breaks (`energy.url: expected an http(s) URL`). Paths are relative to the file's
+ * rule it breaks (`energy.url: expected an http(s) URL`), an unknown field the known one it is
+ * most likely meant to be. Its fields are in snake_case, as the server's config and the policy
+ * YAML (docs/decisions.md, "One naming style"); the camelCase spellings of earlier releases are
+ * read as aliases, with a warning (see {@link HOP_CONFIG_ALIASES}). Once read, the configuration's
+ * properties are camelCase, as the rest of the agent's. Paths are relative to the file's
  * directory. {@link createHopAgent} reads the files it names and builds the agent.
  */
 import { readFileSync } from 'node:fs';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import type { RoomContext } from '@wai-steering/verifier';
 import { CLASS, readPolicy } from '@wai-steering/wire';
+import { didYouMean } from '@wai-steering/wire/internal';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import { type CutRecord, HopAgent, type HopAgentOptions } from './agent.js';
@@ -15,6 +20,7 @@ import { modelSource } from './energy/model.js';
 import { ENERGY_PRESETS, prometheusEnergySource } from './energy/prometheus.js';
 import { raplSource } from './energy/rapl.js';
 import { type EnergySource, unmetered } from './energy/source.js';
+import { isWhole, parseDecimal } from './internal/decimal.js';
 import { type HopKey, hopKeyFromJwk, openHopRoom } from './keys.js';
 import { nginxLogSource, type Route } from './traffic/nginx-log.js';
 import { prometheusTrafficSource } from './traffic/prometheus.js';
@@ -64,7 +70,18 @@ const int = (min: number, max: number) =>
     .int(`expected an integer from ${min} to ${max}`)
     .min(min, `expected an integer from ${min} to ${max}`)
     .max(max, `expected an integer from ${min} to ${max}`);
-const decimal = z.union([z.string(), z.number()], { error: 'expected a decimal number' });
+const decimal = z.union([z.string(), z.number()], {
+  error: missingOr('expected a decimal number'),
+});
+/** A decimal the model holds exactly: at most `places` decimals. */
+const exactDecimal = (places: number) =>
+  decimal.superRefine((v, ctx) => {
+    const d = parseDecimal(String(v));
+    if (typeof d === 'string') ctx.addIssue({ code: 'custom', message: d });
+    else if (!isWhole(d, places)) {
+      ctx.addIssue({ code: 'custom', message: `${v} has more than ${places} decimals` });
+    }
+  });
 const labels = z.record(z.string(), z.string(), { error: 'expected labels: name: value' });
 const className = z.enum(['ModelBased', 'Estimator', 'OnChipCounter', 'CalibratedInstrument'], {
   error: 'expected ModelBased, Estimator, OnChipCounter or CalibratedInstrument',
@@ -101,8 +118,8 @@ const energySchema = z.discriminatedUnion(
       }),
     z.strictObject({
       source: z.literal('model'),
-      idleWatts: decimal,
-      nanojoulesPerByte: decimal,
+      idle_watts: exactDecimal(6), // to the microwatt
+      nanojoules_per_byte: exactDecimal(3), // to the picojoule
     }),
     z.strictObject({ source: z.literal('none') }),
   ],
@@ -138,78 +155,227 @@ const trafficSchema = z.discriminatedUnion(
   { error: 'expected source: nginx, prometheus or none' },
 );
 
-/** The schema of `hop.yaml`. */
-export const hopConfigSchema = z
+const listenSchema = z.strictObject({
+  host: z.string().min(1).default('127.0.0.1'),
+  port: int(0, 65535),
+});
+
+// An edge hop's capacity reports (docs/live-policy.md): GAS = slots − the period's sessions.
+const capacitySchema = z.strictObject({
+  pathway: z.string({ error: 'expected the pathway ID this hop is an edge of' }).min(1),
+  slots: int(0, 0xffff_ffff),
+  expires: duration('how long a report stays valid').optional(),
+  computing_ms: int(0, 0xffff_ffff).optional(),
+  network_ms: int(0, 0xffff_ffff).optional(),
+});
+
+const backoffSchema = z.strictObject({
+  initial: duration('the first retry delay').default(250_000n),
+  max: duration('the longest retry delay').default(30_000_000n),
+});
+
+const deliverySchema = z.strictObject({
+  cut_delay: duration('how long after a period its traffic is taken').optional(),
+  backoff: backoffSchema.prefault({}),
+  backfill: int(0, 1_000_000).default(10_000),
+  keep: int(0, 10_000_000).default(10_000),
+});
+
+/** The file's fields, as written (snake_case). */
+const hopFileSchema = z
   .strictObject({
     room: path,
-    keyLog: path.nullable().default(null),
+    key_log: path.nullable().default(null),
     key: path,
     policy: path.optional(),
     period: duration('the period P').optional(),
     lag: duration('the lag L').optional(),
     servers: z.array(url).min(1, 'expected at least one steering server'),
     spool: path,
-    listen: z
-      .strictObject({ host: z.string().min(1).default('127.0.0.1'), port: int(0, 65535) })
-      .optional(),
+    listen: listenSchema.optional(),
     energy: energySchema,
     traffic: trafficSchema.prefault({ source: 'none' }),
-    // An edge hop's capacity reports (docs/live-policy.md): GAS = slots − the period's sessions.
-    capacity: z
-      .strictObject({
-        pathway: z.string({ error: 'expected the pathway ID this hop is an edge of' }).min(1),
-        slots: int(0, 0xffff_ffff),
-        expires: duration('how long a report stays valid').optional(),
-        computingMs: int(0, 0xffff_ffff).optional(),
-        networkMs: int(0, 0xffff_ffff).optional(),
-      })
-      .optional(),
-    delivery: z
-      .strictObject({
-        cutDelay: duration('how long after a period its traffic is taken').optional(),
-        backoff: z
-          .strictObject({
-            initial: duration('the first retry delay').default(250_000n),
-            max: duration('the longest retry delay').default(30_000_000n),
-          })
-          .prefault({}),
-        backfill: int(0, 1_000_000).default(10_000),
-        keep: int(0, 10_000_000).default(10_000),
-      })
-      .prefault({}),
+    capacity: capacitySchema.optional(),
+    delivery: deliverySchema.prefault({}),
   })
   .refine((c) => c.policy !== undefined || c.period !== undefined, {
     message: 'give the policy (its period P and lag L) or a period',
     path: ['period'],
   });
 
+/** The file's fields under the agent's names (camelCase). */
+function fromFile({
+  key_log,
+  energy,
+  capacity,
+  delivery,
+  ...rest
+}: z.output<typeof hopFileSchema>) {
+  return {
+    ...rest,
+    keyLog: key_log,
+    energy:
+      energy.source === 'model'
+        ? {
+            source: energy.source,
+            idleWatts: energy.idle_watts,
+            nanojoulesPerByte: energy.nanojoules_per_byte,
+          }
+        : energy,
+    capacity:
+      capacity === undefined
+        ? undefined
+        : {
+            pathway: capacity.pathway,
+            slots: capacity.slots,
+            expires: capacity.expires,
+            computingMs: capacity.computing_ms,
+            networkMs: capacity.network_ms,
+          },
+    delivery: {
+      cutDelay: delivery.cut_delay,
+      backoff: delivery.backoff,
+      backfill: delivery.backfill,
+      keep: delivery.keep,
+    },
+  };
+}
+
+/**
+ * The schema of `hop.yaml`: its input the file's fields (snake_case, no alias), its output the
+ * agent's names (camelCase).
+ */
+export const hopConfigSchema = hopFileSchema.transform(fromFile);
+
 /** The configuration as read, paths absolute. */
 export type HopConfig = z.output<typeof hopConfigSchema> & { readonly baseDir: string };
 
-function describeIssue(issue: z.core.$ZodIssue): string {
-  const where = issue.path.length === 0 ? '(top level)' : issue.path.map(String).join('.');
-  let message = issue.message;
-  if (issue.code === 'unrecognized_keys') {
-    message = `unknown field${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((k) => `"${k}"`).join(', ')}`;
-  } else if (issue.code === 'invalid_type' && /received undefined/.test(issue.message)) {
-    message = 'missing';
+/**
+ * The spellings of earlier releases, read for one more release with a warning: the mapping's
+ * path (`''` the top level), the old field, the field it now is.
+ */
+export const HOP_CONFIG_ALIASES: readonly (readonly [string, string, string])[] = [
+  ['', 'keyLog', 'key_log'],
+  ['energy', 'idleWatts', 'idle_watts'],
+  ['energy', 'nanojoulesPerByte', 'nanojoules_per_byte'],
+  ['capacity', 'computingMs', 'computing_ms'],
+  ['capacity', 'networkMs', 'network_ms'],
+  ['delivery', 'cutDelay', 'cut_delay'],
+];
+
+/** The fields each mapping of the file knows, by the mapping's path (array indices left out). */
+const KNOWN: Readonly<Record<string, readonly string[]>> = {
+  '': Object.keys(hopFileSchema.shape),
+  listen: Object.keys(listenSchema.shape),
+  'traffic.routes': Object.keys(route.shape),
+  'traffic.bytes': Object.keys(selector.shape),
+  'traffic.sessions': Object.keys(selector.shape),
+  capacity: Object.keys(capacitySchema.shape),
+  delivery: Object.keys(deliverySchema.shape),
+  'delivery.backoff': Object.keys(backoffSchema.shape),
+};
+
+const isMap = (v: unknown): v is Record<string, unknown> =>
+  v !== null && typeof v === 'object' && !Array.isArray(v);
+
+/** The fields the mapping at `path` of `input` knows: for `energy` and `traffic`, its source's. */
+function knownFields(path: readonly PropertyKey[], input: unknown): readonly string[] {
+  const at = path.filter((p) => typeof p === 'string').join('.');
+  if (at === 'energy' || at === 'traffic') {
+    const mapping = isMap(input) ? input[at] : undefined;
+    const source = isMap(mapping) ? mapping.source : undefined;
+    const options = at === 'energy' ? energySchema.options : trafficSchema.options;
+    const option = options.find((o) => o.shape.source.value === source);
+    return option === undefined ? [] : Object.keys(option.shape);
   }
-  return `${where}: ${message}`;
+  return KNOWN[at] ?? [];
 }
 
-/** Validates a configuration object; the error names the first field that breaks a rule. */
-export function parseHopConfig(input: unknown, baseDir: string, name = 'hop config'): HopConfig {
-  const parsed = hopConfigSchema.safeParse(input);
-  if (!parsed.success) {
-    const issues = parsed.error.issues.map(describeIssue);
+/** The input with each old spelling under its new name, and a warning for each. */
+function renameAliases(input: unknown): { input: unknown; warnings: string[]; issues: string[] } {
+  const warnings: string[] = [];
+  const issues: string[] = [];
+  if (!isMap(input)) return { input, warnings, issues };
+  const top: Record<string, unknown> = { ...input };
+  for (const [at, old, now] of HOP_CONFIG_ALIASES) {
+    let map = top;
+    if (at !== '') {
+      const inner = top[at];
+      if (!isMap(inner)) continue;
+      map = { ...inner };
+      top[at] = map;
+    }
+    // An old spelling where its new one is not a field (`idleWatts` of a rapl source) stays an
+    // unknown field.
+    if (!(old in map) || !knownFields(at === '' ? [] : [at], top).includes(now)) continue;
+    const where = at === '' ? '' : `${at}.`;
+    if (now in map) {
+      issues.push(`${where}${old}: given with ${where}${now}, its new spelling: keep one`);
+    } else {
+      map[now] = map[old];
+      warnings.push(
+        `${where}${old} is the old spelling of ${where}${now}: read this release, not the next (rename it)`,
+      );
+    }
+    delete map[old];
+  }
+  return { input: top, warnings, issues };
+}
+
+function fieldPath(path: readonly PropertyKey[]): string {
+  return path.length === 0 ? '(top level)' : path.map(String).join('.');
+}
+
+function describeIssue(issue: z.core.$ZodIssue, input: unknown): string[] {
+  if (issue.code === 'unrecognized_keys') {
+    // One line per unknown field, each with the known field it is most likely meant to be.
+    const known = knownFields(issue.path, input);
+    return issue.keys.map(
+      (k) => `${fieldPath([...issue.path, k])}: unknown field${didYouMean(k, known)}`,
+    );
+  }
+  let message = issue.message;
+  if (issue.code === 'invalid_type' && /received undefined/.test(issue.message)) {
+    message = 'missing';
+  }
+  return [`${fieldPath(issue.path)}: ${message}`];
+}
+
+/** A configuration as read, with the warnings of its reading (an old spelling, say). */
+export interface ReadHopConfig {
+  readonly config: HopConfig;
+  readonly warnings: readonly string[];
+}
+
+/**
+ * Validates a configuration object, with the warnings of its reading. The error names the first
+ * field that breaks a rule, an unknown field first (with the known field it is most likely meant
+ * to be), and how many more there are.
+ */
+export function readHopConfig(input: unknown, baseDir: string, name = 'hop config'): ReadHopConfig {
+  const renamed = renameAliases(input);
+  const parsed = hopConfigSchema.safeParse(renamed.input);
+  if (!parsed.success || renamed.issues.length > 0) {
+    const all = parsed.success ? [] : parsed.error.issues;
+    const describe = (i: z.core.$ZodIssue) => describeIssue(i, renamed.input);
+    const issues = [
+      ...all.filter((i) => i.code === 'unrecognized_keys').flatMap(describe),
+      ...renamed.issues,
+      ...all.filter((i) => i.code !== 'unrecognized_keys').flatMap(describe),
+    ];
     const more = issues.length > 1 ? ` (and ${issues.length - 1} more)` : '';
     throw new AgentConfigError(`${name}: ${issues[0]}${more}`);
   }
-  return { ...parsed.data, baseDir };
+  return { config: { ...parsed.data, baseDir }, warnings: renamed.warnings };
 }
 
-/** Reads `hop.yaml` (or JSON). */
-export function loadHopConfig(file: string): HopConfig {
+/** {@link readHopConfig} without its warnings. */
+export function parseHopConfig(input: unknown, baseDir: string, name = 'hop config'): HopConfig {
+  return readHopConfig(input, baseDir, name).config;
+}
+
+/** Reads `hop.yaml` (or JSON), with the warnings of its reading. */
+export function readHopConfigFile(file: string): ReadHopConfig {
   let text: string;
   try {
     text = readFileSync(file, 'utf8');
@@ -226,7 +392,12 @@ export function loadHopConfig(file: string): HopConfig {
       `hop config ${file}: does not parse: ${(e as Error).message.split('\n')[0]}`,
     );
   }
-  return parseHopConfig(input, dirname(resolve(file)), `hop config ${file}`);
+  return readHopConfig(input, dirname(resolve(file)), `hop config ${file}`);
+}
+
+/** {@link readHopConfigFile} without its warnings. */
+export function loadHopConfig(file: string): HopConfig {
+  return readHopConfigFile(file).config;
 }
 
 function readFile(file: string, what: string): Uint8Array {

@@ -6,12 +6,16 @@ export { type CutRecord, HopAgent, type HopAgentOptions } from './agent.js';
 export { type CapacityOptions, CapacityReporter } from './capacity.js';
 export {
   createHopAgent,
+  HOP_CONFIG_ALIASES,
   type HopConfig,
   type HopMaterials,
   hopConfigSchema,
   loadHopConfig,
   parseDurationUs,
   parseHopConfig,
+  type ReadHopConfig,
+  readHopConfig,
+  readHopConfigFile,
   readHopMaterials,
 } from './config.js';
 export {

@@ -2,17 +2,25 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CLASS } from '@wai-steering/wire';
 import { describe, expect, it } from 'vitest';
-import { AgentConfigError, createHopAgent, loadHopConfig, parseHopConfig } from '../src/index.js';
+import {
+  AgentConfigError,
+  createHopAgent,
+  HOP_CONFIG_ALIASES,
+  loadHopConfig,
+  parseHopConfig,
+  readHopConfig,
+  readHopConfigFile,
+} from '../src/index.js';
 import { makeRoom, tempDir } from './helpers/room.js';
 
 const base = {
   room: 'room.wrd',
-  keyLog: 'key-log.wkl',
+  key_log: 'key-log.wkl',
   key: 'hop0.jwk',
   period: '2s',
   servers: ['http://127.0.0.1:8080'],
   spool: 'spool',
-  energy: { source: 'model', idleWatts: 10, nanojoulesPerByte: '1.5' },
+  energy: { source: 'model', idle_watts: 10, nanojoules_per_byte: '1.5' },
 };
 
 function refusal(input: unknown): string {
@@ -35,7 +43,7 @@ describe('hop.yaml', () => {
       /energy: give a preset, or a metric and its unit/,
     );
     expect(refusal({ ...base, energy: { source: 'rapl', zone: 'x' } })).toMatch(
-      /energy: unknown field "zone"/,
+      /energy\.zone: unknown field \(did you mean "zones"\?\)/,
     );
     expect(
       refusal({
@@ -46,6 +54,9 @@ describe('hop.yaml', () => {
     const { period: _, ...noPeriod } = base;
     expect(refusal(noPeriod)).toMatch(/period: give the policy/);
     expect(refusal({ ...base, spool: undefined })).toMatch(/spool: missing/);
+    expect(refusal({ ...base, energy: { source: 'model', idle_watts: 1 } })).toMatch(
+      /energy\.nanojoules_per_byte: missing/,
+    );
   });
 
   it('reads YAML, resolves paths from its directory, and builds the agent', () => {
@@ -57,13 +68,13 @@ describe('hop.yaml', () => {
       file,
       [
         'room: room.wrd',
-        'keyLog: key-log.wkl',
+        'key_log: key-log.wkl',
         'key: hop0.jwk',
         'period: 2s',
         'lag: 500ms',
         'servers: [http://127.0.0.1:8080]',
         'spool: spool',
-        'energy: { source: model, idleWatts: 35.5, nanojoulesPerByte: 62 }',
+        'energy: { source: model, idle_watts: 35.5, nanojoules_per_byte: 62 }',
         'traffic:',
         '  source: nginx',
         '  log: access.log',
@@ -79,14 +90,142 @@ describe('hop.yaml', () => {
   });
 
   it('a model of more digits than it holds exactly is refused', () => {
+    expect(
+      refusal({
+        ...base,
+        energy: { source: 'model', idle_watts: '1.0000001', nanojoules_per_byte: 1 },
+      }),
+    ).toMatch(/energy\.idle_watts: 1\.0000001 has more than 6 decimals/);
+    expect(
+      refusal({
+        ...base,
+        energy: { source: 'model', idle_watts: 1, nanojoules_per_byte: '0.0005' },
+      }),
+    ).toMatch(/energy\.nanojoules_per_byte: 0\.0005 has more than 3 decimals/);
+    expect(
+      refusal({ ...base, energy: { source: 'model', idle_watts: '-1', nanojoules_per_byte: 1 } }),
+    ).toMatch(/energy\.idle_watts: "-1" is negative/);
+  });
+});
+
+describe('hop.yaml: one naming style (snake_case), the old camelCase read with a warning', () => {
+  const capacity = { pathway: 'cdn-a', slots: 100, computing_ms: 8, network_ms: 14 };
+  const snake = { ...base, capacity, delivery: { cut_delay: '200ms' } };
+
+  function errorOf(input: unknown): string {
+    try {
+      readHopConfig(input, '/tmp');
+    } catch (e) {
+      expect(e).toBeInstanceOf(AgentConfigError);
+      return (e as Error).message;
+    }
+    throw new Error('accepted');
+  }
+
+  it("reads the snake_case names, under the agent's camelCase properties", () => {
+    const { config, warnings } = readHopConfig(snake, '/etc/wai');
+    expect(warnings).toEqual([]);
+    expect(config.keyLog).toBe(snake.key_log);
+    expect(config.energy).toEqual({
+      source: 'model',
+      idleWatts: base.energy.idle_watts,
+      nanojoulesPerByte: base.energy.nanojoules_per_byte,
+    });
+    expect(config.capacity).toMatchObject({
+      pathway: capacity.pathway,
+      slots: capacity.slots,
+      computingMs: capacity.computing_ms,
+      networkMs: capacity.network_ms,
+    });
+    expect(config.delivery.cutDelay).toBe(200_000n);
+    const { key_log: _, ...noKeyLog } = base;
+    expect(parseHopConfig(noKeyLog, '/tmp').keyLog).toBeNull();
+  });
+
+  // Each old spelling, in place of its new one: read the same, with one warning naming both.
+  const cases = HOP_CONFIG_ALIASES.map(([at, old, now]) => ({ at, old, now }));
+  it.each(cases)('reads $old as $now, with a warning', ({ at, old, now }) => {
+    const camel: Record<string, unknown> = structuredClone(snake);
+    const map = (at === '' ? camel : camel[at]) as Record<string, unknown>;
+    map[old] = map[now];
+    delete map[now];
+    const read = readHopConfig(camel, '/etc/wai');
+    const where = at === '' ? '' : `${at}.`;
+    expect(read.warnings).toEqual([
+      `${where}${old} is the old spelling of ${where}${now}: read this release, not the next (rename it)`,
+    ]);
+    expect(read.config).toEqual(readHopConfig(snake, '/etc/wai').config);
+  });
+
+  it.each(cases)('refuses $old given with $now, naming both', ({ at, old, now }) => {
+    const both: Record<string, unknown> = structuredClone(snake);
+    const map = (at === '' ? both : both[at]) as Record<string, unknown>;
+    map[old] = map[now];
+    const where = at === '' ? '' : `${at}.`;
+    expect(errorOf(both)).toBe(
+      `hop config: ${where}${old}: given with ${where}${now}, its new spelling: keep one`,
+    );
+  });
+
+  it('reads every old spelling of one file, one warning each', () => {
+    const { key_log, ...rest } = base;
+    const camel = {
+      ...rest,
+      keyLog: key_log,
+      energy: { source: 'model', idleWatts: 10, nanojoulesPerByte: '1.5' },
+      capacity: { pathway: 'cdn-a', slots: 100, computingMs: 8, networkMs: 14 },
+      delivery: { cutDelay: '200ms' },
+    };
+    const read = readHopConfig(camel, '/etc/wai');
+    expect(read.warnings).toHaveLength(HOP_CONFIG_ALIASES.length);
+    expect(read.config).toEqual(readHopConfig(snake, '/etc/wai').config);
+  });
+
+  it('refuses an unknown field, with the known field it is most likely meant to be', () => {
+    expect(errorOf({ ...snake, keylog: 'k.wkl' })).toBe(
+      'hop config: keylog: unknown field (did you mean "key_log"?)',
+    );
+    expect(errorOf({ ...snake, delivery: { cut_dely: '1s' } })).toBe(
+      'hop config: delivery.cut_dely: unknown field (did you mean "cut_delay"?)',
+    );
+    expect(
+      errorOf({ ...snake, energy: { source: 'model', idle_watt: 1, nanojoules_per_byte: 1 } }),
+    ).toMatch(/^hop config: energy\.idle_watt: unknown field \(did you mean "idle_watts"\?\)/);
+    expect(errorOf({ ...snake, capacity: { ...capacity, slot: 1 } })).toMatch(
+      /^hop config: capacity\.slot: unknown field \(did you mean "slots"\?\)/,
+    );
+    expect(errorOf({ ...snake, banana: 1 })).toBe('hop config: banana: unknown field');
+    // An old spelling of a field the source does not have stays unknown, with no warning.
+    expect(errorOf({ ...snake, energy: { source: 'rapl', idleWatts: 1 } })).toBe(
+      'hop config: energy.idleWatts: unknown field',
+    );
+    expect(
+      errorOf({
+        ...snake,
+        traffic: { source: 'nginx', log: 'a.log', routes: [{ match: 'x', track: 1, teir: 0 }] },
+      }),
+    ).toBe('hop config: traffic.routes.0.teir: unknown field (did you mean "tier"?)');
+  });
+
+  it('a file with an old spelling: the warning, and the config as its new spelling reads', () => {
     const dir = tempDir();
-    makeRoom([['live/hop']]).write(dir);
-    const c = parseHopConfig(
-      { ...base, energy: { source: 'model', idleWatts: '1.0000001', nanojoulesPerByte: 1 } },
-      dir,
-    );
-    expect(() => createHopAgent(c)).toThrow(
-      /energy\.idleWatts: 1\.0000001 has more than 6 decimals/,
-    );
+    const lines = (keyLog: string) =>
+      [
+        'room: room.wrd',
+        `${keyLog}: key-log.wkl`,
+        'key: hop0.jwk',
+        'period: 2s',
+        'servers: [http://127.0.0.1:8080]',
+        'spool: spool',
+        'energy: { source: none }',
+      ].join('\n');
+    writeFileSync(join(dir, 'old.yaml'), lines('keyLog'));
+    writeFileSync(join(dir, 'new.yaml'), lines('key_log'));
+    const old = readHopConfigFile(join(dir, 'old.yaml'));
+    expect(old.warnings).toEqual([
+      'keyLog is the old spelling of key_log: read this release, not the next (rename it)',
+    ]);
+    expect(old.config).toEqual(loadHopConfig(join(dir, 'new.yaml')));
+    expect(readHopConfigFile(join(dir, 'new.yaml')).warnings).toEqual([]);
   });
 });

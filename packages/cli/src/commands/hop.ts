@@ -70,14 +70,16 @@ The config's format, its sources and what each states: docs/metering.md.`,
   async run(ctx) {
     const path = ctx.path(ctx.string('config'));
     const agentLib = await import('@wai-steering/agent');
-    const { AgentConfigError, createHopAgent, loadHopConfig, serveAgentHttp } = agentLib;
+    const { AgentConfigError, createHopAgent, readHopConfigFile, serveAgentHttp } = agentLib;
     const userError = (e: unknown): never => {
       if (e instanceof AgentConfigError) throw new UserError(e.message);
       throw e;
     };
-    let config: ReturnType<typeof loadHopConfig>;
+    let config: ReturnType<typeof readHopConfigFile>['config'];
     try {
-      config = loadHopConfig(path);
+      const read = readHopConfigFile(path);
+      for (const warning of read.warnings) ctx.warn(`hop config ${path}: ${warning}`);
+      config = read.config;
     } catch (e) {
       return userError(e);
     }

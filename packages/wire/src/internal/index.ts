@@ -4,3 +4,4 @@
 
 export { ED25519_L } from '../crypto/strict.js';
 export { assertBytes, latin1 } from './bytes.js';
+export { closestName, didYouMean, editDistance } from './names.js';
