@@ -20,7 +20,10 @@ import type { CapacityReport } from './report.js';
 
 /** Options of {@link LiveCapacity}. */
 export interface LiveOptions {
-  /** Indices of the pathways that take live values (the others keep the template's). */
+  /**
+   * Indices (in the first template) of the pathways that take live values (the others keep the
+   * template's); a later template keeps them by pathway ID.
+   */
   readonly pathways: ReadonlySet<number>;
   /** A capacity differing from the one in force by more than this share (ppm) rotates. */
   readonly capacityThresholdPpm: number;
@@ -49,12 +52,17 @@ export class LiveCapacity {
   /** The latest report of each hop (by key hex), per pathway index. */
   private held: Map<string, CapacityReport>[];
   private lastRotation: bigint | undefined;
+  /** The IDs of the pathways that take live values. */
+  private readonly live: ReadonlySet<string>;
 
   constructor(
     private template: PolicyFields,
     private readonly options: LiveOptions,
   ) {
     this.held = template.pathways.map(() => new Map());
+    this.live = new Set(
+      template.pathways.filter((_, i) => options.pathways.has(i)).map((p) => p.id),
+    );
   }
 
   /** The template (the operator's policy) whose bounds the live values keep. */
@@ -105,7 +113,7 @@ export class LiveCapacity {
 
   private valueOf(p: PolicyPathway, i: number, now: bigint): LiveValue {
     const held = this.held[i]!;
-    if (!this.options.pathways.has(i) || held.size === 0) {
+    if (!this.live.has(p.id) || held.size === 0) {
       return {
         capacity: p.capacity,
         latency_ms: p.latency_ms,

@@ -120,4 +120,19 @@ describe('LiveCapacity', () => {
     l.setTemplate({ ...w.fields, pathways: [w.fields.pathways[1]!, w.fields.pathways[0]!] });
     expect(l.values(NOW).map((v) => v.capacity)).toEqual([42, 500]);
   });
+
+  it('keeps which pathways take live values by ID when the template reorders them', () => {
+    const l = new LiveCapacity(w.fields, {
+      pathways: new Set([1]), // cdn-b only
+      capacityThresholdPpm: 0,
+      latencyThresholdMs: 0,
+    });
+    l.setTemplate({ ...w.fields, pathways: [w.fields.pathways[1]!, w.fields.pathways[0]!] });
+    l.offer(report(2, { pathway: 0, gas: 42 })); // cdn-b, now first
+    l.offer(report(0, { pathway: 1, gas: 7 })); // cdn-a, now second: not live
+    expect(l.values(NOW).map((v) => [v.capacity, v.source])).toEqual([
+      [42, 'reports'],
+      [500, 'template'],
+    ]);
+  });
 });
