@@ -501,7 +501,7 @@ describe.skipIf(!HAVE_CHROMIUM && process.env.CI !== 'true')(
       interface LiveJson {
         pathways: {
           id: string;
-          live: { source: string; capacity: number; latency_ms: number } | null;
+          live: { source: string; capacity: number | null; latency_ms: number } | null;
         }[];
       }
       const status = await getJson<LiveJson>(`${server.url}/status`);
@@ -520,9 +520,9 @@ describe.skipIf(!HAVE_CHROMIUM && process.env.CI !== 'true')(
         expect(await live.locator('[data-testid="live-source"]').textContent()).toBe(
           p.live!.source,
         );
-        // A policy's capacity 2^32 − 1 sets no limit (§3.2).
+        // A policy's capacity 2^32 − 1 sets no limit (§3.2): null in /status.
         expect(await live.locator('[data-testid="live-capacity"]').textContent()).toBe(
-          p.live!.capacity === 0xffff_ffff ? 'no limit' : String(p.live!.capacity),
+          p.live!.capacity === null ? 'no limit' : String(p.live!.capacity),
         );
         expect(await live.locator('[data-testid="live-latency"]').textContent()).toBe(
           `${p.live!.latency_ms} ms`,
@@ -531,8 +531,11 @@ describe.skipIf(!HAVE_CHROMIUM && process.env.CI !== 'true')(
         if (p.live!.source === 'template') expect(age).toBe('never');
         else expect(age).toMatch(/^(just now|\d+ s ago)$/);
       }
-      // cdn-b's capacity is its one site's slots.
+      // cdn-b's capacity is its one site's slots; a template's 2^32 − 1 (no limit) is null.
       expect(status.pathways[1]!.live!.capacity).toBe(7);
+      const noLimit = server.engine.policy.pathways.map((q) => q.capacity === 0xffff_ffff);
+      expect(status.pathways.map((q) => q.live!.capacity === null)).toEqual(noLimit);
+      expect(noLimit).toContain(true);
       await shot(page, 'console-live.png');
       expect(errors).toEqual([]);
       await page.close();

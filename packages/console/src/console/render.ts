@@ -95,9 +95,6 @@ function limitPill(ok: boolean, text: string, title: string): HTMLElement {
   return h('span', { class: `pill ${ok ? 'ok' : 'bad'}`, title }, `${ok ? '✓' : '✗'} ${text}`);
 }
 
-/** A policy's `capacity` that sets no limit (§3.2). */
-const NO_CAPACITY_LIMIT = 0xffff_ffff;
-
 const LIVE_SOURCE: Record<LiveStatus['source'], { pill: string; title: string }> = {
   template: {
     pill: '',
@@ -127,9 +124,9 @@ function liveFacts(live: LiveStatus): HTMLElement {
       h(
         'span',
         { 'data-testid': 'live-capacity' },
-        live.capacity === NO_CAPACITY_LIMIT ? 'no limit' : groupDigits(String(live.capacity)),
+        live.capacity === null ? 'no limit' : groupDigits(String(live.capacity)),
       ),
-      live.capacity === NO_CAPACITY_LIMIT ? '' : live.capacity === 1 ? ' session' : ' sessions',
+      live.capacity === null ? '' : live.capacity === 1 ? ' session' : ' sessions',
       h(
         'span',
         { class: `pill ${source.pill}`, title: source.title, 'data-testid': 'live-source' },

@@ -30,7 +30,8 @@ export interface HopStatus {
  */
 export interface LiveStatus {
   readonly source: 'template' | 'reports' | 'expired';
-  readonly capacity: number;
+  /** `null`: no capacity limit. */
+  readonly capacity: number | null;
   readonly latency_ms: number;
   readonly report_age_s: number | null;
 }

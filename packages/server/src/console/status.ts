@@ -251,7 +251,8 @@ export function buildStatus(s: StatusSource) {
           ? null
           : {
               source: live[i]!.source,
-              capacity: live[i]!.capacity,
+              // null: no capacity limit, as `capacity` above.
+              capacity: live[i]!.capacity === NO_CAPACITY_LIMIT ? null : live[i]!.capacity,
               latency_ms: live[i]!.latency_ms,
               report_age_s: live[i]!.ageUs === null ? null : Number(live[i]!.ageUs) / 1e6,
             },
