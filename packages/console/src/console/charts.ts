@@ -139,7 +139,14 @@ export class Charts {
     };
     const x: uPlot.Scale = {
       time: true,
-      range: (_u, min, max) => [Math.min(min, max - MIN_SPAN_S), max],
+      range: (_u, min, max) => {
+        // No sample yet (a server just started): the minute up to now, not the epoch's.
+        if (min === null || max === null || !Number.isFinite(min) || !Number.isFinite(max)) {
+          const now = Math.floor(Date.now() / 1000);
+          return [now - MIN_SPAN_S, now];
+        }
+        return [Math.min(min, max - MIN_SPAN_S), max];
+      },
     };
     const fromZero: uPlot.Scale = { range: (_u, _min, max) => [0, Math.max(1, max * 1.1)] };
     this.decisions = new uPlot(
