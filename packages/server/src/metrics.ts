@@ -175,7 +175,7 @@ export class Metrics {
   );
   readonly storeErrors = new Counter(
     'wai_steering_store_errors_total',
-    'Store operations that failed, by operation (commit, prune, file: the store file removed or replaced, capacity: a report not shared).',
+    'Store operations that failed, by operation (commit, prune, file: the store file removed or replaced, capacity: a report not shared, or a live policy not written).',
   );
   readonly budgetRefused = new Counter(
     'wai_steering_budget_refused_total',

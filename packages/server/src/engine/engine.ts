@@ -499,8 +499,17 @@ export class SteeringEngine {
     const report = verified.report;
     const offered = this.live.offer(report);
     this.metrics.capacityReports.inc({ result: offered });
-    if (offered === 'taken') await this.shareReport(report, jws.trim());
-    const rotated = offered === 'taken' ? await this.tickLive() : undefined;
+    let rotated: PolicyRotated | undefined;
+    if (offered === 'taken') {
+      await this.shareReport(report, jws.trim());
+      try {
+        rotated = await this.tickLive();
+      } catch (e) {
+        // The report is taken all the same; the policy it calls for is signed in a later period.
+        this.metrics.storeErrors.inc({ op: 'capacity' });
+        console.error(`wai-steering: signing a live policy failed: ${describeError(e)}`);
+      }
+    }
     return {
       kind: 'report',
       taken: offered === 'taken',

@@ -193,6 +193,36 @@ describe('live capacity', () => {
     expect(w.engine.policy.pathways[1]!.capacity).toBe(20_000);
   });
 
+  it('takes a report when the store cannot write the policy it calls for, and signs it a period later', async () => {
+    opened = await liveApp([1]);
+    const w = opened;
+    const claim = w.store.claimPolicy.bind(w.store);
+    w.store.claimPolicy = async () => {
+      throw new Error('the store is down');
+    };
+    const errors: unknown[] = [];
+    const log = console.error;
+    console.error = (...a: unknown[]) => errors.push(a.join(' '));
+    try {
+      const res = await post(w.app, '/capacity', await report(w, 'cdn-b-edge', 'cdn-b', 5));
+      expect(res.status).toBe(201);
+      expect(JSON.parse(text(res.body))).toMatchObject({ taken: true });
+      expect(JSON.parse(text(res.body)).policy).toBeUndefined();
+    } finally {
+      console.error = log;
+    }
+    expect(String(errors[0])).toMatch(/signing a live policy failed: .*the store is down/);
+    expect(w.engine.policy.pathways[1]!.capacity).not.toBe(5);
+    expect(w.engine.metrics.render()).toMatch(
+      /wai_steering_store_errors_total\{op="capacity"\} 1\n/,
+    );
+    // The store back, the next period signs it.
+    w.store.claimPolicy = claim;
+    w.clock.advance(Number(w.setup.policy.period_us / 1000n));
+    expect((await w.engine.tickLive())?.by).toBe('live');
+    expect(w.engine.policy.pathways[1]!.capacity).toBe(5);
+  });
+
   it('ignores a replayed or older report, and refuses forged ones with their reasons', async () => {
     opened = await liveApp([1]);
     const w = opened;
