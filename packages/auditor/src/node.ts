@@ -1,8 +1,9 @@
 /**
  * `@wai-steering/auditor/node`: archives on disk. Reading and writing the archive's directory,
  * the decisions streamed from `decisions.bin` in chunks (memory bounded by the sessions and the
- * records, not the decisions), and the audit with `jobs` worker threads verifying the decisions
- * (the signatures are the hot part) while this thread replays the loads in order.
+ * records, not the decisions), and the audit with `jobs` threads verifying the decisions (the
+ * signatures are the hot part: `jobs − 1` workers and this thread, which also replays the loads
+ * in order).
  */
 import {
   createReadStream,
@@ -29,7 +30,7 @@ import { Audit, type AuditResult } from './audit.js';
 import { decodeFrames, encodeFrame, FrameError, FrameReader } from './frames.js';
 import { type PackedRefusals, unpackVerdicts } from './internal/pack.js';
 import type { Series } from './series.js';
-import type { Verdict } from './verdict.js';
+import { DecisionVerifier, type Verdict } from './verdict.js';
 
 /** An archive's materials: everything but the decisions. */
 export interface ArchiveMaterials {
@@ -116,7 +117,10 @@ export interface AuditArchiveOptions {
   /** The grace (whole seconds); `archive.json`'s `grace_s` by default. */
   readonly graceS?: number;
   readonly loadTolerance?: number;
-  /** Worker threads verifying the decisions; 1 (default) verifies on this thread. */
+  /**
+   * Threads verifying the decisions: 1 (default) verifies on this thread; N uses N − 1 worker
+   * threads and this one.
+   */
   readonly jobs?: number;
   /** Called now and then with the decisions audited and the bytes of `decisions.bin` read. */
   readonly onProgress?: (decisions: number, bytes: number, totalBytes: number) => void;
@@ -238,30 +242,80 @@ export async function auditArchive(
       if ((audit.decisions & 1023) === 0) progress();
     }
   } else {
-    const pool = new VerifyPool(jobs, dir, roomHex);
+    // `jobs` threads verify: `jobs − 1` workers, and this one, which also reads and replays. It
+    // keeps each worker two batches ahead and verifies a batch itself whenever they are, so that
+    // no thread waits on another (on 2 cores, two workers and this thread would be three
+    // threads on two cores, and this one's replay would wait for a core).
+    const pool = new VerifyPool(jobs - 1, dir, roomHex);
+    const local = new DecisionVerifier({ ...m, roomId: options.roomId, backend: nodeBackend });
+    const ahead = 2 * (jobs - 1);
     try {
-      const inFlight: { batch: Uint8Array[]; verdicts: Promise<Verdict[]> }[] = [];
-      const drain = async (keep: number): Promise<void> => {
-        while (inFlight.length > keep) {
-          const head = inFlight.shift()!;
-          const verdicts = await head.verdicts;
+      /** Batches in archive order; `verdicts` set when known. */
+      const queue: {
+        batch: Uint8Array[];
+        verdicts?: Verdict[];
+        error?: Error;
+        wait?: Promise<void>;
+      }[] = [];
+      let atWorkers = 0;
+      /** Replays the batches at the head of the queue whose verdicts are known. */
+      const replay = (): void => {
+        while (queue.length > 0) {
+          const head = queue[0]!;
+          if (head.error !== undefined) throw head.error;
+          if (head.verdicts === undefined) return;
+          queue.shift();
+          const v = head.verdicts;
           head.batch.forEach((f, i) => {
-            audit.add(f, verdicts[i]);
+            audit.add(f, v[i]);
           });
           progress();
         }
+      };
+      /** Waits for the head batch's verdicts (from a worker), then replays what is known. */
+      const waitHead = async (): Promise<void> => {
+        const head = queue[0];
+        if (head !== undefined && head.verdicts === undefined && head.error === undefined) {
+          await head.wait;
+        }
+        replay();
+      };
+      const send = (batch: Uint8Array[]): void => {
+        atWorkers++;
+        const entry: (typeof queue)[number] = { batch };
+        entry.wait = pool.verify(batch).then(
+          (v) => {
+            entry.verdicts = v;
+            atWorkers--;
+          },
+          (e: Error) => {
+            entry.error = e;
+            atWorkers--;
+          },
+        );
+        queue.push(entry);
+      };
+      const verifyHere = (batch: Uint8Array[]): void => {
+        queue.push({ batch, verdicts: batch.map((f) => local.verify(f)) });
       };
       let batch: Uint8Array[] = [];
       for await (const f of frames) {
         batch.push(f);
         if (batch.length === BATCH) {
-          inFlight.push({ batch, verdicts: pool.verify(batch) });
+          if (atWorkers < ahead) send(batch);
+          else {
+            verifyHere(batch);
+            // Let the workers' answers in before the next batch.
+            await new Promise((r) => setImmediate(r));
+          }
           batch = [];
-          await drain(jobs * 3);
+          replay();
+          // Memory: at most a few batches past the head wait to be replayed.
+          while (queue.length > ahead + 4) await waitHead();
         }
       }
-      if (batch.length > 0) inFlight.push({ batch, verdicts: pool.verify(batch) });
-      await drain(0);
+      if (batch.length > 0) send(batch);
+      while (queue.length > 0) await waitHead();
     } finally {
       await pool.close();
     }

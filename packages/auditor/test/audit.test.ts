@@ -169,6 +169,39 @@ describe('an honest log', () => {
   });
 });
 
+describe('jobs', () => {
+  const world = makeWorld(70);
+  const sim = new SimServer(world);
+  run(sim, 400, 60, 5);
+
+  it('two and three jobs give what one gives, findings included, batches split between threads', async () => {
+    const { dir, remove } = tempDir();
+    cleanups.push(remove);
+    // A tampered decision every 301: they fall in batches of this thread and of the workers.
+    const tampered = new Set<number>();
+    const decisions = sim.made.map((m, i) => {
+      if (i % 301 !== 7) return m.bytes;
+      tampered.add(i);
+      const b = m.bytes.slice();
+      b[b.length - 1]! ^= 0x01;
+      return b;
+    });
+    expect(decisions.length).toBeGreaterThan(6 * 256);
+    await writeArchive(dir, world, decisions, { graceS: 10 });
+    const json = (v: unknown) =>
+      JSON.stringify(v, (_k, x) => (typeof x === 'bigint' ? String(x) : x));
+    const one = await auditArchive(dir, { roomId: world.roomId, jobs: 1 });
+    expect(one.result.refused.map((r) => r.digest)).toEqual(
+      [...tampered].map((i) => sim.made[i]!.digest),
+    );
+    for (const jobs of [2, 3]) {
+      const many = await auditArchive(dir, { roomId: world.roomId, jobs });
+      expect(json(many.result)).toBe(json(one.result));
+      expect(json(many.series)).toBe(json(one.series));
+    }
+  });
+});
+
 describe('a server that states a pathway full during a stretch', () => {
   const world = makeWorld(90, {});
   const sim = new SimServer(world);

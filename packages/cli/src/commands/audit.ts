@@ -128,7 +128,7 @@ export const audit: Command = {
     jobs: {
       type: 'string',
       arg: 'N',
-      description: 'worker threads verifying decisions (default 1)',
+      description: 'threads verifying decisions: N − 1 workers and this one (default 1)',
     },
   },
   description: `
