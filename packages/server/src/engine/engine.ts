@@ -304,7 +304,11 @@ export class SteeringEngine {
         const r = await this.rotateNow(checked.value, by);
         if (r !== undefined) return r;
       }
-      throw new Error('rotatePolicy: other instances kept rotating the policy first');
+      throw new Error(
+        this.refusedSeq > this.policySeq
+          ? 'rotatePolicy: the policy another instance put in force could not be taken here (see the log), so this one cannot follow it'
+          : 'rotatePolicy: other instances kept rotating the policy first',
+      );
     });
   }
 
