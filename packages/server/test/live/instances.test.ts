@@ -8,7 +8,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fetchAndVerify } from '@wai-steering/verifier';
-import { jwkToKeyPair, signPolicy, toHex } from '@wai-steering/wire';
+import { digestOf, jwkToKeyPair, readPolicy, signPolicy, toHex, unwrap } from '@wai-steering/wire';
 import { nodeBackend } from '@wai-steering/wire/node';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -293,6 +293,37 @@ describe('live policy on two engines sharing one SQLite file (the workers of ser
       const c = await open();
       expect(toHex(c.policyDigest)).toBe(toHex(a.policyDigest));
       await c.close();
+      // A row the store holds is no authority: a policy signed by a key the room does not let
+      // sign policies (a hop's), written straight into the file, is not taken, and logged once.
+      const forged = signPolicy(
+        { ...a.policy, signer: room.setup.hops[0]!.key.publicKey, initial: 1 },
+        room.setup.hops[0]!.key.secretKey,
+        { backend: nodeBackend },
+      );
+      const digest = digestOf(unwrap(readPolicy(forged)), nodeBackend);
+      expect(
+        await stores[0]!.claimPolicy(room.setup.roomId, {
+          seq: 99,
+          digest,
+          bytes: forged,
+          template: digest,
+          at: clock.us,
+          by: 'operator',
+        }),
+      ).toBe(true);
+      const before = toHex(a.policyDigest);
+      const errors: string[] = [];
+      const log = console.error;
+      console.error = (...x: unknown[]) => errors.push(x.join(' '));
+      try {
+        await a.syncLive();
+        await a.syncLive();
+      } finally {
+        console.error = log;
+      }
+      expect(toHex(a.policyDigest)).toBe(before);
+      expect(errors).toHaveLength(1);
+      expect(errors[0]).toMatch(/was not taken: it .*signer may not sign it/);
     } finally {
       await a.close();
       await b.close();
