@@ -218,6 +218,45 @@ export function storeContract(name: string, open: () => Promise<ContractStore>):
       expect(await store.capacityReports!(new Uint8Array(32))).toEqual([]);
     });
 
+    it('holds, for any sequence of reports, the one of each pathway and hop with the latest t', async () => {
+      const { store } = await fresh();
+      let round = 0;
+      await fc.assert(
+        fc.asyncProperty(
+          fc.array(
+            fc.record({
+              pathway: fc.constantFrom('cdn-a', 'cdn-b'),
+              hop: fc.constantFrom('aa', 'bb', 'cc'),
+              t: fc.bigInt({ min: 0n, max: (1n << 62n) - 1n }),
+            }),
+            { maxLength: 12 },
+          ),
+          async (reports) => {
+            // A room per run: the store is shared by the runs.
+            const room = new Uint8Array(32);
+            new DataView(room.buffer).setUint32(0, ++round);
+            const latest = new Map<string, { t: bigint; jws: string }>();
+            for (const [i, r] of reports.entries()) {
+              const jws = `${i}`;
+              const key = `${r.pathway} ${r.hop}`;
+              const held = latest.get(key);
+              const newer = held === undefined || r.t > held.t;
+              expect(await store.putCapacityReport!(room, { ...r, jws })).toBe(newer);
+              if (newer) latest.set(key, { t: r.t, jws });
+            }
+            const got = new Map(
+              (await store.capacityReports!(room)).map((x) => [
+                `${x.pathway} ${x.hop}`,
+                { t: x.t, jws: x.jws },
+              ]),
+            );
+            expect(got).toEqual(latest);
+          },
+        ),
+        { numRuns: 40 },
+      );
+    });
+
     it('orders the policies put in force: the first to claim a seq has it, bytes and all', async () => {
       const { store } = await fresh();
       const room = new Uint8Array(32).fill(1);
