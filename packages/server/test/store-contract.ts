@@ -74,13 +74,18 @@ export function fakeRecord(start: bigint, end: bigint, n: number): StoredRecord 
 }
 
 /** A decision over `evidence` (32-byte digests, per pathway) at `t`, from session `n`. */
-export function decisionAt(t: bigint, n: number, evidence: Uint8Array[][]) {
+export function decisionAt(
+  t: bigint,
+  n: number,
+  evidence: Uint8Array[][],
+  policy = new Uint8Array(32).fill(8),
+) {
   const session = new Uint8Array(16);
   new DataView(session.buffer).setUint32(0, n, true);
   return sign({
     room: new Uint8Array(32).fill(9),
     signer,
-    policy: new Uint8Array(32).fill(8),
+    policy,
     t,
     session,
     draw: 5,
@@ -314,6 +319,60 @@ export function storeContract(name: string, open: () => Promise<ContractStore>):
       const d4 = decisionAt(11_000n, 4, [[later[0]!.digest]]);
       await store.commit({ records: [], decisions: [d4] });
       expect(same(await store.getDecision(d4.digest), d4.bytes)).toBe(true);
+    });
+
+    it('prunes the live policies replaced long before the oldest kept decision, and their claims', async () => {
+      const { store } = await fresh();
+      const room = new Uint8Array(32).fill(9);
+      const P = (n: number) => new Uint8Array(32).fill(n);
+      const T0 = 1_800_000_000_000_000n;
+      const S = 1_000_000n;
+      const H = 3_600n * S;
+      // The operator's policy 4, then live ones over it: 1, 2, 1 again, and 3 ten hours later.
+      const claims: [number, number, 'operator' | 'live', bigint][] = [
+        [1, 4, 'operator', T0],
+        [2, 1, 'live', T0 + S],
+        [3, 2, 'live', T0 + 2n * S],
+        [4, 1, 'live', T0 + 3n * S],
+        [5, 3, 'live', T0 + 10n * H],
+      ];
+      const claim = (seq: number, n: number, by: 'operator' | 'live', at: bigint) =>
+        store.claimPolicy!(room, {
+          seq,
+          digest: P(n),
+          bytes: new Uint8Array([n]),
+          template: P(4),
+          at,
+          by,
+        });
+      for (const c of claims) expect(await claim(...c)).toBe(true);
+      const r = fakeRecord(0n, 10n, 1);
+      await store.commit({ records: [r], decisions: [] });
+      // A decision under policy 2, and one twenty hours later under policy 3.
+      const under2 = decisionAt(T0 + 2_500_000n, 1, [[r.digest]], P(2));
+      await store.commit({ records: [], decisions: [under2] });
+      await store.commit({
+        records: [],
+        decisions: [decisionAt(T0 + 20n * H, 2, [[r.digest]], P(3))],
+      });
+      const held = async () => {
+        const out: boolean[] = [];
+        for (const n of [1, 2, 3, 4]) out.push((await store.getBlob('policy', P(n))) !== undefined);
+        return out;
+      };
+      // Every decision kept: every policy a kept decision may name stays.
+      await store.prune(0n, T0);
+      expect(await held()).toEqual([true, true, true, true]);
+      // The decision under policy 2 gone, the live policies replaced an hour or more before the
+      // oldest kept decision go with their claims; the operator's and the one in force stay.
+      await store.prune(0n, T0 + 20n * H);
+      expect(await store.getDecision(under2.digest)).toBeUndefined();
+      expect(await held()).toEqual([false, false, true, true]);
+      expect(await store.policyInForce!(room)).toMatchObject({ seq: 5 });
+      // The order goes on from the claim in force.
+      expect(await claim(5, 1, 'live', T0 + 21n * H)).toBe(false);
+      expect(await claim(6, 1, 'live', T0 + 21n * H)).toBe(true);
+      expect(await held()).toEqual([true, false, true, true]);
     });
 
     it('stores the decisions of one window in one evidence set', async () => {

@@ -29,16 +29,17 @@ import { hash } from 'node:crypto';
 import pg from 'pg';
 import { joinDecision, splitAgainst } from './compact.js';
 import { migrate, SCHEMA_LOCK } from './pg-migrations.js';
-import type {
-  BlobKind,
-  CommitBatch,
-  CommitResult,
-  PolicyClaim,
-  PruneResult,
-  SteeringStore,
-  StoredCapacityReport,
-  StoredRecord,
-  StoreStats,
+import {
+  type BlobKind,
+  type CommitBatch,
+  type CommitResult,
+  POLICY_LAG_US,
+  type PolicyClaim,
+  type PruneResult,
+  type SteeringStore,
+  type StoredCapacityReport,
+  type StoredRecord,
+  type StoreStats,
 } from './store.js';
 
 /** Options of {@link PgStore.open}. */
@@ -580,12 +581,28 @@ export class PgStore implements SteeringStore {
            AND "end" <= coalesce((SELECT min(min_start) FROM sets), $2)`,
         [clamp(recordsBefore), INT8_MAX],
       );
-      // The order of policies put in force, as old as the decisions: the latest of a room stays.
-      await c.query(
-        `DELETE FROM policy_rotations r WHERE r.at < $1
-           AND r.seq < (SELECT max(seq) FROM policy_rotations m WHERE m.room = r.room)`,
-        [before],
-      );
+      // The order of policies, and the live policies no kept decision can name (§8.4): the
+      // claims a later claim replaced more than POLICY_LAG_US before the oldest kept decision
+      // (an instance lagging behind the order decides under a replaced policy for a second or
+      // so), and the bytes of the live policies among them that no remaining claim names.
+      const cut = (keptFrom ?? before) - POLICY_LAG_US;
+      if (cut > 0n) {
+        const { rows: gone } = await c.query<{ digest: Buffer; by: string }>(
+          `DELETE FROM policy_rotations r USING policy_rotations n
+           WHERE n.room = r.room AND n.seq = r.seq + 1 AND n.at < $1
+           RETURNING r.digest, r.by`,
+          [String(cut)],
+        );
+        const live = gone.filter((g) => g.by === 'live').map((g) => g.digest);
+        if (live.length > 0) {
+          await c.query(
+            `DELETE FROM blobs b WHERE b.kind = 'policy' AND b.digest = ANY($1::bytea[])
+               AND NOT EXISTS (SELECT 1 FROM policy_rotations k
+                               WHERE k.digest = b.digest OR k.template = b.digest)`,
+            [live],
+          );
+        }
+      }
       await c.query('COMMIT');
       if ((setsDel.rowCount ?? 0) > 0) this.current = undefined;
       return { records: recs.rowCount ?? 0, decisions, sets: setsDel.rowCount ?? 0 };

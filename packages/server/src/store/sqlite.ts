@@ -26,19 +26,20 @@ import { Worker } from 'node:worker_threads';
 import { bytesEqual, sha256 } from '@wai-steering/wire';
 import Database from 'better-sqlite3';
 import { joinDecision, splitAgainst } from './compact.js';
-import type {
-  BlobKind,
-  CommitBatch,
-  CommitResult,
-  DecisionPage,
-  ListedDecision,
-  NewestHeld,
-  PolicyClaim,
-  PruneResult,
-  SteeringStore,
-  StoredCapacityReport,
-  StoredRecord,
-  StoreStats,
+import {
+  type BlobKind,
+  type CommitBatch,
+  type CommitResult,
+  type DecisionPage,
+  type ListedDecision,
+  type NewestHeld,
+  POLICY_LAG_US,
+  type PolicyClaim,
+  type PruneResult,
+  type SteeringStore,
+  type StoredCapacityReport,
+  type StoredRecord,
+  type StoreStats,
 } from './store.js';
 
 /** Options of {@link SqliteStore}. */
@@ -339,6 +340,7 @@ export class SqliteStore implements SteeringStore {
         'SELECT id, first_decision FROM sets WHERE last_t >= ? ORDER BY id LIMIT 1',
       ),
       deleteDecisionsBefore: db.prepare('DELETE FROM decisions WHERE id < ?'),
+      firstKeptTail: db.prepare('SELECT tail FROM decisions ORDER BY id LIMIT 1').pluck(),
       deleteSetsBefore: db.prepare('DELETE FROM sets WHERE id < ?'),
       minNamedStart: db.prepare('SELECT min(min_start) FROM sets').pluck(),
       deleteRecords: db.prepare('DELETE FROM records WHERE "end" < ? AND "end" <= ?'),
@@ -648,6 +650,32 @@ export class SqliteStore implements SteeringStore {
     return settle(() => this.pruneSync(recordsBefore, decisionsBefore));
   }
 
+  /**
+   * Removes the claims of the order of policies that a later claim replaced more than
+   * {@link POLICY_LAG_US} before the oldest kept decision (no kept decision, nor one an instance
+   * lagging behind the order made, names their policy), and the bytes of the live policies among
+   * them that no remaining claim names. An operator's policies (few) are kept.
+   */
+  private prunePolicies(oldestKept: bigint): void {
+    const before = oldestKept - POLICY_LAG_US;
+    if (before <= 0n) return;
+    const gone = this.db
+      .prepare(
+        `SELECT r.room, r.seq, r.digest, r.by FROM policy_rotations r
+         JOIN policy_rotations n ON n.room = r.room AND n.seq = r.seq + 1
+         WHERE n.at < ?`,
+      )
+      .safeIntegers(true)
+      .all(clampU64(before)) as { room: Buffer; seq: bigint; digest: Buffer; by: string }[];
+    const removeRow = this.db.prepare('DELETE FROM policy_rotations WHERE room = ? AND seq = ?');
+    const removeBlob = this.db.prepare(
+      `DELETE FROM blobs WHERE kind = 'policy' AND digest = ? AND NOT EXISTS
+         (SELECT 1 FROM policy_rotations WHERE digest = ? OR template = ?)`,
+    );
+    for (const g of gone) removeRow.run(g.room, g.seq);
+    for (const g of gone) if (g.by === 'live') removeBlob.run(g.digest, g.digest, g.digest);
+  }
+
   private pruneSync(recordsBefore: bigint, decisionsBefore: bigint): PruneResult {
     const prune = this.db.transaction((): PruneResult => {
       const s = this.stmt;
@@ -673,13 +701,13 @@ export class SqliteStore implements SteeringStore {
         clampU64(recordsBefore < 0n ? 0n : recordsBefore),
         minNamed,
       ).changes;
-      // The order of policies put in force, as old as the decisions: the latest of a room stays.
-      this.db
-        .prepare(
-          `DELETE FROM policy_rotations WHERE at < ? AND seq <
-             (SELECT max(seq) FROM policy_rotations m WHERE m.room = policy_rotations.room)`,
-        )
-        .run(clampU64(decisionsBefore < 0n ? 0n : decisionsBefore));
+      // The order of policies, and the live policies no kept decision can name (§8.4).
+      const first = s.firstKeptTail.get() as Buffer | undefined;
+      const oldestKept =
+        first === undefined
+          ? decisionsBefore
+          : new DataView(first.buffer, first.byteOffset, 8).getBigUint64(0, true);
+      this.prunePolicies(oldestKept);
       return { records, decisions, sets };
     });
     return prune.immediate();

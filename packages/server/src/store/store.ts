@@ -106,6 +106,13 @@ export interface StoredCapacityReport {
 }
 
 /**
+ * How long after a policy was replaced in the order of policies an instance may still decide
+ * under it (one that has not read the order yet: a second or so): its bytes are kept this much
+ * longer than the decisions (µs).
+ */
+export const POLICY_LAG_US = 3_600_000_000n;
+
+/**
  * A policy put in force for a room, as the store orders them: `seq` counts from 1, one row per
  * rotation, and the instance that writes `seq` first has put that policy in force for all.
  */
