@@ -11,7 +11,7 @@ import { readFileSync } from 'node:fs';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import type { RoomContext } from '@wai-steering/verifier';
 import { CLASS, readPolicy } from '@wai-steering/wire';
-import { didYouMean } from '@wai-steering/wire/internal';
+import { didYouMean, renameAliases } from '@wai-steering/wire/internal';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import { type CutRecord, HopAgent, type HopAgentOptions } from './agent.js';
@@ -291,37 +291,6 @@ function knownFields(path: readonly PropertyKey[], input: unknown): readonly str
   return KNOWN[at] ?? [];
 }
 
-/** The input with each old spelling under its new name, and a warning for each. */
-function renameAliases(input: unknown): { input: unknown; warnings: string[]; issues: string[] } {
-  const warnings: string[] = [];
-  const issues: string[] = [];
-  if (!isMap(input)) return { input, warnings, issues };
-  const top: Record<string, unknown> = { ...input };
-  for (const [at, old, now] of HOP_CONFIG_ALIASES) {
-    let map = top;
-    if (at !== '') {
-      const inner = top[at];
-      if (!isMap(inner)) continue;
-      map = { ...inner };
-      top[at] = map;
-    }
-    // An old spelling where its new one is not a field (`idleWatts` of a rapl source) stays an
-    // unknown field.
-    if (!(old in map) || !knownFields(at === '' ? [] : [at], top).includes(now)) continue;
-    const where = at === '' ? '' : `${at}.`;
-    if (now in map) {
-      issues.push(`${where}${old}: given with ${where}${now}, its new spelling: keep one`);
-    } else {
-      map[now] = map[old];
-      warnings.push(
-        `${where}${old} is the old spelling of ${where}${now}: read this release, not the next (rename it)`,
-      );
-    }
-    delete map[old];
-  }
-  return { input: top, warnings, issues };
-}
-
 function fieldPath(path: readonly PropertyKey[]): string {
   return path.length === 0 ? '(top level)' : path.map(String).join('.');
 }
@@ -353,7 +322,11 @@ export interface ReadHopConfig {
  * to be), and how many more there are.
  */
 export function readHopConfig(input: unknown, baseDir: string, name = 'hop config'): ReadHopConfig {
-  const renamed = renameAliases(input);
+  // An old spelling where its new one is not a field (`idleWatts` of a rapl source) stays an
+  // unknown field.
+  const renamed = renameAliases(input, HOP_CONFIG_ALIASES, (at, now, top) =>
+    knownFields(at === '' ? [] : [at], top).includes(now),
+  );
   const parsed = hopConfigSchema.safeParse(renamed.input);
   if (!parsed.success || renamed.issues.length > 0) {
     const all = parsed.success ? [] : parsed.error.issues;

@@ -5,6 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { dirname, isAbsolute, resolve } from 'node:path';
+import { renameAliases } from '@wai-steering/wire/internal';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import { didYouMean, parseDuration } from './readable.js';
@@ -434,37 +435,6 @@ function describeIssue(issue: z.core.$ZodIssue): string[] {
   return [`${fieldPath(issue.path)}: ${message}`];
 }
 
-/** The input with each old spelling under its new name, and a warning for each. */
-function renameAliases(input: unknown): { input: unknown; warnings: string[]; issues: string[] } {
-  const warnings: string[] = [];
-  const issues: string[] = [];
-  if (input === null || typeof input !== 'object' || Array.isArray(input)) {
-    return { input, warnings, issues };
-  }
-  const top: Record<string, unknown> = { ...(input as Record<string, unknown>) };
-  for (const [at, old, now] of ALIASES) {
-    let map: Record<string, unknown> = top;
-    if (at !== '') {
-      const inner = top[at];
-      if (inner === null || typeof inner !== 'object' || Array.isArray(inner)) continue;
-      map = { ...(inner as Record<string, unknown>) };
-      top[at] = map;
-    }
-    if (!(old in map)) continue;
-    const where = at === '' ? '' : `${at}.`;
-    if (now in map) {
-      issues.push(`${where}${old}: given with ${where}${now}, its new spelling: keep one`);
-    } else {
-      map[now] = map[old];
-      warnings.push(
-        `${where}${old} is the old spelling of ${where}${now}: read this release, not the next (rename it)`,
-      );
-    }
-    delete map[old];
-  }
-  return { input: top, warnings, issues };
-}
-
 /** A configuration as read, with the warnings of its reading (an old spelling, say). */
 export interface ReadConfig {
   readonly config: ServerConfig;
@@ -478,7 +448,7 @@ export interface ReadConfig {
  * to be).
  */
 export function readConfig(input: unknown, baseDir: string = process.cwd()): ReadConfig {
-  const renamed = renameAliases(input);
+  const renamed = renameAliases(input, ALIASES);
   const parsed = configSchema.safeParse(renamed.input);
   if (!parsed.success || renamed.issues.length > 0) {
     const all = parsed.success ? [] : parsed.error.issues;

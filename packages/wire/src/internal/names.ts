@@ -49,3 +49,46 @@ export function didYouMean(word: string, known: readonly string[]): string {
   const near = closestName(word, known);
   return near === undefined ? '' : ` (did you mean "${near}"?)`;
 }
+
+/** An old spelling of a field: the mapping it is in (`''`: the top level), the old name, the new. */
+export type Alias = readonly [at: string, old: string, now: string];
+
+const isMap = (v: unknown): v is Record<string, unknown> =>
+  v !== null && typeof v === 'object' && !Array.isArray(v);
+
+/**
+ * A hand-written file's object with each old spelling under its new name (copies: the input is
+ * not changed), a warning for each, and an issue where both spellings are given. `applies` may
+ * leave an alias out where its new name is no field (it then stays an unknown field).
+ */
+export function renameAliases(
+  input: unknown,
+  aliases: readonly Alias[],
+  applies: (at: string, now: string, top: Record<string, unknown>) => boolean = () => true,
+): { input: unknown; warnings: string[]; issues: string[] } {
+  const warnings: string[] = [];
+  const issues: string[] = [];
+  if (!isMap(input)) return { input, warnings, issues };
+  const top: Record<string, unknown> = { ...input };
+  for (const [at, old, now] of aliases) {
+    let map = top;
+    if (at !== '') {
+      const inner = top[at];
+      if (!isMap(inner)) continue;
+      map = { ...inner };
+      top[at] = map;
+    }
+    if (!(old in map) || !applies(at, now, top)) continue;
+    const where = at === '' ? '' : `${at}.`;
+    if (now in map) {
+      issues.push(`${where}${old}: given with ${where}${now}, its new spelling: keep one`);
+    } else {
+      map[now] = map[old];
+      warnings.push(
+        `${where}${old} is the old spelling of ${where}${now}: read this release, not the next (rename it)`,
+      );
+    }
+    delete map[old];
+  }
+  return { input: top, warnings, issues };
+}
