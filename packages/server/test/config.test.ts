@@ -10,7 +10,7 @@ import {
   readConfig,
 } from '../src/config.js';
 import { closestName, editDistance, parseDuration } from '../src/readable.js';
-import { readMaterials } from '../src/server.js';
+import { readMaterials } from '../src/start/materials.js';
 import { demoRoom, tempDir } from './helpers/setup.js';
 
 let cleanup: (() => void)[] = [];

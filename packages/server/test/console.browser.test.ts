@@ -288,10 +288,7 @@ describe.skipIf(!HAVE_CHROMIUM && process.env.CI !== 'true')('the console in Chr
     expect(await page.textContent('[data-testid="first"]')).toBe(cli.outcome.priority[0]);
     const text = (await page.textContent('#result'))!;
     expect(text).toContain(
-      server.engine.roomDescriptor.authority.reduce(
-        (s, b) => s + b.toString(16).padStart(2, '0'),
-        '',
-      ),
+      server.engine.room.room.authority.reduce((s, b) => s + b.toString(16).padStart(2, '0'), ''),
     );
     await shot(page, 'verify-accepted.png');
     expect(errors).toEqual([]);

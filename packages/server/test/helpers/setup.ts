@@ -4,14 +4,20 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { nodeBackend } from '@wai-steering/wire/node';
 import { afterAll, beforeAll } from 'vitest';
-import { SteeringApp, steeringRoutes } from '../../src/app.js';
+import { SteeringApp } from '../../src/app.js';
 import { loadConfig, type ServerConfig } from '../../src/config.js';
 import { ConsoleActivity } from '../../src/console/activity.js';
-import { type ConsoleOptions, consoleRoutes } from '../../src/console/routes.js';
+import {
+  type ConsoleOptions,
+  ConsoleRoutes,
+  engineStatusSource,
+} from '../../src/console/routes.js';
 import { type DemoSetup, setupDemo } from '../../src/demo/setup.js';
 import { HopSimulator } from '../../src/demo/simulator.js';
 import { SteeringEngine } from '../../src/engine/engine.js';
-import { type RunningServer, readMaterials, startServer } from '../../src/server.js';
+import { buildRoutes } from '../../src/routes/table.js';
+import { type RunningServer, startServer } from '../../src/server.js';
+import { readMaterials } from '../../src/start/materials.js';
 import { SqliteStore } from '../../src/store/sqlite.js';
 
 /** A free TCP port on 127.0.0.1 (closed again: a small race, fine for tests). */
@@ -94,7 +100,14 @@ export async function demoApp(
     ...(options.console === undefined
       ? {}
       : {
-          routes: [...steeringRoutes(engine), ...consoleRoutes(engine, activity, options.console)],
+          routes: buildRoutes({
+            engine,
+            ...(options.console.enabled
+              ? {
+                  console: new ConsoleRoutes(options.console, engineStatusSource(engine, activity)),
+                }
+              : {}),
+          }),
         }),
   });
   const sim = new HopSimulator({
