@@ -12,15 +12,15 @@ import { digestOf, jwkToKeyPair, readPolicy, signPolicy, toHex, unwrap } from '@
 import { nodeBackend } from '@wai-steering/wire/node';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ServerConfig } from '../../src/config.js';
-import { SteeringEngine } from '../../src/engine/engine.js';
-import { type RunningServer, startServer } from '../../src/server.js';
-import { readMaterials } from '../../src/start/materials.js';
-import { SqliteStore } from '../../src/store/sqlite.js';
-import { writeSessionSecret } from '../helpers/load.js';
-import { type PgCluster, startPostgres } from '../helpers/postgres.js';
-import { demoRoom, freePort, TestClock } from '../helpers/setup.js';
-import { signReport } from './world.js';
+import type { ServerConfig } from '../../../src/config.js';
+import { SteeringEngine } from '../../../src/engine/engine.js';
+import { type RunningServer, startServer } from '../../../src/server.js';
+import { readMaterials } from '../../../src/start/materials.js';
+import { SqliteStore } from '../../../src/store/sqlite.js';
+import { writeSessionSecret } from '../../helpers/load.js';
+import { type PgCluster, startPostgres } from '../../helpers/postgres.js';
+import { demoRoom, freePort, TestClock } from '../../helpers/setup.js';
+import { signReport } from '../../live/world.js';
 
 const TOKEN = 'a-token-of-the-admin-route';
 const P_MS = 2000;
