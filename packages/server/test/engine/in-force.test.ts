@@ -34,7 +34,7 @@ describe('InForce', () => {
     expect(fields.protocol).toBe(2);
     expect(fields.pathways.map((p) => p.load)).toEqual([3, 2, 1]);
     const signed = under.signer.sign(fields, evidence);
-    const bytes = joinDecision(signed.set, signed.tail);
+    const bytes = 'tail' in signed ? joinDecision(signed.set, signed.tail) : signed.bytes;
     const wire = signDecision(fields, ctx.materials.secretKey, { backend: nodeBackend });
     expect(toHex(bytes)).toBe(toHex(wire));
     expect(verifyDecisionSignature(unwrap(readDecision(bytes)), nodeBackend)).toBeUndefined();

@@ -1,0 +1,57 @@
+import { readDecision, toHex, unwrap } from '@wai-steering/wire';
+import { afterEach, describe, expect, it } from 'vitest';
+import { demoApp, get, text } from '../helpers/setup.js';
+
+type Ctx = Awaited<ReturnType<typeof demoApp>>;
+let ctx: Ctx | undefined;
+afterEach(async () => {
+  await ctx?.close();
+  ctx = undefined;
+});
+
+const _S = 1_000_000n; // one second, µs
+
+function manifestOf(body: string | Uint8Array) {
+  return JSON.parse(text(body)) as {
+    TTL: number;
+    'RELOAD-URI': string;
+    'PATHWAY-PRIORITY': string[];
+    'science.transaction.wai-decision': string;
+  };
+}
+
+async function decide(c: Ctx, query = '', headers: Record<string, string> = {}) {
+  const res = await get(c.app, `/steer${query}`, headers);
+  expect(res.status).toBe(200);
+  const m = manifestOf(res.body);
+  const hex = m['science.transaction.wai-decision'].slice(-64);
+  const got = await get(c.app, `/decisions/${hex}`);
+  expect(got.status).toBe(200);
+  const bytes = got.body as Uint8Array;
+  const decision = unwrap(readDecision(bytes));
+  return { res, manifest: m, text: text(res.body), hex, bytes, decision };
+}
+
+describe('the reads', () => {
+  it('serves the policy, the room, the key log, health and metrics', async () => {
+    ctx = await demoApp();
+    const m = ctx.materials;
+    const p = await get(ctx.app, `/policies/${toHex(m.policyDigest)}`);
+    expect(p.status).toBe(200);
+    expect(Buffer.from(p.body as Uint8Array).equals(Buffer.from(ctx.setup.policyBytes))).toBe(true);
+    const room = toHex(m.room.roomId);
+    const d = await get(ctx.app, `/rooms/${room}/descriptor`);
+    expect(Buffer.from(d.body as Uint8Array).equals(Buffer.from(ctx.setup.roomBytes))).toBe(true);
+    const k = await get(ctx.app, `/rooms/${room}/key-log`);
+    expect(Buffer.from(k.body as Uint8Array).equals(Buffer.from(ctx.setup.keyLogBytes))).toBe(true);
+    expect((await get(ctx.app, `/rooms/${'00'.repeat(32)}/key-log`)).status).toBe(404);
+    expect((await get(ctx.app, `/policies/${'00'.repeat(32)}`)).status).toBe(404);
+    expect((await get(ctx.app, `/decisions/${'00'.repeat(32)}`)).status).toBe(404);
+    expect((await get(ctx.app, '/healthz')).status).toBe(200);
+    await decide(ctx);
+    const metrics = text((await get(ctx.app, '/metrics')).body);
+    expect(metrics).toContain('wai_steering_decisions_total{reason=');
+    expect(metrics).toContain('wai_steering_load{pathway="cdn-a"}');
+    expect(metrics).toContain('wai_steering_request_duration_seconds_bucket{le="+Inf"} 1');
+  });
+});
