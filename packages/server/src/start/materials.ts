@@ -173,7 +173,10 @@ export function readPolicyFile(
 }
 
 /** The engine's live options from the configuration: pathway IDs to indices, checked. */
-export function liveOptions(config: ServerConfig, policy: Policy): EngineLiveOptions | undefined {
+export function liveOptions(
+  config: ServerConfig,
+  policy: Pick<Policy, 'pathways'>,
+): EngineLiveOptions | undefined {
   const live = config.live;
   if (live === null) return undefined;
   const ids = policy.pathways.map((p) => p.id);
