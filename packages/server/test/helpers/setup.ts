@@ -15,6 +15,7 @@ import {
 import { type DemoSetup, setupDemo } from '../../src/demo/setup.js';
 import { HopSimulator } from '../../src/demo/simulator.js';
 import { SteeringEngine } from '../../src/engine/engine.js';
+import type { EngineLiveOptions } from '../../src/engine/types.js';
 import { buildRoutes } from '../../src/routes/table.js';
 import { type RunningServer, startServer } from '../../src/server.js';
 import { readMaterials } from '../../src/start/materials.js';
@@ -73,6 +74,7 @@ export async function demoApp(
     start?: bigint;
     encoder?: 'fast' | 'wire';
     console?: ConsoleOptions;
+    live?: EngineLiveOptions;
   } = {},
 ) {
   const { setup, config, remove } = demoRoom(8080, options.periodMs ?? 2000);
@@ -92,6 +94,7 @@ export async function demoApp(
     maxQueue: options.maxQueue ?? 10_000,
     clock: clock.now,
     ...(options.encoder === undefined ? {} : { encoder: options.encoder }),
+    ...(options.live === undefined ? {} : { live: options.live }),
     observer: activity,
   });
   const app = new SteeringApp(engine, {

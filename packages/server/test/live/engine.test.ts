@@ -20,7 +20,6 @@ import { SteeringApp } from '../../src/app.js';
 import { HopSimulator } from '../../src/demo/simulator.js';
 import { SteeringEngine } from '../../src/engine/engine.js';
 import { createHttpServer, listen } from '../../src/http.js';
-import { buildRoutes } from '../../src/routes/table.js';
 import { readMaterials } from '../../src/start/materials.js';
 import { SqliteStore } from '../../src/store/sqlite.js';
 import { demoRoom, freePort, get, TestClock, text } from '../helpers/setup.js';
@@ -335,32 +334,5 @@ describe('the operator rotates the policy without a restart', () => {
     });
     await expect(w.engine.rotatePolicy(other, 'operator')).rejects.toThrow(/of room/);
     expect(toHex(w.engine.policyDigest)).toBe(toHex(rotated.digest));
-  });
-});
-
-describe('routes', () => {
-  it('POST /capacity is 404 when live capacity is off', async () => {
-    const { setup, config, remove } = demoRoom(8080, 2000);
-    const { warnings: _, ...materials } = readMaterials(config);
-    const store = new SqliteStore(':memory:');
-    const engine = await SteeringEngine.open({
-      ...materials,
-      store,
-      backend: nodeBackend,
-      graceMs: 10_000,
-      maxSessions: 1000,
-      maxQueue: 1000,
-    });
-    const app = new SteeringApp(engine, {
-      maxRecordBytes: 4096,
-      maxTargetBytes: 8192,
-      routes: buildRoutes({ engine }),
-    });
-    const res = await post(app, '/capacity', 'x.y.z');
-    expect(res.status).toBe(404);
-    expect(setup.policy.pathways.length).toBe(3);
-    await engine.close();
-    await store.close();
-    remove();
   });
 });

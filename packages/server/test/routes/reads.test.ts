@@ -32,8 +32,8 @@ async function decide(c: Ctx, query = '', headers: Record<string, string> = {}) 
   return { res, manifest: m, text: text(res.body), hex, bytes, decision };
 }
 
-describe('the reads', () => {
-  it('serves the policy, the room, the key log, health and metrics', async () => {
+describe('the reads by digest', () => {
+  it('serves the policy, the room, the key log and the decisions, cached as they may be', async () => {
     ctx = await demoApp();
     const m = ctx.materials;
     const p = await get(ctx.app, `/policies/${toHex(m.policyDigest)}`);
@@ -47,11 +47,16 @@ describe('the reads', () => {
     expect((await get(ctx.app, `/rooms/${'00'.repeat(32)}/key-log`)).status).toBe(404);
     expect((await get(ctx.app, `/policies/${'00'.repeat(32)}`)).status).toBe(404);
     expect((await get(ctx.app, `/decisions/${'00'.repeat(32)}`)).status).toBe(404);
-    expect((await get(ctx.app, '/healthz')).status).toBe(200);
-    await decide(ctx);
-    const metrics = text((await get(ctx.app, '/metrics')).body);
-    expect(metrics).toContain('wai_steering_decisions_total{reason=');
-    expect(metrics).toContain('wai_steering_load{pathway="cdn-a"}');
-    expect(metrics).toContain('wai_steering_request_duration_seconds_bucket{le="+Inf"} 1');
+    // Served for good: by digest they never change.
+    expect(p.headers['cache-control']).toBe('public, max-age=31536000, immutable');
+    // The key log head may move forward: revalidated.
+    expect(k.headers['cache-control']).toBe('no-cache');
+    // A decision by digest, GET and HEAD.
+    const { hex, bytes } = await decide(ctx);
+    const got = await get(ctx.app, `/decisions/${hex}`);
+    expect(got.body).toEqual(bytes);
+    expect(
+      (await ctx.app.handle({ method: 'HEAD', target: `/decisions/${hex}`, headers: {} })).status,
+    ).toBe(200);
   });
 });
