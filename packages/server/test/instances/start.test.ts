@@ -50,7 +50,7 @@ describe('linkInstances', () => {
       const res = await get(ctx.app, '/steer');
       expect(res.status).toBe(200);
       const uri = JSON.parse(text(res.body))['science.transaction.wai-decision'] as string;
-      const stored = await ctx.engine.decision(parseHex(uri.slice(-64)));
+      const stored = await ctx.engine.decision(parseHex(uri.slice(-64))!);
       const decision = unwrap(readDecision((stored as { bytes: Uint8Array }).bytes));
       expect(decision.pathways.map((p) => p.load)).toEqual([5, 0, 2]);
       const metrics = ctx.engine.metrics.render();
