@@ -2,8 +2,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { readDecision, unwrap } from '@wai-steering/wire';
 import { nodeBackend } from '@wai-steering/wire/node';
-import { afterAll, beforeAll } from 'vitest';
+import { afterAll, beforeAll, expect } from 'vitest';
 import { SteeringApp } from '../../src/app.js';
 import { loadConfig, type ServerConfig } from '../../src/config.js';
 import { ConsoleActivity } from '../../src/console/activity.js';
@@ -248,4 +249,31 @@ export async function postRecords(
     }
   }
   return n;
+}
+
+/** A steering manifest's members the tests read (§8.1). */
+export function manifestOf(body: string | Uint8Array) {
+  return JSON.parse(text(body)) as {
+    TTL: number;
+    'RELOAD-URI': string;
+    'PATHWAY-PRIORITY': string[];
+    'science.transaction.wai-decision': string;
+  };
+}
+
+/** A steering request through the application, and the decision its manifest names. */
+export async function decide(
+  c: { app: SteeringApp },
+  query = '',
+  headers: Record<string, string> = {},
+) {
+  const res = await get(c.app, `/steer${query}`, headers);
+  expect(res.status).toBe(200);
+  const m = manifestOf(res.body);
+  const hex = m['science.transaction.wai-decision'].slice(-64);
+  const got = await get(c.app, `/decisions/${hex}`);
+  expect(got.status).toBe(200);
+  const bytes = got.body as Uint8Array;
+  const decision = unwrap(readDecision(bytes));
+  return { res, manifest: m, text: text(res.body), hex, bytes, decision };
 }

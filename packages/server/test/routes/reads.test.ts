@@ -1,6 +1,6 @@
-import { readDecision, toHex, unwrap } from '@wai-steering/wire';
+import { toHex } from '@wai-steering/wire';
 import { afterEach, describe, expect, it } from 'vitest';
-import { demoApp, get, text } from '../helpers/setup.js';
+import { decide, demoApp, get } from '../helpers/setup.js';
 
 type Ctx = Awaited<ReturnType<typeof demoApp>>;
 let ctx: Ctx | undefined;
@@ -10,27 +10,6 @@ afterEach(async () => {
 });
 
 const _S = 1_000_000n; // one second, µs
-
-function manifestOf(body: string | Uint8Array) {
-  return JSON.parse(text(body)) as {
-    TTL: number;
-    'RELOAD-URI': string;
-    'PATHWAY-PRIORITY': string[];
-    'science.transaction.wai-decision': string;
-  };
-}
-
-async function decide(c: Ctx, query = '', headers: Record<string, string> = {}) {
-  const res = await get(c.app, `/steer${query}`, headers);
-  expect(res.status).toBe(200);
-  const m = manifestOf(res.body);
-  const hex = m['science.transaction.wai-decision'].slice(-64);
-  const got = await get(c.app, `/decisions/${hex}`);
-  expect(got.status).toBe(200);
-  const bytes = got.body as Uint8Array;
-  const decision = unwrap(readDecision(bytes));
-  return { res, manifest: m, text: text(res.body), hex, bytes, decision };
-}
 
 describe('the reads by digest', () => {
   it('serves the policy, the room, the key log and the decisions, cached as they may be', async () => {

@@ -1,9 +1,9 @@
 // The steering route (§4, §8.1): decisions over the evidence and the loads, served as manifests.
 import { createHash } from 'node:crypto';
 import { verifyDecision } from '@wai-steering/verifier';
-import { readDecision, STATUS, toHex, unwrap } from '@wai-steering/wire';
+import { STATUS, toHex } from '@wai-steering/wire';
 import { afterEach, describe, expect, it } from 'vitest';
-import { demoApp, get, minted, postPeriods, text } from '../helpers/setup.js';
+import { decide, demoApp, get, minted, postPeriods } from '../helpers/setup.js';
 
 type Ctx = Awaited<ReturnType<typeof demoApp>>;
 let ctx: Ctx | undefined;
@@ -13,27 +13,6 @@ afterEach(async () => {
 });
 
 const S = 1_000_000n; // one second, µs
-
-function manifestOf(body: string | Uint8Array) {
-  return JSON.parse(text(body)) as {
-    TTL: number;
-    'RELOAD-URI': string;
-    'PATHWAY-PRIORITY': string[];
-    'science.transaction.wai-decision': string;
-  };
-}
-
-async function decide(c: Ctx, query = '', headers: Record<string, string> = {}) {
-  const res = await get(c.app, `/steer${query}`, headers);
-  expect(res.status).toBe(200);
-  const m = manifestOf(res.body);
-  const hex = m['science.transaction.wai-decision'].slice(-64);
-  const got = await get(c.app, `/decisions/${hex}`);
-  expect(got.status).toBe(200);
-  const bytes = got.body as Uint8Array;
-  const decision = unwrap(readDecision(bytes));
-  return { res, manifest: m, text: text(res.body), hex, bytes, decision };
-}
 
 describe('steering', () => {
   it('serves a verifiable decision with the manifest of §8.1', async () => {
