@@ -2,24 +2,12 @@
 // player's reloads), exported from its store and over HTTP, audits clean; and the command line's
 // errors and exit codes.
 import { cpSync, readFileSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { decodeFrames } from '@wai-steering/auditor';
-import { type RunningDemo, runDemo } from '@wai-steering/server/testkit';
 import { readDecision, toHex, unwrap } from '@wai-steering/wire';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cli, expectUserError, tempDir } from './helpers.js';
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
+import { type RunningDemo, runDemo } from '../src/internal/demo.js';
+import { cli, expectUserError, freePort, tempDir } from './helpers.js';
 
 const PATHWAYS = ['cdn-a', 'cdn-b', 'cdn-b-east'];
 

@@ -191,13 +191,12 @@ const liveSchema = z
     max_ahead: duration('how far ahead of the room clock a report may be dated').default(5000),
   })
   .strict();
-const adminSchema = z
-  .object({
-    token: z.string({ error: 'expected the bearer token (a string)' }).min(16, {
-      error: 'expected a bearer token of at least 16 characters',
-    }),
-  })
-  .strict();
+/** A bearer token, as the admin route and the console ask for it (`guard/auth.ts`). */
+const bearerToken = () =>
+  z
+    .string({ error: 'expected a token (a string)' })
+    .regex(/^[\x21-\x7e]{16,}$/, 'expected a token of 16 or more visible ASCII characters');
+const adminSchema = z.object({ token: bearerToken() }).strict();
 const limitsSchema = z
   .object({
     max_queue: integer(1, 10_000_000).default(10_000),
@@ -216,12 +215,7 @@ const consoleSchema = z
         [
           z
             .object({
-              bearer: z
-                .string({ error: 'expected a token (a string)' })
-                .regex(
-                  /^[\x21-\x7e]{16,}$/,
-                  'expected a token of 16 or more visible ASCII characters',
-                ),
+              bearer: bearerToken(),
             })
             .strict(),
           z

@@ -86,3 +86,23 @@ export class Health {
     }));
   }
 }
+
+/**
+ * Notes what sits at the embedded store's path (`SqliteStore.fileState`): anything but `ok`
+ * raises the `store` cause (steering then answers `store_unavailable`, `/healthz` 503), logged
+ * once and counted once.
+ */
+export function noteStoreFile(
+  health: Health,
+  metrics: { readonly storeErrors: { inc(labels: { op: string }): void } },
+  state: 'ok' | 'removed' | 'replaced',
+): void {
+  if (state === 'ok') return;
+  if (!health.has('store')) metrics.storeErrors.inc({ op: 'file' });
+  health.fail(
+    'store',
+    state === 'removed'
+      ? 'the store file was removed while the server runs: decisions served now could not be fetched after a restart'
+      : 'another file sits at the store path while the server runs: decisions served now would not be in it',
+  );
+}

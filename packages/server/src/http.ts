@@ -22,7 +22,8 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import type { AppRequest, AppResponse, SteeringApp } from './app.js';
+import type { SteeringApp } from './app.js';
+import type { AppRequest, AppResponse } from './routes/types.js';
 
 /** Reads a request's body up to `limit` bytes; `'too_large'` past it (the rest is not read). */
 function bodyReader(req: IncomingMessage): (limit: number) => Promise<Uint8Array | 'too_large'> {

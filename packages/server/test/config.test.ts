@@ -10,8 +10,7 @@ import {
   readConfig,
 } from '../src/config.js';
 import { closestName, editDistance, parseDuration } from '../src/readable.js';
-import { readMaterials } from '../src/server.js';
-import { demoRoom, tempDir } from './helpers/setup.js';
+import { tempDir } from './helpers/setup.js';
 
 let cleanup: (() => void)[] = [];
 afterEach(() => {
@@ -180,43 +179,6 @@ describe('configuration', () => {
     expect(errorOf(() => loadConfig(join(dir, 'missing.json')))).toMatch(
       /cannot read the file: no such file or directory \(ENOENT\)/,
     );
-  });
-
-  it('checks the room, the policy and the key at start', () => {
-    const { config, setup, remove } = demoRoom();
-    cleanup.push(remove);
-    expect(readMaterials(config).warnings).toEqual([]);
-    expect(errorOf(() => readMaterials({ ...config, keyLog: null }))).toMatch(
-      /^key_log: .*key_log_missing/,
-    );
-    expect(errorOf(() => readMaterials({ ...config, policy: config.room }))).toMatch(/^policy: /);
-    // A policy YAML where its compiled WSP1 belongs: how to compile it.
-    writeFileSync(join(setup.dir, 'policy.yaml'), 'room: room.wrd\nperiod: 2s\n');
-    expect(
-      errorOf(() => readMaterials({ ...config, policy: join(setup.dir, 'policy.yaml') })),
-    ).toMatch(
-      /^policy: .*policy\.yaml is a policy config, not a signed policy \(WSP1\): compile it with `wai-steer policy compile /,
-    );
-    // A key log file that is not a key log: the file named, what is wrong said once.
-    writeFileSync(join(setup.dir, 'garbage.wkl'), 'not a key log at all');
-    const garbage = errorOf(() =>
-      readMaterials({ ...config, keyLog: join(setup.dir, 'garbage.wkl') }),
-    );
-    expect(garbage).toMatch(/^key_log: .*garbage\.wkl is not a key log head \(WKL1\): /);
-    expect(garbage).not.toMatch(/room does not verify/);
-    expect(garbage.match(/malformed/g)?.length ?? 0).toBeLessThanOrEqual(1);
-    // A hop's key is not a steering key.
-    const hopKey = join(setup.dir, 'keys', 'cdn-a-edge.jwk');
-    expect(errorOf(() => readMaterials({ ...config, signingKey: hopKey }))).toMatch(
-      /^signing_key: .*signer_not_authorised/,
-    );
-    writeFileSync(
-      join(setup.dir, 'pub.jwk'),
-      JSON.stringify({ kty: 'OKP', crv: 'Ed25519', x: 'AAAA' }),
-    );
-    expect(
-      errorOf(() => readMaterials({ ...config, signingKey: join(setup.dir, 'pub.jwk') })),
-    ).toMatch(/^signing_key: /);
   });
 });
 

@@ -1,5 +1,5 @@
-import type { RunningDemo } from '@wai-steering/server/testkit';
 import type { Command } from '../internal/command.js';
+import type { RunningDemo } from '../internal/demo.js';
 import { UserError } from '../internal/errors.js';
 
 function integerOption(value: string, name: string, min: number, max: number): number {
@@ -74,7 +74,7 @@ SIGINT or SIGTERM (Ctrl-C).`,
       ctx.io.stderr.write(`wai-steer: demo: ${line}\n`);
     };
     // Loaded only here: the server brings its native store, which no other command needs.
-    const { runDemo } = await import('@wai-steering/server/testkit');
+    const { runDemo } = await import('../internal/demo.js');
     let running: RunningDemo;
     try {
       running = await runDemo({

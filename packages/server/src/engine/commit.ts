@@ -7,6 +7,8 @@
  * The queue is bounded: past `maxPending` items awaiting their commit, `full` is true and the
  * server answers 503 with `Retry-After` instead of queueing more.
  */
+import { describeError, type Health } from '../health.js';
+import type { Metrics } from '../metrics.js';
 import type { SteeringStore, StoredDecision, StoredRecord } from '../store/store.js';
 
 /** Options of {@link CommitQueue}. */
@@ -146,4 +148,23 @@ export class CommitQueue {
     this.closed = true;
     while (this.inFlight !== undefined || this.queued > 0) await this.flush();
   }
+}
+
+/**
+ * What each commit tells: counted (`wai_steering_commits_total`, the batch sizes), and a failure
+ * raises the `commit` cause of health, logged once per cause, never a stack trace per request.
+ */
+export function commitObserver(
+  metrics: Metrics,
+  health: Health,
+): NonNullable<CommitQueueOptions['onCommit']> {
+  return (size, ok, error) => {
+    metrics.commits.inc({ outcome: ok ? 'ok' : 'error' });
+    metrics.batch.observe(size);
+    if (ok) health.clear('commit');
+    else {
+      metrics.storeErrors.inc({ op: 'commit' });
+      health.fail('commit', `group commits fail: ${describeError(error)}`);
+    }
+  };
 }

@@ -4,7 +4,6 @@
  */
 import type { RoomContext } from '@wai-steering/verifier';
 import type { CryptoBackend, DecisionFields, HopRecord, Policy } from '@wai-steering/wire';
-import type { ClientBudget } from '../guard/budget.js';
 import type { HorizonRefusal } from '../guard/horizon.js';
 import type { SessionMac } from '../guard/session-mac.js';
 import type { Health } from '../health.js';
@@ -45,8 +44,6 @@ export interface EngineOptions extends EngineMaterials {
   readonly live?: EngineLiveOptions;
   /** Mints and checks sessions (`guard/session-mac.ts`); a secret of this process by default. */
   readonly sessionMac?: SessionMac;
-  /** Per-client budgets (`guard/budget.ts`); none by default. */
-  readonly budget?: ClientBudget;
   /** The records' horizon (`guard/horizon.ts`), ms; defaults 1 min ahead, 7 d, 4 per period. */
   readonly horizon?: {
     readonly maxAheadMs: number;
@@ -123,8 +120,12 @@ export interface DecideRequest {
   readonly cmcd?: string;
   /** `t` of the decision, room clock µs; the engine's clock by default. */
   readonly t?: bigint;
-  /** The client's address, for the new-session budget (`guard/budget.ts`). */
-  readonly client?: string;
+  /**
+   * The session the door read from the target and checked (`readSession`), so that it spends the
+   * new-session budget first (`guard/budget.ts`); `null`: none, a new one is minted. Absent: the
+   * engine reads it.
+   */
+  readonly session?: Uint8Array | null;
 }
 
 /** The engine declined the work: it is closing, or a bound is reached. Try again later. */
@@ -145,18 +146,17 @@ export interface Steered {
 }
 
 /**
- * The engine declined this client's request (`budget`: past its budget, retry after
- * `retryAfterS`) or every decision (`store`: the store file was removed or replaced).
+ * The store cannot keep what the engine would serve now (§8.4: a party holding a manifest must
+ * find its decision): the store file was removed or replaced while the server runs (`file`,
+ * until an operator acts), or the write failed (`commit`, as long as the store is down).
  */
-export interface Declined {
-  readonly kind: 'declined';
-  readonly cause: 'budget' | 'store';
+export interface StoreUnavailable {
+  readonly kind: 'store_unavailable';
+  readonly cause: 'file' | 'commit';
   readonly why: string;
-  /** Seconds to wait before asking again. */
-  readonly retryAfterS: number;
 }
 
-export type DecideResult = Steered | Overloaded | Declined;
+export type DecideResult = Steered | Overloaded | StoreUnavailable;
 
 /** A per-hop record accepted (companion C5) and durable. */
 export interface RecordStored {
@@ -185,7 +185,12 @@ export interface RecordOutside {
   readonly refusal: HorizonRefusal;
 }
 
-export type IngestResult = RecordStored | RecordRefused | RecordOutside | Overloaded;
+export type IngestResult =
+  | RecordStored
+  | RecordRefused
+  | RecordOutside
+  | Overloaded
+  | StoreUnavailable;
 
 /** A read by digest. */
 export type ReadResult =

@@ -72,6 +72,18 @@ function layoutOf(policy: Policy): Uint8Array {
   return key;
 }
 
+/** The peers' loads as gauges (`docs/server.md`, *Metrics*). */
+function registerPeerGauges(engine: SteeringEngine, peers: PeerLoads): void {
+  engine.metrics.gauge(
+    'wai_steering_peer_load',
+    "Each pathway's load at the live peers (other instances or workers), added to this one's.",
+    () => engine.policy.pathways.map((p, i) => [{ pathway: p.id }, peers.peers[i] ?? 0] as const),
+  );
+  engine.metrics.gauge('wai_steering_peers', 'Live peers as of the latest heartbeat.', () => [
+    [{}, peers.livePeers],
+  ]);
+}
+
 export interface LinkOptions {
   readonly heartbeatMs: number;
   readonly dropAfterMs: number;
@@ -95,8 +107,7 @@ export async function linkInstances(
 ): Promise<Linked> {
   const pathways = () => engine.policy.pathways.length;
   // The loads this instance's decisions state now (sessions whose end has come are out).
-  const own = () =>
-    engine.sessions.loadsAt(engine.sessions.secondsAt(Number(engine.now() / 1000n)));
+  const own = () => engine.loadsNow();
   const liveIntervals = Math.max(1, Math.ceil(o.dropAfterMs / o.heartbeatMs));
   const exchange = { own, pathways, intervalMs: o.heartbeatMs, liveIntervals };
   if (store instanceof PgStore) {
@@ -111,6 +122,7 @@ export async function linkInstances(
     const peers = await PgLoadExchange.start(store, () => layoutOf(engine.policy), exchange);
     const link: InstanceLink = { peers, beforeWindow: (a) => feed.beforeWindow(a) };
     engine.linkInstances(link);
+    registerPeerGauges(engine, peers);
     return {
       link,
       peers,
@@ -124,6 +136,7 @@ export async function linkInstances(
   const channel = o.worker;
   if (channel === undefined) return { link: undefined, peers: undefined, stop: async () => {} };
   const peers = new IpcLoadExchange(channel, exchange);
+  registerPeerGauges(engine, peers);
   const feed = new WindowFeed(store, (r) => engine.learnRecord(r));
   const onMessage = (m: unknown): void => {
     if (isRecordMessage(m))

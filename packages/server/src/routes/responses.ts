@@ -146,11 +146,9 @@ export function capacityOff(): AppResponse {
   return problem(404, 'not_found', "this server's configuration takes no capacity reports (live)");
 }
 
-/** 401 with a bearer challenge. */
-export function forbidden(): AppResponse {
-  return problem(401, 'unauthorized', 'a bearer token is required', {
-    'www-authenticate': 'Bearer realm="wai-steering admin"',
-  });
+/** 401 with its challenge (`guard/auth.ts`). */
+export function unauthorised(challenge: string, message: string): AppResponse {
+  return problem(401, 'unauthorised', message, { 'www-authenticate': challenge });
 }
 
 /** §8.1: the steering manifest. */
@@ -184,14 +182,29 @@ export function health(closing: boolean, causes: readonly unknown[] = []): AppRe
 }
 
 /**
- * 503 with `Retry-After` for one client past its budget (`over_budget`), or for every steering
- * request while the store file is gone (`store_unavailable`). Never 429: hls.js stops polling
- * for good after a 429.
+ * 503 with `Retry-After` for one client past its budget (`guard/budget.ts`): `over_budget`,
+ * retried once the budget holds a token again.
  */
-export function declined(cause: 'budget' | 'store', why: string, retryAfterS: number): AppResponse {
-  return problem(503, cause === 'budget' ? 'over_budget' : 'store_unavailable', why, {
-    'retry-after': String(retryAfterS),
+export function overBudget(over: { readonly why: string; readonly waitS: number }): AppResponse {
+  return problem(503, 'over_budget', over.why, { 'retry-after': String(over.waitS) });
+}
+
+/**
+ * 503 with `Retry-After` while the store cannot keep what would be served (§8.4): a minute when
+ * its file is gone (until an operator acts), a few seconds when a write failed.
+ */
+export function storeUnavailable(u: {
+  readonly cause: 'file' | 'commit';
+  readonly why: string;
+}): AppResponse {
+  return problem(503, 'store_unavailable', u.why, {
+    'retry-after': u.cause === 'file' ? '60' : '5',
   });
+}
+
+/** 400: a query that does not read. */
+export function badQuery(message: string): AppResponse {
+  return problem(400, 'bad_query', message);
 }
 
 /**

@@ -17,9 +17,11 @@ import { accessSync, closeSync, constants, openSync, readSync, statSync } from '
 import { createRequire } from 'node:module';
 import { dirname } from 'node:path';
 import { Worker } from 'node:worker_threads';
-import { ConfigError } from '../config.js';
+import { ConfigError, type ServerConfig } from '../config.js';
 import { describeError } from '../health.js';
+import { PgStore } from './postgres.js';
 import { SqliteStore, StoreSchemaError } from './sqlite.js';
+import type { SteeringStore } from './store.js';
 
 /** Options of {@link openStore}. */
 export interface OpenStoreOptions {
@@ -195,4 +197,27 @@ export async function openStore(
       throw storeError(path, `is not readable by this server: ${e.message}`);
     throw storeError(path, `does not open as a store (${describeError(e)})`);
   }
+}
+
+/**
+ * Opens the store of a configuration: PostgreSQL by `store.url`; SQLite by `store.path`, checked
+ * at start as {@link openStore} does (created only when asked, `quick_check`, every error naming
+ * the path).
+ */
+export async function openConfiguredStore(
+  config: ServerConfig,
+  options: { readonly init?: boolean } = {},
+): Promise<SteeringStore> {
+  if (config.store.url !== undefined) {
+    try {
+      return await PgStore.open(config.store.url);
+    } catch (e) {
+      throw new ConfigError([`store.url: ${(e as Error).message}`]);
+    }
+  }
+  return openStore(config.store.path ?? ':memory:', {
+    synchronous: config.store.synchronous,
+    create: config.store.create || options.init === true,
+    checkTimeoutMs: config.store.checkTimeout,
+  });
 }

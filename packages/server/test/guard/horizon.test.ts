@@ -59,7 +59,7 @@ describe("the records' horizon", () => {
     ctx = await demoApp();
     const P = ctx.setup.policy.period_us;
     const end = (ctx.clock.us / P) * P;
-    const before = ctx.engine.evidence.size;
+    const before = ctx.engine.index.records.size;
     const statuses = new Map<number, number>();
     for (let i = 0; i < 2000; i++) {
       const r = await postSpan(ctx, end - P, end);
@@ -69,7 +69,7 @@ describe("the records' horizon", () => {
     // A second record for the same hop and span is kept (§5.2 decides with it), not thousands.
     expect(statuses.get(201)).toBe(4);
     expect(statuses.get(409)).toBe(1996);
-    expect(ctx.engine.evidence.size).toBe(before + 4);
+    expect(ctx.engine.index.records.size).toBe(before + 4);
     // Another hop, or the next period, has its own bound.
     expect((await postSpan(ctx, end - P, end, 1)).status).toBe(201);
     expect((await postSpan(ctx, end, end + P)).status).toBe(201);

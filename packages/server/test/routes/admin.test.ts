@@ -38,9 +38,23 @@ describe('POST /admin/reload', () => {
       headers: token === undefined ? {} : { authorization: `Bearer ${token}` },
     });
 
-  it('needs the bearer token', async () => {
-    expect((await reload()).status).toBe(401);
+  it('needs the bearer token, and says so with its challenge', async () => {
+    const none = await reload();
+    expect(none.status).toBe(401);
+    expect(none.headers.get('www-authenticate')).toBe(
+      'Bearer realm="wai-steering admin", charset="UTF-8"',
+    );
+    expect(await none.json()).toEqual({
+      error: 'unauthorised',
+      message: 'the admin route needs a bearer token',
+    });
     expect((await reload('wrong-token-of-the-same-size')).status).toBe(401);
+    // The scheme in any case, as the console takes it (one check for both).
+    const lower = await fetch(`${server.url}/admin/reload`, {
+      method: 'POST',
+      headers: { authorization: `bearer ${TOKEN}` },
+    });
+    expect(lower.status).toBe(200);
   });
 
   it('puts the new policy file in force and keeps the loads by pathway ID', async () => {

@@ -1,3 +1,5 @@
+// The demo (`wai-steer demo`): a fresh room, the steering server and hop agents with simulated
+// sources; every manifest verifies from what the server serves over HTTP.
 import {
   FetchError,
   type FetchFunction,
@@ -8,18 +10,15 @@ import {
 import { readRoom, toHex, unwrap } from '@wai-steering/wire';
 import { nodeBackend } from '@wai-steering/wire/node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type RunningDemo, runDemo } from '../src/demo/run.js';
-import { freePort, tempDir } from './helpers/setup.js';
+import { type RunningDemo, runDemo } from '../src/internal/demo.js';
+import { freePort, tempDir } from './helpers.js';
 
 describe('the demo', () => {
   let demo: RunningDemo;
-  let remove: () => void;
   const refusals: string[] = [];
   beforeAll(async () => {
-    const t = tempDir('wai-demo-');
-    remove = t.remove;
     demo = await runDemo({
-      dir: t.dir,
+      dir: tempDir(),
       port: await freePort(),
       periodMs: 500,
       onPeriod: (_end, refused) => refusals.push(...refused),
@@ -27,7 +26,6 @@ describe('the demo', () => {
   });
   afterAll(async () => {
     await demo?.close();
-    remove?.();
   });
 
   it('prints the HLS tag and the DASH element of its policy', () => {
@@ -120,5 +118,44 @@ describe('the demo', () => {
     const port = await freePort(); // closed again: nothing listens there
     const failed = fetchAndVerify(`http://127.0.0.1:${port}/steer`, { timeoutMs: 2000 });
     await expect(failed).rejects.toThrow(`(ECONNREFUSED 127.0.0.1:${port})`);
+  });
+});
+
+// `--fill-site`: a simulated edge site reports one slot fewer each period, the server keeps the
+// pathway's capacity in step, and once it binds new sessions go elsewhere.
+describe('demo --fill-site', () => {
+  let demo: RunningDemo | undefined;
+  afterAll(async () => {
+    await demo?.close();
+  });
+
+  it('fills cdn-b up until the limits send new sessions elsewhere', {
+    timeout: 60_000,
+  }, async () => {
+    const reports: number[] = [];
+    const refused: string[] = [];
+    demo = await runDemo({
+      dir: tempDir(),
+      port: await freePort(),
+      periodMs: 200,
+      fillSite: 'cdn-b',
+      onReport: (gas, status, body) => {
+        if (status !== 200 && status !== 201) refused.push(`${gas}: ${status} ${body}`);
+        reports.push(gas);
+      },
+    });
+    const engine = demo.server.engine;
+    // 12 slots at first, one fewer each period: down to 0 within 13 periods (2.6 s).
+    await expect
+      .poll(() => engine.policy.pathways[1]!.capacity, { timeout: 30_000, interval: 100 })
+      .toBe(0);
+    expect(reports.slice(0, 3)).toEqual([12, 11, 10]);
+    expect(refused).toEqual([]);
+    // With cdn-b's capacity 0, no new session is placed there first.
+    for (let i = 0; i < 10; i++) {
+      const res = await fetch(`${demo.steeringUrl}?_HLS_throughput=5000000`);
+      const m = (await res.json()) as { 'PATHWAY-PRIORITY': string[] };
+      expect(m['PATHWAY-PRIORITY'][0]).not.toBe('cdn-b');
+    }
   });
 });

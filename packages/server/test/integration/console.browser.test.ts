@@ -11,14 +11,14 @@ import { fetchAndVerify } from '@wai-steering/verifier';
 import { nodeBackend } from '@wai-steering/wire/node';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ServerConfig } from '../src/config.js';
-import { consoleDistDir, readConsoleAssets } from '../src/console/assets.js';
-import { HopSimulator } from '../src/demo/simulator.js';
-import { SiteSimulator } from '../src/demo/site.js';
-import { monotonicClock } from '../src/engine/clock.js';
-import { type RunningServer, startServer } from '../src/server.js';
-import { type Browser, HAVE_CHROMIUM, launch } from './helpers/chromium.js';
-import { demoRoom, freePort } from './helpers/setup.js';
+import type { ServerConfig } from '../../src/config.js';
+import { consoleDistDir, readConsoleAssets } from '../../src/console/assets.js';
+import { HopSimulator } from '../../src/demo/simulator.js';
+import { SiteSimulator } from '../../src/demo/site.js';
+import { monotonicClock } from '../../src/engine/clock.js';
+import { type RunningServer, startServer } from '../../src/server.js';
+import { type Browser, HAVE_CHROMIUM, launch } from '../helpers/chromium.js';
+import { demoRoom, freePort } from '../helpers/setup.js';
 
 const OUT = join(import.meta.dirname, '..', 'test-output', 'console');
 /** A long period, so that the window holds still while the page and the test read it. */
@@ -288,10 +288,7 @@ describe.skipIf(!HAVE_CHROMIUM && process.env.CI !== 'true')('the console in Chr
     expect(await page.textContent('[data-testid="first"]')).toBe(cli.outcome.priority[0]);
     const text = (await page.textContent('#result'))!;
     expect(text).toContain(
-      server.engine.roomDescriptor.authority.reduce(
-        (s, b) => s + b.toString(16).padStart(2, '0'),
-        '',
-      ),
+      server.engine.room.room.authority.reduce((s, b) => s + b.toString(16).padStart(2, '0'), ''),
     );
     await shot(page, 'verify-accepted.png');
     expect(errors).toEqual([]);

@@ -6,15 +6,19 @@
 import { join } from 'node:path';
 import { SimulatedHops } from '@wai-steering/agent';
 import { dashElement, hlsTag } from '@wai-steering/manifest';
-import { ConfigError, loadConfig } from '../config.js';
-import { monotonicClock } from '../engine/clock.js';
-import { type RunningServer, startServer } from '../server.js';
-import { type DemoSetup, setupDemo } from './setup.js';
-
-import { SiteSimulator } from './site.js';
-
-/** Sessions each pathway serves whatever the server steers to it (other clients, other rooms). */
-const BASE_AUDIENCE = [120, 90, 45];
+import {
+  ConfigError,
+  loadConfig,
+  monotonicClock,
+  type RunningServer,
+  startServer,
+} from '@wai-steering/server';
+import {
+  type DemoSetup,
+  demoAudience,
+  SiteSimulator,
+  setupDemo,
+} from '@wai-steering/server/testkit';
 
 /** Options of {@link runDemo}. */
 export interface DemoOptions {
@@ -96,9 +100,7 @@ export async function runDemo(options: DemoOptions): Promise<RunningDemo> {
     spoolDir: join(options.dir, 'spools'),
     clock,
     history: Number(setup.policy.window_us / setup.policy.period_us) + 1,
-    audience: (p) =>
-      Math.max(1, Math.round((BASE_AUDIENCE[p] ?? 30) * (0.9 + Math.random() * 0.2))) +
-      (server.engine.sessions.loads[p] ?? 0),
+    audience: (p) => demoAudience(p, server.engine.loadsNow()[p] ?? 0),
     ...(options.onPeriod === undefined
       ? {}
       : {

@@ -12,14 +12,15 @@ import { digestOf, jwkToKeyPair, readPolicy, signPolicy, toHex, unwrap } from '@
 import { nodeBackend } from '@wai-steering/wire/node';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ServerConfig } from '../../src/config.js';
-import { SteeringEngine } from '../../src/engine/engine.js';
-import { type RunningServer, readMaterials, startServer } from '../../src/server.js';
-import { SqliteStore } from '../../src/store/sqlite.js';
-import { writeSessionSecret } from '../helpers/load.js';
-import { type PgCluster, startPostgres } from '../helpers/postgres.js';
-import { demoRoom, freePort, TestClock } from '../helpers/setup.js';
-import { signReport } from './world.js';
+import type { ServerConfig } from '../../../src/config.js';
+import { SteeringEngine } from '../../../src/engine/engine.js';
+import { type RunningServer, startServer } from '../../../src/server.js';
+import { readMaterials } from '../../../src/start/materials.js';
+import { SqliteStore } from '../../../src/store/sqlite.js';
+import { writeSessionSecret } from '../../helpers/load.js';
+import { type PgCluster, startPostgres } from '../../helpers/postgres.js';
+import { demoRoom, freePort, TestClock } from '../../helpers/setup.js';
+import { signReport } from '../../live/world.js';
 
 const TOKEN = 'a-token-of-the-admin-route';
 const P_MS = 2000;
@@ -113,7 +114,7 @@ describe('live policy on two instances sharing one PostgreSQL', () => {
 
   it('starts both on one policy, the configured one, written once to the store', async () => {
     expect(toHex(b.engine.policyDigest)).toBe(toHex(a.engine.policyDigest));
-    expect(toHex(a.engine.policyDigest)).toBe(toHex(a.engine.templateDigest));
+    expect(toHex(a.engine.policyDigest)).toBe(toHex(a.engine.policies.templateDigest));
     expect(await rotations()).toEqual([expect.objectContaining({ seq: '1', by: 'operator' })]);
   });
 
@@ -121,16 +122,16 @@ describe('live policy on two instances sharing one PostgreSQL', () => {
     const res = await post(a, await report('cdn-b-edge', 'cdn-b', 7));
     expect(res.status).toBe(201);
     const signed = toHex(a.engine.policyDigest);
-    expect(signed).not.toBe(toHex(a.engine.templateDigest));
+    expect(signed).not.toBe(toHex(a.engine.policies.templateDigest));
     expect(a.engine.policy.pathways.find((p) => p.id === 'cdn-b')!.capacity).toBe(7);
     // B: the report (its live values) and the policy A signed, through the store.
     const iB = b.engine.policy.pathways.findIndex((p) => p.id === 'cdn-b');
     await until(
       'B takes the policy A signed, and the report',
-      () => toHex(b.engine.policyDigest) === signed && b.engine.liveValues()![iB]!.capacity === 7,
+      () => toHex(b.engine.policyDigest) === signed && b.engine.live!.values()![iB]!.capacity === 7,
     );
-    expect(b.engine.liveValues()![iB]).toMatchObject({ source: 'reports', capacity: 7 });
-    expect(toHex(b.engine.templateDigest)).toBe(toHex(a.engine.templateDigest));
+    expect(b.engine.live!.values()![iB]).toMatchObject({ source: 'reports', capacity: 7 });
+    expect(toHex(b.engine.policies.templateDigest)).toBe(toHex(a.engine.policies.templateDigest));
     // A decision of B names it, and verifies from what A serves.
     const steer = await fetch(`${b.url}/steer?_HLS_throughput=5000000`);
     expect(steer.status).toBe(200);
@@ -195,9 +196,9 @@ describe('live policy on two instances sharing one PostgreSQL', () => {
     });
     expect(res.status).toBe(200);
     const next = toHex(a.engine.policyDigest);
-    expect(toHex(a.engine.templateDigest)).toBe(next);
+    expect(toHex(a.engine.policies.templateDigest)).toBe(next);
     await until("B takes the operator's policy", () => toHex(b.engine.policyDigest) === next);
-    expect(toHex(b.engine.templateDigest)).toBe(next);
+    expect(toHex(b.engine.policies.templateDigest)).toBe(next);
     const idsAfter = b.engine.policy.pathways.map((q) => q.id);
     expect(idsAfter).toEqual([idsBefore[1], idsBefore[0], idsBefore[2]]);
     for (const [i, id] of idsBefore.entries()) {
@@ -209,7 +210,7 @@ describe('live policy on two instances sharing one PostgreSQL', () => {
     expect(await b.reload()).toMatchObject({ changed: false });
     // Its reports carry over by pathway ID: cdn-b still reports 3 slots on both.
     const iB = idsAfter.indexOf('cdn-b');
-    expect(b.engine.liveValues()![iB]).toMatchObject({ source: 'reports' });
+    expect(b.engine.live!.values()![iB]).toMatchObject({ source: 'reports' });
   });
 
   it('joins the policy in force when it starts later with the same policy file', async () => {
@@ -218,12 +219,12 @@ describe('live policy on two instances sharing one PostgreSQL', () => {
     clock.us = (clock.us / P + 1n) * P + P / 10n;
     expect((await post(b, await report('cdn-b-edge', 'cdn-b', 50))).status).toBe(201);
     const inForce = toHex(b.engine.policyDigest);
-    expect(inForce).not.toBe(toHex(b.engine.templateDigest));
+    expect(inForce).not.toBe(toHex(b.engine.policies.templateDigest));
     await until('A takes it', () => toHex(a.engine.policyDigest) === inForce);
     const c = await start();
     expect(toHex(c.engine.policyDigest)).toBe(inForce);
     const iB = c.engine.policy.pathways.findIndex((p) => p.id === 'cdn-b');
-    expect(c.engine.liveValues()![iB]).toMatchObject({ source: 'reports', capacity: 50 });
+    expect(c.engine.live!.values()![iB]).toMatchObject({ source: 'reports', capacity: 50 });
     const n = (await rotations()).length;
     await c.close();
     servers.splice(servers.indexOf(c), 1);
@@ -276,7 +277,7 @@ describe('live policy on two engines sharing one SQLite file (the workers of ser
       // B's read (each second, and when a sibling announces): A's policy and A's report.
       await b.syncLive();
       expect(toHex(b.policyDigest)).toBe(toHex(a.policyDigest));
-      expect(b.liveValues()![iB]).toMatchObject({ source: 'reports', capacity: 9 });
+      expect(b.live!.values()[iB]).toMatchObject({ source: 'reports', capacity: 9 });
       // The same period: B's report moves the capacity, but the period has its policy.
       clock.advance(10);
       const second = await b.offerCapacity(await report(20_000));

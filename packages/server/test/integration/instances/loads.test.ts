@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { addLoads, LoadsHub, PgLoadExchange } from '../../src/instances/loads.js';
-import { PgStore } from '../../src/store/postgres.js';
-import { type PgCluster, startPostgres } from '../helpers/postgres.js';
+import { addLoads, LoadsHub, PgLoadExchange } from '../../../src/instances/loads.js';
+import { PgStore } from '../../../src/store/postgres.js';
+import { type PgCluster, startPostgres } from '../../helpers/postgres.js';
 
 let cluster: PgCluster;
 beforeAll(async () => {

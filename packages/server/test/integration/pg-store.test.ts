@@ -1,9 +1,9 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MIGRATIONS, SCHEMA_VERSION } from '../src/store/pg-migrations.js';
-import { PgStore } from '../src/store/postgres.js';
-import { type PgCluster, startPostgres } from './helpers/postgres.js';
-import { decisionAt, fakeRecord, storeContract } from './store-contract.js';
+import { MIGRATIONS, SCHEMA_VERSION } from '../../src/store/pg-migrations.js';
+import { PgStore } from '../../src/store/postgres.js';
+import { type PgCluster, startPostgres } from '../helpers/postgres.js';
+import { decisionAt, fakeRecord, storeContract } from '../store-contract.js';
 
 let cluster: PgCluster;
 let databases = 0;

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { StoreFeed } from '../../src/instances/feed.js';
-import { PgStore } from '../../src/store/postgres.js';
-import type { StoredRecord } from '../../src/store/store.js';
-import { type PgCluster, startPostgres } from '../helpers/postgres.js';
-import { fakeRecord } from '../store-contract.js';
+import { StoreFeed } from '../../../src/instances/feed.js';
+import { PgStore } from '../../../src/store/postgres.js';
+import type { StoredRecord } from '../../../src/store/store.js';
+import { type PgCluster, startPostgres } from '../../helpers/postgres.js';
+import { fakeRecord } from '../../store-contract.js';
 
 let cluster: PgCluster;
 beforeAll(async () => {

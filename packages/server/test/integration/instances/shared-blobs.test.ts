@@ -7,11 +7,11 @@ import { join } from 'node:path';
 import { digestOf, jwkToKeyPair, readKeyLog, signKeyLog, toHex, unwrap } from '@wai-steering/wire';
 import { nodeBackend } from '@wai-steering/wire/node';
 import { afterAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config.js';
-import { setupDemo } from '../../src/demo/setup.js';
-import { type RunningServer, startServer } from '../../src/server.js';
-import { type PgCluster, startPostgres } from '../helpers/postgres.js';
-import { tempDir } from '../helpers/setup.js';
+import { loadConfig } from '../../../src/config.js';
+import { setupDemo } from '../../../src/demo/setup.js';
+import { type RunningServer, startServer } from '../../../src/server.js';
+import { type PgCluster, startPostgres } from '../../helpers/postgres.js';
+import { tempDir } from '../../helpers/setup.js';
 
 describe('blobs across instances', () => {
   const t = tempDir('wai-blobs-');

@@ -9,10 +9,10 @@ import { join } from 'node:path';
 import { inWindow, windowAt } from '@wai-steering/evidence';
 import { readDecision, toHex, unwrap } from '@wai-steering/wire';
 import { afterAll, describe, expect, it } from 'vitest';
-import { setupDemo } from '../../src/demo/setup.js';
-import { monotonicClock } from '../../src/engine/clock.js';
-import { type Child, exited, spawnChild } from '../helpers/child.js';
-import { type Haproxy, startHaproxy } from '../helpers/haproxy.js';
+import { setupDemo } from '../../../src/demo/setup.js';
+import { monotonicClock } from '../../../src/engine/clock.js';
+import { type Child, exited, spawnChild } from '../../helpers/child.js';
+import { type Haproxy, startHaproxy } from '../../helpers/haproxy.js';
 import {
   type Posted,
   postRecords,
@@ -21,9 +21,9 @@ import {
   steer,
   verifyFrom,
   writeSessionSecret,
-} from '../helpers/load.js';
-import { type PgCluster, startPostgres } from '../helpers/postgres.js';
-import { freePort, tempDir } from '../helpers/setup.js';
+} from '../../helpers/load.js';
+import { type PgCluster, startPostgres } from '../../helpers/postgres.js';
+import { freePort, tempDir } from '../../helpers/setup.js';
 
 const SESSIONS = 240;
 const HEARTBEAT_MS = 250;

@@ -1,6 +1,8 @@
+// `GET /decisions`: the listing by time an auditor reads (`docs/audit.md`).
 import { readDecision, toHex, unwrap } from '@wai-steering/wire';
 import { afterEach, describe, expect, it } from 'vitest';
-import { demoApp, get, postPeriods, text } from './helpers/setup.js';
+import { MAX_LIST, readListingQuery } from '../../src/routes/listing.js';
+import { demoApp, get, postPeriods, text } from '../helpers/setup.js';
 
 const contexts: Awaited<ReturnType<typeof demoApp>>[] = [];
 afterEach(async () => {
@@ -86,5 +88,34 @@ describe('GET /decisions', () => {
     }
     const res = await ctx.app.handle({ method: 'POST', target: '/decisions', headers: {} });
     expect(res.status).toBe(405);
+  });
+});
+
+describe('readListingQuery', () => {
+  const U64_MAX = (1n << 64n) - 1n;
+
+  it('reads every parameter, the first of each name, with the defaults', () => {
+    expect(readListingQuery('')).toEqual({ from: 0n, to: U64_MAX, after: 0, limit: MAX_LIST });
+    expect(readListingQuery('from=5&to=9&after=3&limit=2&from=7')).toEqual({
+      from: 5n,
+      to: 9n,
+      after: 3,
+      limit: 2,
+    });
+    expect(readListingQuery(`to=${U64_MAX}`)).toMatchObject({ to: U64_MAX });
+  });
+
+  it('names what does not read', () => {
+    expect(readListingQuery('from=')).toEqual({
+      error: 'from is not a decimal number of µs (0 to 2^64 − 1)',
+    });
+    expect(readListingQuery(`to=${U64_MAX + 1n}`)).toEqual({
+      error: 'to is not a decimal number of µs (0 to 2^64 − 1)',
+    });
+    expect(readListingQuery(`after=${2 ** 53}`)).toEqual({
+      error: 'after is not a cursor this listing gave',
+    });
+    expect(readListingQuery('limit=1001')).toEqual({ error: 'limit is not 1 to 1000' });
+    expect(readListingQuery('limit=01')).toEqual({ from: 0n, to: U64_MAX, after: 0, limit: 1 });
   });
 });
