@@ -11,6 +11,7 @@ const ORDER = [
   'rule',
   'manifest',
   'verifier',
+  'config-text',
   'auditor',
   'console',
   'agent',
@@ -25,6 +26,7 @@ const PORTABLE = new Set([
   'rule',
   'manifest',
   'verifier',
+  'config-text',
   'auditor',
   'console',
 ]);

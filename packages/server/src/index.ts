@@ -96,13 +96,6 @@ export type { LiveOptions, LiveSource, LiveValue } from './live/capacity.js';
 export type { CapacityReport, ReportRefusal } from './live/report.js';
 export { METRICS_MEDIA_TYPE, Metrics } from './metrics.js';
 export {
-  closestName,
-  type DurationUnit,
-  didYouMean,
-  editDistance,
-  parseDuration,
-} from './readable.js';
-export {
   type Materials,
   openConfiguredStore,
   type ReloadResult,

@@ -1,4 +1,5 @@
 import { dirname } from 'node:path';
+import { parseInstant } from '@wai-steering/config-text';
 import {
   bytesEqual,
   CLASS,
@@ -38,7 +39,7 @@ import {
 import { decisionJson, decisionText, hopRecordJson, hopRecordText } from '../internal/show.js';
 import { signing } from '../internal/sign.js';
 import { evidenceOf, staleLines } from '../internal/stale.js';
-import { parseInstant, parsePeriod } from '../internal/time.js';
+import { parsePeriod } from '../internal/time.js';
 import { parseU64 } from '../internal/units.js';
 
 const unsigned =
