@@ -100,9 +100,14 @@ function checkPrivateBundled(work) {
     for (const file of walk(packed)) {
       if (!/\.(js|mjs|cjs|d\.ts)$/.test(file)) continue;
       const text = readFileSync(file, 'utf8');
-      for (const hit of text.matchAll(/(?:from|import)\s*\(?\s*['"](@wai-steering\/[^'"/]+)/g)) {
-        if (privateNames.has(hit[1])) {
-          problems.push(`${manifest.name}: ${relative(packed, file)} imports ${hit[1]}`);
+      const imported = new Set(
+        [...text.matchAll(/(?:from|import)\s*\(?\s*['"](@wai-steering\/[^'"/]+)/g)].map(
+          (h) => h[1],
+        ),
+      );
+      for (const name of imported) {
+        if (privateNames.has(name)) {
+          problems.push(`${manifest.name}: ${relative(packed, file)} imports ${name}`);
         }
       }
     }
