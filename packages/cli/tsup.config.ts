@@ -3,7 +3,9 @@ import { defineConfig } from 'tsup';
 export default defineConfig({
   entry: ['src/main.ts', 'src/index.ts'],
   format: ['esm'],
-  dts: true,
+  // @wai-steering/config-text is private: bundled (code and types), never a dependency.
+  noExternal: ['@wai-steering/config-text'],
+  dts: { resolve: ['@wai-steering/config-text'] },
   clean: true,
   sourcemap: true,
   target: 'node20',

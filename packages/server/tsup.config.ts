@@ -1,9 +1,11 @@
 import { defineConfig } from 'tsup';
 
 export default defineConfig({
-  entry: ['src/index.ts', 'src/testkit.ts', 'src/readable.ts'],
+  entry: ['src/index.ts', 'src/testkit.ts'],
   format: ['esm'],
-  dts: true,
+  // @wai-steering/config-text is private: bundled (code and types), never a dependency.
+  noExternal: ['@wai-steering/config-text'],
+  dts: { resolve: ['@wai-steering/config-text'] },
   clean: true,
   sourcemap: true,
   target: 'es2022',

@@ -15,6 +15,7 @@
  * the spool are beside it.
  */
 import { createHash } from 'node:crypto';
+import { formatDuration, formatInstant } from '@wai-steering/config-text';
 import type { RoomContext } from '@wai-steering/verifier';
 import { type HopRecordFields, signHopRecord, toHex } from '@wai-steering/wire';
 import { nodeBackend } from '@wai-steering/wire/node';
@@ -105,6 +106,14 @@ const sleep = (ms: number) =>
 
 const systemClock = (): bigint => BigInt(Date.now()) * 1000n;
 const performanceClock = (): bigint => BigInt(Math.round(performance.now() * 1000));
+
+/**
+ * An instant of a log line in the one form of human output (RFC 3339 to the millisecond), its
+ * exact µs beside it under `<name>_us`.
+ */
+function instantField(name: string, us: bigint): Record<string, string> {
+  return { [name]: formatInstant(us), [`${name}_us`]: String(us) };
+}
 
 function defaultLog(line: Record<string, unknown>): void {
   process.stderr.write(`${JSON.stringify(line)}\n`);
@@ -231,8 +240,8 @@ export class HopAgent {
         this.log({
           level: 'warn',
           msg: 'periods not filled: more than the backfill limit since the last record',
-          from: String(from),
-          to: String(cur - limit * this.P),
+          ...instantField('from', from),
+          ...instantField('to', cur - limit * this.P),
         });
         from = cur - limit * this.P;
       }
@@ -240,7 +249,7 @@ export class HopAgent {
         // Restarted within the period after the last one cut: the reading at its start holds.
         this.baseline = { boundary: cur, reading: cursor.reading, at: cur, mono: undefined };
       }
-      this.log({ msg: 'resuming', from: String(from) });
+      this.log({ msg: 'resuming', ...instantField('from', from) });
     } else {
       const history = BigInt(this.o.history ?? 0);
       from = history > 0n ? cur - history * this.P : e.kind === 'counter' ? cur + this.P : cur;
@@ -259,7 +268,9 @@ export class HopAgent {
       class: e.class,
       energy: e.describe,
       traffic: this.o.traffic.describe,
+      period: formatDuration(this.P),
       period_us: String(this.P),
+      lag: formatDuration(this.L),
       lag_us: String(this.L),
       servers: this.o.servers,
       spool: this.o.spool ?? null,
@@ -478,8 +489,8 @@ export class HopAgent {
       this.couriers.filter((c) => c.outcome(rec.name) === o).map((c) => c.server);
     this.log({
       msg: 'period',
-      start: String(rec.span.start),
-      end: String(rec.span.end),
+      ...instantField('start', rec.span.start),
+      ...instantField('end', rec.span.end),
       class: rec.fields.class,
       joules_uj: String(rec.fields.joules),
       bytes: String(bytesOut(traffic)),

@@ -9,9 +9,9 @@
  */
 import { readFileSync } from 'node:fs';
 import { dirname, isAbsolute, resolve } from 'node:path';
+import { didYouMean, parseDuration, renameAliases } from '@wai-steering/config-text';
 import type { RoomContext } from '@wai-steering/verifier';
 import { CLASS, readPolicy } from '@wai-steering/wire';
-import { didYouMean, renameAliases } from '@wai-steering/wire/internal';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import { type CutRecord, HopAgent, type HopAgentOptions } from './agent.js';
@@ -27,35 +27,24 @@ import { prometheusTrafficSource } from './traffic/prometheus.js';
 import { noTraffic, type TrafficSource } from './traffic/source.js';
 import { AgentConfigError, SourceError } from './types.js';
 
-const UNITS_US: Readonly<Record<string, bigint>> = {
-  us: 1n,
-  ms: 1000n,
-  s: 1_000_000n,
-  m: 60_000_000n,
-  h: 3_600_000_000n,
-};
-
-/** A duration in whole µs: `"500ms"`, `"2s"`, `"1m"`, `"250us"`; `undefined` when it does not read. */
-export function parseDurationUs(value: unknown): bigint | undefined {
-  if (typeof value === 'number' && Number.isSafeInteger(value) && value >= 0) {
-    return BigInt(value) * 1_000_000n;
-  }
-  if (typeof value !== 'string') return undefined;
-  const m = /^\s*(\d{1,15})\s*(us|ms|s|m|h)\s*$/.exec(value);
-  return m === null ? undefined : BigInt(m[1]!) * UNITS_US[m[2]!]!;
-}
-
+/**
+ * A duration field: a string with its unit, read by the one duration parser (`2s`, `500ms`,
+ * `1.5s`, `1m`, `7d`, …), or a bare number of seconds; whole µs.
+ */
 const duration = (what: string) =>
   z.union([z.string(), z.number()]).transform((v, ctx) => {
-    const us = parseDurationUs(v);
-    if (us === undefined) {
-      ctx.addIssue({
-        code: 'custom',
-        message: `expected ${what}: a whole duration such as "500ms", "2s", "1m"`,
-      });
+    const us =
+      typeof v === 'number'
+        ? Number.isSafeInteger(v) && v >= 0
+          ? BigInt(v) * 1_000_000n
+          : 'expected whole seconds of 0 or above'
+        : parseDuration(v, 'us');
+    const problem = typeof us === 'string' ? us : us >= 1n << 64n ? 'above 2^64 − 1 µs' : undefined;
+    if (problem !== undefined) {
+      ctx.addIssue({ code: 'custom', message: `${what}: ${problem}` });
       return z.NEVER;
     }
-    return us;
+    return us as bigint;
   });
 
 const missingOr = (message: string) => (issue: { input?: unknown }) =>

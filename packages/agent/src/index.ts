@@ -11,7 +11,6 @@ export {
   type HopMaterials,
   hopConfigSchema,
   loadHopConfig,
-  parseDurationUs,
   parseHopConfig,
   type ReadHopConfig,
   readHopConfig,

@@ -88,7 +88,7 @@ export class SimulatedHops {
   }
 
   private settled(name: string, line: Record<string, unknown>): void {
-    const end = BigInt(String(line.end));
+    const end = BigInt(String(line.end_us));
     const p = this.periods.get(end) ?? { left: this.agents.length, refused: [], pending: [] };
     for (const s of (line.refused as string[] | undefined) ?? []) p.refused.push(`${name}: ${s}`);
     for (const s of (line.pending as string[] | undefined) ?? []) p.pending.push(`${name}: ${s}`);

@@ -128,6 +128,20 @@ describe('delivery', () => {
       sessions: 0,
       sent: [server.url],
     });
+    // The span in the one form of human output, its exact µs beside it; the durations readable.
+    const iso = (us: bigint) => new Date(Number(us / 1000n)).toISOString();
+    expect(periods[0]).toMatchObject({
+      start: iso(B0),
+      start_us: String(B0),
+      end: iso(B0 + P),
+      end_us: String(B0 + P),
+    });
+    expect(r.logs.find((l) => l.msg === 'started')).toMatchObject({
+      period: '1 s',
+      period_us: '1000000',
+      lag: '250 ms',
+      lag_us: '250000',
+    });
   });
 
   it('moves a record a server refuses to refused/ with its reason, logged once', async () => {

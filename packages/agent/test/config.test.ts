@@ -38,7 +38,18 @@ describe('hop.yaml', () => {
     expect(refusal({ ...base, servers: [] })).toMatch(
       /servers: expected at least one steering server/,
     );
-    expect(refusal({ ...base, period: '1.5s' })).toMatch(/period: expected the period P/);
+    expect(refusal({ ...base, period: '1.5us' })).toMatch(
+      /period: the period P: 1\.5us is not a whole number of microseconds/,
+    );
+    expect(refusal({ ...base, period: 'soon' })).toMatch(
+      /period: the period P: expected a duration with its unit \(us, ms, s, m \(or min\), h, d or w\)/,
+    );
+    expect(refusal({ ...base, period: -1 })).toMatch(
+      /period: the period P: expected whole seconds/,
+    );
+    expect(refusal({ ...base, period: '18446744073709551616us' })).toMatch(
+      /period: the period P: above 2\^64 − 1 µs/,
+    );
     expect(refusal({ ...base, energy: { source: 'prometheus', url: 'http://h/metrics' } })).toMatch(
       /energy: give a preset, or a metric and its unit/,
     );
@@ -57,6 +68,25 @@ describe('hop.yaml', () => {
     expect(refusal({ ...base, energy: { source: 'model', idle_watts: 1 } })).toMatch(
       /energy\.nanojoules_per_byte: missing/,
     );
+  });
+
+  it('reads durations with the one parser: the forms that read before, and the new ones', () => {
+    const period = (v: unknown) => parseHopConfig({ ...base, period: v }, '/tmp').period;
+    // Read before: whole numbers of us, ms, s, m, h, and a bare number of seconds.
+    expect(period('250us')).toBe(250n);
+    expect(period('500ms')).toBe(500_000n);
+    expect(period('2s')).toBe(2_000_000n);
+    expect(period(' 2 s ')).toBe(2_000_000n);
+    expect(period('1m')).toBe(60_000_000n);
+    expect(period('1h')).toBe(3_600_000_000n);
+    expect(period(2)).toBe(2_000_000n);
+    // Read now too: µs, min, d, w, and decimals whole in µs.
+    expect(period('250µs')).toBe(250n);
+    expect(period('5min')).toBe(300_000_000n);
+    expect(period('1d')).toBe(86_400_000_000n);
+    expect(period('1w')).toBe(604_800_000_000n);
+    expect(period('1.5s')).toBe(1_500_000n);
+    expect(period('0.25ms')).toBe(250n);
   });
 
   it('reads YAML, resolves paths from its directory, and builds the agent', () => {

@@ -216,7 +216,7 @@ describe('decide and verify', () => {
     });
     expect(json.pathways[0].evidence.length).toBe(4);
     expect(await ok(['decision', 'inspect', 'decision.wsd'], dir)).toContain(
-      'report     pathway #0, throughput 5000000 bit/s, buffer 12000 ms',
+      'report     pathway #0, throughput 5000000 bit/s, buffer 12 s',
     );
   });
 });

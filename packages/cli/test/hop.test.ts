@@ -516,6 +516,47 @@ describe('hop run: errors', () => {
     expect(rec.subscriber_us[0]).toBe('2000000');
   });
 
+  it('--once --span takes two instants as every option does: now-4s..now-2s, RFC 3339', async () => {
+    const d = tempDir();
+    const port = await freePort();
+    const [h] = materials(d, port, [{ name: 'edge', ujPerTick: 1n }]);
+    const before = BigInt(Date.now()) * 1000n;
+    const r = await cli(
+      ['hop', 'run', '--config', 'hop.yaml', '--once', '--span', 'now-4s..now-2s'],
+      h!.dir,
+    );
+    const after = BigInt(Date.now()) * 1000n;
+    expect(r.code, r.stderr).toBe(0);
+    const rec = JSON.parse(r.stdout) as { start: string; end: string };
+    const [start, end] = [BigInt(rec.start), BigInt(rec.end)];
+    expect(end - start).toBe(2_000_000n); // both ends read at one now
+    expect(start >= before - 4_000_000n && start <= after - 4_000_000n).toBe(true);
+
+    const at = (before / P - 5n) * P;
+    const iso = (us: bigint) => new Date(Number(us / 1000n)).toISOString();
+    const byTime = await cli(
+      ['hop', 'run', '--config', 'hop.yaml', '--once', '--span', `${iso(at)}..${iso(at + P)}`],
+      h!.dir,
+    );
+    expect(byTime.code, byTime.stderr).toBe(0);
+    expect(JSON.parse(byTime.stdout)).toMatchObject({ start: String(at), end: String(at + P) });
+
+    expectUserError(
+      await cli(
+        ['hop', 'run', '--config', 'hop.yaml', '--once', '--span', 'now-2s..now-4s'],
+        h!.dir,
+      ),
+      /^wai-steer: --span: now-2s\.\.now-4s: the end is not after the start$/m,
+    );
+    expectUserError(
+      await cli(
+        ['hop', 'run', '--config', 'hop.yaml', '--once', '--span', 'yesterday..now'],
+        h!.dir,
+      ),
+      /^wai-steer: --span: the start, yesterday: expected room-clock microseconds/m,
+    );
+  });
+
   it('the old camelCase spelling of a field is read with a warning; a misspelt one is refused', async () => {
     const d = tempDir();
     const port = await freePort();

@@ -5,10 +5,9 @@
  */
 import { readFileSync } from 'node:fs';
 import { dirname, isAbsolute, resolve } from 'node:path';
-import { renameAliases } from '@wai-steering/wire/internal';
+import { didYouMean, parseDuration, renameAliases } from '@wai-steering/config-text';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
-import { didYouMean, parseDuration } from './readable.js';
 
 /** A configuration that does not read or breaks a rule; the message names each field. */
 export class ConfigError extends Error {
@@ -46,7 +45,7 @@ export function fsProblem(e: unknown, inConfig = true): string {
 /**
  * A readable duration in milliseconds, as the config reads it: a string with its unit
  * (`"500ms"`, `"10s"`, `"15m"`, `"12h"`, `"7d"`, `"2w"`; `parseDuration` of
- * `@wai-steering/server/readable`, the one the policy YAML reads too), or a bare number of
+ * `@wai-steering/config-text`, the one every hand-written file reads), or a bare number of
  * seconds (a YAML or JSON number). `undefined` when it does not read or is not whole in ms.
  */
 export function durationMs(value: unknown): number | undefined {

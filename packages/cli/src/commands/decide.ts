@@ -22,7 +22,7 @@ import { readSecretKeyFile } from '../internal/keys.js';
 import { describeRefusal, readPolicyFile, readRoomFile } from '../internal/records.js';
 import { readRequestFile } from '../internal/request.js';
 import { signing } from '../internal/sign.js';
-import { parseInstant } from '../internal/time.js';
+import { instantOption } from '../internal/time.js';
 
 /** `--loads N,N,…`: one u32 per pathway. */
 function parseLoads(text: string, count: number): number[] {
@@ -139,8 +139,7 @@ is a warning, and the decision is written all the same.`,
     if (!/^[0-9a-fA-F]{32}$/.test(sessionText))
       throw new UserError('--session: expected 32 hex digits (16 bytes)');
     const session = parseHex(sessionText)!;
-    const t = parseInstant(ctx.string('t'));
-    if (typeof t === 'string') throw new UserError(`--t: ${t}`);
+    const t = instantOption(ctx.string('t'), 't');
     const loads = parseLoads(ctx.string('loads'), policy.pathways.length);
 
     // §5: the records of DIR a server would hold, in file-name order: those that pass companion

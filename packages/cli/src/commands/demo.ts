@@ -1,3 +1,4 @@
+import { formatDuration, formatInstant } from '@wai-steering/config-text';
 import type { Command } from '../internal/command.js';
 import type { RunningDemo } from '../internal/demo.js';
 import { UserError } from '../internal/errors.js';
@@ -10,13 +11,6 @@ function integerOption(value: string, name: string, min: number, max: number): n
     );
   }
   return n;
-}
-
-/** µs as seconds, exactly (`2`, `0.5`). */
-function seconds(us: bigint): string {
-  const whole = us / 1_000_000n;
-  const frac = (us % 1_000_000n).toString().padStart(6, '0').replace(/0+$/, '');
-  return frac === '' ? `${whole}` : `${whole}.${frac}`;
 }
 
 export const demo: Command = {
@@ -84,7 +78,7 @@ SIGINT or SIGTERM (Ctrl-C).`,
         periodMs,
         onPeriod: (end, refused) => {
           for (const r of refused) err(`a record was refused: ${r}`);
-          if (verbose) err(`the hops posted the period ending at ${end} µs`);
+          if (verbose) err(`the hops posted the period ending at ${formatInstant(end)}`);
         },
         ...(fillSite === undefined
           ? {}
@@ -107,7 +101,7 @@ SIGINT or SIGTERM (Ctrl-C).`,
     const lines = [
       `Steering server for the demo room, listening on ${running.server.url}`,
       `  files (keys, room, key log, policy, config, store): ${dir}`,
-      `  pathways: ${p.pathways.map((x) => x.id).join(', ')}; P = ${seconds(p.period_us)} s, W = ${seconds(p.window_us)} s, L = ${seconds(p.lag_us)} s`,
+      `  pathways: ${p.pathways.map((x) => x.id).join(', ')}; P = ${formatDuration(p.period_us)}, W = ${formatDuration(p.window_us)}, L = ${formatDuration(p.lag_us)}`,
       ...running.server.warnings.map((w) => `  warning: ${w}`),
       ...(fillSite === undefined
         ? []

@@ -2,31 +2,7 @@ import { readHopRecord, unwrap } from '@wai-steering/wire';
 import type { Command } from '../internal/command.js';
 import { UserError } from '../internal/errors.js';
 import { hopRecordJson } from '../internal/show.js';
-
-/** A room clock instant: µs since the epoch, or an ISO 8601 date-time. */
-function instant(text: string, what: string): bigint {
-  if (/^\d{1,20}$/.test(text)) return BigInt(text);
-  if (/^\d{4}-\d{2}-\d{2}T/.test(text)) {
-    const ms = Date.parse(text);
-    if (Number.isFinite(ms)) return BigInt(ms) * 1000n;
-  }
-  throw new UserError(
-    `--span: ${what} ${JSON.stringify(text)} is neither µs since the epoch nor an ISO 8601 date-time`,
-  );
-}
-
-function spanArg(text: string): { start: bigint; end: bigint } {
-  const m = /^(.+)\.\.(.+)$/.exec(text);
-  if (m === null) {
-    throw new UserError(
-      `--span: expected START..END (µs since the epoch or ISO 8601), got ${JSON.stringify(text)}`,
-    );
-  }
-  const start = instant(m[1]!, 'start');
-  const end = instant(m[2]!, 'end');
-  if (end <= start) throw new UserError('--span: the end is not after the start');
-  return { start, end };
-}
+import { spanOption } from '../internal/time.js';
 
 export const hopRun: Command = {
   name: ['hop', 'run'],
@@ -52,7 +28,7 @@ export const hopRun: Command = {
       type: 'string',
       arg: 'START..END',
       description:
-        'with --once: the span (default the next period), µs since the epoch or ISO 8601',
+        'with --once: the span (default the next period), two instants: µs, RFC 3339, now-4s',
     },
     'dry-run': {
       type: 'boolean',
@@ -109,7 +85,7 @@ The config's format, its sources and what each states: docs/metering.md.`,
       const span =
         spanText === undefined
           ? { start: (now / agent.P + 1n) * agent.P, end: (now / agent.P + 2n) * agent.P }
-          : spanArg(spanText);
+          : spanOption(spanText, 'span', () => now);
       let rec: Awaited<ReturnType<typeof agent.cutOnce>>;
       try {
         rec = await agent.cutOnce(span);

@@ -1,4 +1,5 @@
 import { dirname } from 'node:path';
+import { nowUs, parseInstant } from '@wai-steering/config-text';
 import {
   bytesEqual,
   CLASS,
@@ -38,7 +39,7 @@ import {
 import { decisionJson, decisionText, hopRecordJson, hopRecordText } from '../internal/show.js';
 import { signing } from '../internal/sign.js';
 import { evidenceOf, staleLines } from '../internal/stale.js';
-import { parseInstant, parsePeriod } from '../internal/time.js';
+import { parsePeriod } from '../internal/time.js';
 import { parseU64 } from '../internal/units.js';
 
 const unsigned =
@@ -51,17 +52,22 @@ const unsigned =
     return typeof out === 'string' ? fail(out) : out;
   };
 
-/** A room-clock instant: decimal µs (a string or a number), an RFC 3339 time, now, now-6s. */
-const instant: Leaf<bigint> = (value) => {
-  if (typeof value === 'number') return unsigned(64)(value);
-  if (typeof value !== 'string') {
-    return fail(
-      `expected room-clock µs as a decimal string or an RFC 3339 time, got ${show(value)}`,
-    );
-  }
-  const out = parseInstant(value);
-  return typeof out === 'string' ? fail(out) : out;
-};
+/**
+ * A room-clock instant: decimal µs (a string or a number), an RFC 3339 time, now, now-6s; `now`
+ * read from `now()`, one reading for the whole record (so that `now-4s` to `now-2s` is 2 s).
+ */
+const instantAt =
+  (now: () => bigint): Leaf<bigint> =>
+  (value) => {
+    if (typeof value === 'number') return unsigned(64)(value);
+    if (typeof value !== 'string') {
+      return fail(
+        `expected room-clock µs as a decimal string or an RFC 3339 time, got ${show(value)}`,
+      );
+    }
+    const out = parseInstant(value, now);
+    return typeof out === 'string' ? fail(out) : out;
+  };
 
 const hex32: Leaf<Uint8Array> = (value) =>
   typeof value === 'string' && /^[0-9a-fA-F]{64}$/.test(value)
@@ -108,23 +114,24 @@ const track = z.strictObject({
   bytes: leaf(unsigned(64)),
 });
 
-const recordSchema = z.strictObject({
-  kind: z.literal('WMH1').optional(),
-  digest: z.string().optional(),
-  sig: z.string().optional(),
-  room: leaf((v) => (typeof v === 'string' ? v : fail('expected a room id or a room file'))),
-  hop: optionalLeaf(hex32),
-  start: optionalLeaf(instant),
-  end: optionalLeaf(instant),
-  sessions: optionalLeaf(integer(0, 0xffff_ffff)),
-  class: leaf(recordClass),
-  joules: optionalLeaf(unsigned(128)),
-  subscriber_us: z
-    .array(leaf(unsigned(64)))
-    .length(8, 'expected 8 values, for layer classes 0 to 7')
-    .optional(),
-  tracks: z.array(track).max(255, 'at most 255 tracks').optional(),
-});
+const recordSchemaAt = (now: () => bigint) =>
+  z.strictObject({
+    kind: z.literal('WMH1').optional(),
+    digest: z.string().optional(),
+    sig: z.string().optional(),
+    room: leaf((v) => (typeof v === 'string' ? v : fail('expected a room id or a room file'))),
+    hop: optionalLeaf(hex32),
+    start: optionalLeaf(instantAt(now)),
+    end: optionalLeaf(instantAt(now)),
+    sessions: optionalLeaf(integer(0, 0xffff_ffff)),
+    class: leaf(recordClass),
+    joules: optionalLeaf(unsigned(128)),
+    subscriber_us: z
+      .array(leaf(unsigned(64)))
+      .length(8, 'expected 8 values, for layer classes 0 to 7')
+      .optional(),
+    tracks: z.array(track).max(255, 'at most 255 tracks').optional(),
+  });
 
 export const recordSign: Command = {
   name: ['record', 'sign'],
@@ -173,7 +180,12 @@ periods a decision reads.`,
   run(ctx) {
     const path = ctx.path(ctx.args[0]!);
     const key = readSecretKeyFile(ctx.path(ctx.string('key')), '--key key file');
-    const data = validate(recordSchema, readJson(path, 'record JSON'), 'the record');
+    const at = nowUs();
+    const data = validate(
+      recordSchemaAt(() => at),
+      readJson(path, 'record JSON'),
+      'the record',
+    );
     if (data.hop !== undefined && !bytesEqual(data.hop, key.publicKey)) {
       throw new UserError(
         `hop: ${toHex(data.hop)} is not the public key of --key (${toHex(key.publicKey)})`,

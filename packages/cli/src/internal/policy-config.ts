@@ -7,6 +7,7 @@
  * digits, a `1e5` or an `0x10` reaches the validator as written, never as a number.
  */
 import { dirname, extname } from 'node:path';
+import { type DurationUnit, parseDuration } from '@wai-steering/config-text';
 import {
   NO_CAPACITY_LIMIT,
   NOT_A_CLONE,
@@ -31,7 +32,7 @@ import {
   text,
   validate,
 } from './schema.js';
-import { type DurationUnit, parseBitrate, parseDuration, parsePpm } from './units.js';
+import { parseBitrate, parsePpm } from './units.js';
 
 const duration =
   (unit: DurationUnit, max: bigint): Leaf<bigint> =>

@@ -3,7 +3,7 @@
  * leaf is read by a function of ours, so that each message names the field and the rule it
  * breaks in words a user can act on.
  */
-import { didYouMean } from '@wai-steering/server/readable';
+import { didYouMean } from '@wai-steering/config-text';
 import * as z from 'zod';
 import { UserError } from './errors.js';
 

@@ -1,6 +1,6 @@
-// The known name closest to a misspelt one, for the messages of hand-written files (the server's
-// config, the policy YAML, the hop agent's hop.yaml): one home, so that every package suggests
-// the same way.
+// The known name closest to a misspelt one, and the old spellings of renamed fields, for the
+// messages of hand-written files (the server's config, the policy YAML, the hop agent's
+// hop.yaml): one home, so that every package suggests and renames the same way.
 
 /**
  * The edit distance of `a` and `b`: Levenshtein's (insertions, deletions, substitutions), with a
