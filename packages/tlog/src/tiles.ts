@@ -69,8 +69,8 @@ export function parseTilePath(path: string): TlogResult<Tile> {
     for (const e of elements) index = index * 1000n + BigInt(e.slice(1));
     index = index * 1000n + BigInt(last!);
     if (index > U64_MAX) bad('an index above 2^64 − 1');
+    if (w !== undefined && Number(w) > 255) bad('a width above 255');
     const width = w === undefined ? TILE_WIDTH : Number(w);
-    if (width > 255) bad('a width above 255');
     return { level, index, width };
   });
 }
