@@ -2,8 +2,8 @@
 // is every byte the log must store for the new size (tlog-tiles: tiles and entry bundles), so
 // that a server can keep it in one transaction with the checkpoint it signs.
 import { type CryptoBackend, getBackend } from '@wai-steering/wire';
-import { encodeEntryBundle, readEntryBundle } from './entries.js';
-import { checkU64, foldRight, HASH_SIZE, subtreeInTile } from './internal/hash.js';
+import { readEntryBundle } from './entries.js';
+import { checkU64, foldRight, HASH_SIZE, hashChildren, subtreeInTile } from './internal/hash.js';
 import { emptyRoot } from './merkle.js';
 import { TILE_WIDTH, type Tile, tilePath } from './tiles.js';
 
@@ -53,9 +53,57 @@ export interface Integration {
 }
 
 /**
+ * Bytes appended to by successive states: a buffer and how much of it the latest writer filled.
+ * A state's edge records how much is its own; a writer that finds more written (someone
+ * integrated onto the same state before) copies its part first. So a chain of states shares one
+ * buffer, and integrating twice onto one state stays correct.
+ */
+interface Store {
+  bytes: Uint8Array;
+  used: number;
+}
+
+/** A complete subtree of a partial tile: its width in hashes (a power of two) and its hash. */
+interface Subtree {
+  readonly width: number;
+  readonly hash: Uint8Array;
+}
+
+/**
+ * The rightmost edge of a log, as the writer works on it: per level, the bytes of its partial
+ * tile and the complete subtrees its hashes make (a binary counter: widths decreasing from the
+ * left, each a power of two); and the partial bundle's bytes. Derived from a `LogState` (up to
+ * 254 node hashes a level, once) and kept on the states `integrate` returns, so that a batch of
+ * one entry costs one leaf hash, about one node hash, the root's fold and two copies of bytes.
+ */
+interface Edge {
+  readonly levels: { store: Store; count: number; stack: Subtree[] }[];
+  /** The partial bundle: its store, its entries and how many of the store's bytes are its own. */
+  readonly bundle: { store: Store; count: number; used: number };
+}
+
+const EDGE = Symbol('edge');
+
+/** A store of `capacity` bytes holding `used` bytes of `from` (a copy). */
+function storeOf(from: Uint8Array, used: number, capacity: number): Store {
+  const bytes = new Uint8Array(Math.max(capacity, used));
+  bytes.set(from.subarray(0, used));
+  return { bytes, used };
+}
+
+/** The store to append to after `used` bytes: the same one, unless another writer went on. */
+function own(store: Store, used: number): Store {
+  return store.used === used ? store : storeOf(store.bytes, used, store.bytes.length);
+}
+
+const TILE_BYTES = TILE_WIDTH * HASH_SIZE;
+
+/**
  * Integrates `entries` (each at most 65,535 bytes, the most an entry bundle can carry) after the
  * log of `state`: their RFC 6962 leaf hashes, the hashes above them, the tiles and bundles to
- * store, the new root and the new state. No I/O; the batch may be empty.
+ * store, the new root and the new state. No I/O; the batch may be empty. The states given and
+ * returned are values: never changed (the returned ones are frozen), and the same state may be
+ * integrated onto again.
  *
  * Integrating in batches gives the same full tiles, the same final partial tiles and the same
  * root as integrating at once. A state that is not one of a log (a partial tile of the wrong
@@ -67,7 +115,7 @@ export function integrate(
   backend?: CryptoBackend,
 ): Integration {
   const b = backend ?? getBackend();
-  const { levels, bundle } = openState(state);
+  const from = edgeOf(state, b);
   if (!Array.isArray(entries)) throw new TypeError('integrate: expected an array of entries');
   for (const e of entries) {
     if (!(e instanceof Uint8Array)) throw new TypeError('integrate: an entry is not a Uint8Array');
@@ -77,6 +125,13 @@ export function integrate(
   if (state.size + BigInt(entries.length) > (1n << 64n) - 1n) {
     throw new TypeError('integrate: the log would pass 2^64 − 1 entries');
   }
+  const levels = from.levels.map((l) => ({
+    store: l.store,
+    count: l.count,
+    stack: l.stack.slice(),
+    owned: false,
+  }));
+  const bundle = { store: from.bundle.store, count: from.bundle.count, owned: false };
 
   let size = state.size;
   const tiles: TileData[] = [];
@@ -93,86 +148,146 @@ export function integrate(
     scratch.set(entry, 1);
     const leaf = b.sha256(scratch.subarray(0, entry.length + 1));
     leafHashes[i] = leaf;
-    bundle.push(entry);
-    if (bundle.length === TILE_WIDTH) {
-      const tile: Tile = { level: 'entries', index: size >> 8n, width: TILE_WIDTH };
-      bundles.push({ tile, path: tilePath(tile), data: encodeEntryBundle(bundle) });
-      bundle.length = 0;
+
+    // tlog-tiles: the entry, big-endian u16 length-prefixed, at the end of the partial bundle.
+    if (!bundle.owned) {
+      bundle.store = own(bundle.store, from.bundle.used);
+      bundle.owned = true;
     }
+    let store = bundle.store;
+    if (store.bytes.length < store.used + 2 + entry.length) {
+      store = storeOf(store.bytes, store.used, 2 * (store.used + 2 + entry.length));
+      bundle.store = store;
+    }
+    store.bytes[store.used] = entry.length >> 8;
+    store.bytes[store.used + 1] = entry.length & 0xff;
+    store.bytes.set(entry, store.used + 2);
+    store.used += 2 + entry.length;
+    bundle.count++;
+    if (bundle.count === TILE_WIDTH) {
+      const tile: Tile = { level: 'entries', index: size >> 8n, width: TILE_WIDTH };
+      bundles.push({ tile, path: tilePath(tile), data: store.bytes.slice(0, store.used) });
+      bundle.store = { bytes: new Uint8Array(store.bytes.length), used: 0 };
+      bundle.count = 0;
+    }
+
     // The new hash climbs while it completes a tile: a full tile's MTH is a hash of the level above.
     let hash = leaf;
     for (let level = 0; ; level++) {
-      if (levels[level] === undefined) levels[level] = [];
-      const row = levels[level]!;
-      row.push(hash);
+      if (levels[level] === undefined) {
+        levels[level] = {
+          store: { bytes: new Uint8Array(TILE_BYTES), used: 0 },
+          count: 0,
+          stack: [],
+          owned: true,
+        };
+      }
+      const l = levels[level]!;
+      if (!l.owned) {
+        l.store = own(l.store, l.count * HASH_SIZE);
+        l.owned = true;
+      }
+      l.store.bytes.set(hash, l.count * HASH_SIZE);
+      l.count++;
+      l.store.used = l.count * HASH_SIZE;
       touched[level] = true;
-      if (row.length < TILE_WIDTH) break;
+      // Merge equal neighbours: the subtrees of the tile stay complete and maximal.
+      let top: Subtree = { width: 1, hash };
+      while (l.stack.length > 0 && l.stack[l.stack.length - 1]!.width === top.width) {
+        const left = l.stack.pop()!;
+        top = { width: 2 * top.width, hash: hashChildren(left.hash, top.hash, b) };
+      }
+      l.stack.push(top);
+      if (l.count < TILE_WIDTH) break;
+      // A full tile: its MTH is the one subtree left.
       const tile: Tile = { level, index: size >> BigInt(8 * (level + 1)), width: TILE_WIDTH };
-      const data = concat(row);
-      tiles.push({ tile, path: tilePath(tile), data });
-      hash = subtreeInTile(data, 0, TILE_WIDTH, b);
-      row.length = 0;
+      tiles.push({ tile, path: tilePath(tile), data: l.store.bytes.slice() });
+      hash = l.stack[0]!.hash;
+      l.store = { bytes: new Uint8Array(TILE_BYTES), used: 0 };
+      l.count = 0;
+      l.stack = [];
     }
     size += 1n;
   }
 
   // The partial tiles of the new size at each level the batch reached.
+  const partialTiles: Uint8Array[] = [];
   for (let level = 0; level < levels.length; level++) {
-    const row = levels[level]!;
-    if (!touched[level] || row.length === 0) continue;
-    const tile: Tile = { level, index: size >> BigInt(8 * (level + 1)), width: row.length };
-    tiles.push({ tile, path: tilePath(tile), data: concat(row) });
+    const l = levels[level]!;
+    if (!touched[level]) {
+      partialTiles.push(state.partialTiles[level] ?? new Uint8Array(0));
+      continue;
+    }
+    const data = l.store.bytes.slice(0, l.count * HASH_SIZE);
+    partialTiles.push(data);
+    if (l.count === 0) continue;
+    const tile: Tile = { level, index: size >> BigInt(8 * (level + 1)), width: l.count };
+    tiles.push({ tile, path: tilePath(tile), data });
   }
-  if (entries.length > 0 && bundle.length > 0) {
-    const tile: Tile = { level: 'entries', index: size >> 8n, width: bundle.length };
-    bundles.push({ tile, path: tilePath(tile), data: encodeEntryBundle(bundle) });
+  while (partialTiles.length > 0 && partialTiles[partialTiles.length - 1]!.length === 0)
+    partialTiles.pop();
+  let partialBundle = state.partialBundle;
+  if (entries.length > 0) {
+    partialBundle = bundle.store.bytes.slice(0, bundle.store.used);
+    if (bundle.count > 0) {
+      const tile: Tile = { level: 'entries', index: size >> 8n, width: bundle.count };
+      bundles.push({ tile, path: tilePath(tile), data: partialBundle });
+    }
   }
 
-  while (levels.length > 0 && levels[levels.length - 1]!.length === 0) levels.pop();
-  const partialTiles = levels.map(concat);
-  const root = rootOfEdge(partialTiles, b);
+  // The root: the complete subtrees of [0, size), from the top level down, left to right.
+  const subtrees: Uint8Array[] = [];
+  for (let level = levels.length - 1; level >= 0; level--) {
+    for (const t of levels[level]!.stack) subtrees.push(t.hash);
+  }
+  const root = subtrees.length === 0 ? emptyRoot(b) : foldRight(subtrees, b);
+  const edge: Edge = {
+    levels: levels.map((l) => ({ store: l.store, count: l.count, stack: l.stack })),
+    bundle: { store: bundle.store, count: bundle.count, used: bundle.store.used },
+  };
+  const next = { size, partialTiles: Object.freeze(partialTiles), partialBundle };
+  Object.defineProperty(next, EDGE, { value: edge });
+  return { state: Object.freeze(next), size, root, leafHashes, tiles, bundles };
+}
+
+/** The edge of a state: kept on it when `integrate` made it, else read from it (and checked). */
+function edgeOf(state: LogState, backend: CryptoBackend): Edge {
+  if (state === null || typeof state !== 'object')
+    throw new TypeError('integrate: expected a LogState');
+  const kept = (state as { [EDGE]?: Edge })[EDGE];
+  if (kept !== undefined) return kept;
+  const { levels, bundle, bundleBytes } = openState(state);
   return {
-    state: {
-      size,
-      partialTiles,
-      partialBundle: bundle.length === 0 ? new Uint8Array(0) : encodeEntryBundle(bundle),
+    levels: levels.map((bytes) => {
+      const count = bytes.length / HASH_SIZE;
+      const stack: Subtree[] = [];
+      let first = 0;
+      for (let h = 7; h >= 0; h--) {
+        if ((count & (1 << h)) === 0) continue;
+        stack.push({ width: 1 << h, hash: subtreeInTile(bytes, first, 1 << h, backend) });
+        first += 1 << h;
+      }
+      return { store: storeOf(bytes, bytes.length, TILE_BYTES), count, stack };
+    }),
+    bundle: {
+      store: storeOf(bundleBytes, bundleBytes.length, 2 * bundleBytes.length + 64),
+      count: bundle,
+      used: bundleBytes.length,
     },
-    size,
-    root,
-    leafHashes,
-    tiles,
-    bundles,
   };
 }
 
-/**
- * The root from the partial tiles alone: the complete subtrees of `[0, size)` are, from the top
- * level down and left to right in each tile, the power-of-two runs of its hashes that its width's
- * bits give.
- */
-function rootOfEdge(partialTiles: readonly Uint8Array[], backend: CryptoBackend): Uint8Array {
-  const subtrees: Uint8Array[] = [];
-  for (let level = partialTiles.length - 1; level >= 0; level--) {
-    const bytes = partialTiles[level]!;
-    const width = bytes.length / HASH_SIZE;
-    let first = 0;
-    for (let h = 7; h >= 0; h--) {
-      if ((width & (1 << h)) === 0) continue;
-      subtrees.push(subtreeInTile(bytes, first, 1 << h, backend));
-      first += 1 << h;
-    }
-  }
-  return subtrees.length === 0 ? emptyRoot(backend) : foldRight(subtrees, backend);
-}
-
-/** The state's partial tiles as rows of hashes, and its partial bundle as entries; checked. */
-function openState(state: LogState): { levels: Uint8Array[][]; bundle: Uint8Array[] } {
-  if (state === null || typeof state !== 'object')
-    throw new TypeError('integrate: expected a LogState');
+/** The state's partial tiles (bytes, by level) and partial bundle (its entry count); checked. */
+function openState(state: LogState): {
+  levels: Uint8Array[];
+  bundle: number;
+  bundleBytes: Uint8Array;
+} {
   checkU64(state.size, 'integrate: state.size');
-  if (!Array.isArray(state.partialTiles))
+  if (!Array.isArray(state.partialTiles)) {
     throw new TypeError('integrate: state.partialTiles: expected an array');
-  const levels: Uint8Array[][] = [];
+  }
+  const levels: Uint8Array[] = [];
   for (let level = 0; level < Math.max(state.partialTiles.length, 8); level++) {
     const width = Number((state.size >> BigInt(8 * level)) & 255n);
     const bytes = state.partialTiles[level] ?? new Uint8Array(0);
@@ -181,18 +296,13 @@ function openState(state: LogState): { levels: Uint8Array[][]; bundle: Uint8Arra
         `integrate: state.partialTiles[${level}] must be ${width * HASH_SIZE} bytes for size ${state.size}`,
       );
     }
-    if (level < state.partialTiles.length || width > 0) {
-      const row: Uint8Array[] = [];
-      for (let i = 0; i < width; i++) row.push(bytes.slice(i * HASH_SIZE, (i + 1) * HASH_SIZE));
-      levels.push(row);
-    }
+    if (level < state.partialTiles.length || width > 0) levels.push(bytes);
   }
   while (levels.length > 0 && levels[levels.length - 1]!.length === 0) levels.pop();
   const width = Number(state.size & 255n);
   if (!(state.partialBundle instanceof Uint8Array)) {
     throw new TypeError('integrate: state.partialBundle: expected a Uint8Array');
   }
-  let bundle: Uint8Array[] = [];
   if (width > 0 || state.partialBundle.length > 0) {
     const read = readEntryBundle(state.partialBundle, width === 0 ? undefined : width);
     if (!read.ok || width === 0) {
@@ -200,13 +310,6 @@ function openState(state: LogState): { levels: Uint8Array[][]; bundle: Uint8Arra
         `integrate: state.partialBundle must hold ${width} entries for size ${state.size}`,
       );
     }
-    bundle = read.value;
   }
-  return { levels, bundle };
-}
-
-function concat(row: readonly Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(row.length * HASH_SIZE);
-  for (let i = 0; i < row.length; i++) out.set(row[i]!, i * HASH_SIZE);
-  return out;
+  return { levels, bundle: width, bundleBytes: state.partialBundle };
 }
