@@ -129,6 +129,32 @@ describe('integrate', () => {
     });
   });
 
+  it('integrates onto one state twice (branches), and onto a state read back from storage, alike', () => {
+    const rootOfFirst = (n: number) => hex(rootOf(leafHashes.slice(0, n)));
+    const base = integrate(emptyLogState(), leaves.slice(0, 300), nodeBackend).state;
+    const a = integrate(base, leaves.slice(300, 310), nodeBackend);
+    // Another batch onto the same state: the entries 300.. of another log.
+    const other = [new Uint8Array(40).fill(1), new Uint8Array(40).fill(2)];
+    const b = integrate(base, other, nodeBackend);
+    const c = integrate(a.state, leaves.slice(310, 600), nodeBackend);
+    const d = integrate(b.state, [], nodeBackend);
+    expect(hex(a.root)).toEqual(rootOfFirst(310));
+    expect(hex(c.root)).toEqual(rootOfFirst(600));
+    expect(hex(b.root)).toEqual(hex(mth([...leaves.slice(0, 300), ...other])));
+    expect(hex(d.root)).toEqual(hex(b.root));
+    // The state as a store would keep it: plain bytes, nothing else.
+    const stored: LogState = {
+      size: a.state.size,
+      partialTiles: a.state.partialTiles.map((t) => t.slice()),
+      partialBundle: a.state.partialBundle.slice(),
+    };
+    const fromStored = integrate(stored, leaves.slice(310, 600), nodeBackend);
+    expect(hex(fromStored.root)).toEqual(hex(c.root));
+    expect(fromStored.tiles.map((t) => [t.path, hex(t.data)])).toEqual(c.tiles.map((t) => [t.path, hex(t.data)]));
+    expect(fromStored.bundles.map((t) => [t.path, hex(t.data)])).toEqual(c.bundles.map((t) => [t.path, hex(t.data)]));
+    expect(Object.isFrozen(a.state)).toEqual(true);
+  });
+
   it('is a TypeError for a state that is not a log’s, or an entry that a bundle cannot carry', () => {
     const one = integrate(emptyLogState(), leaves.slice(0, 1), nodeBackend).state;
     const bad: LogState[] = [
