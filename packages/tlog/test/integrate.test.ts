@@ -150,8 +150,12 @@ describe('integrate', () => {
     };
     const fromStored = integrate(stored, leaves.slice(310, 600), nodeBackend);
     expect(hex(fromStored.root)).toEqual(hex(c.root));
-    expect(fromStored.tiles.map((t) => [t.path, hex(t.data)])).toEqual(c.tiles.map((t) => [t.path, hex(t.data)]));
-    expect(fromStored.bundles.map((t) => [t.path, hex(t.data)])).toEqual(c.bundles.map((t) => [t.path, hex(t.data)]));
+    expect(fromStored.tiles.map((t) => [t.path, hex(t.data)])).toEqual(
+      c.tiles.map((t) => [t.path, hex(t.data)]),
+    );
+    expect(fromStored.bundles.map((t) => [t.path, hex(t.data)])).toEqual(
+      c.bundles.map((t) => [t.path, hex(t.data)]),
+    );
     expect(Object.isFrozen(a.state)).toEqual(true);
   });
 
