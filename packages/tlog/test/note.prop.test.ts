@@ -9,8 +9,11 @@ import {
   formatVerifierKey,
   openCheckpoint,
   openNote,
+  parseAddCheckpoint,
   parseCheckpoint,
   parseNote,
+  parseTilePath,
+  parseTlogProof,
   parseVerifierKey,
   signCheckpoint,
   signNote,
@@ -141,6 +144,18 @@ describe('signed notes: round trips and mutations', () => {
           expect(typeof parseVerifierKey(typeof input === 'string' ? input : 'x').ok).toEqual(
             'boolean',
           );
+          expect(typeof parseTlogProof(input).ok).toEqual('boolean');
+          expect(typeof parseAddCheckpoint(input).ok).toEqual('boolean');
+          expect(typeof parseTilePath(typeof input === 'string' ? input : 'x').ok).toEqual(
+            'boolean',
+          );
+          // Near-valid: the same text after a valid header.
+          if (typeof input === 'string') {
+            expect(typeof parseTlogProof(`c2sp.org/tlog-proof@v1\nindex 0\n\n${input}`).ok).toEqual(
+              'boolean',
+            );
+            expect(typeof parseAddCheckpoint(`old 0\n\n${input}`).ok).toEqual('boolean');
+          }
         },
       ),
       { numRuns: runs(3000) },
