@@ -135,7 +135,7 @@ describe('proofs from tiles', () => {
           }
         }
       }),
-      { numRuns: runs(60) },
+      { numRuns: runs(60, true) },
     );
   });
 });
@@ -182,7 +182,7 @@ describe('integration in batches', () => {
           }
         },
       ),
-      { numRuns: runs(60) },
+      { numRuns: runs(60, true) },
     );
   });
 });

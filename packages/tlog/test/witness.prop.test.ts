@@ -68,7 +68,7 @@ describe('add-checkpoint bodies: round trips and mutations', () => {
         expect(formatAddCheckpoint(read.value)).toEqual(text);
         expect(decide(text, m)).toEqual(200);
       }),
-      { numRuns: runs(200) },
+      { numRuns: runs(200, true) },
     );
   });
 
@@ -79,7 +79,7 @@ describe('add-checkpoint bodies: round trips and mutations', () => {
         if (changed === undefined) return;
         expect(decide(changed, m)).not.toEqual(200);
       }),
-      { numRuns: runs(1000) },
+      { numRuns: runs(1000, true) },
     );
   });
 });

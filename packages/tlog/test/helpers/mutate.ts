@@ -48,8 +48,11 @@ export function mutate(s: string, m: Mutation): string | undefined {
   return out === s ? undefined : out;
 }
 
-/** FUZZ_RUNS sets the runs of every property (the package's `fuzz` script raises it). */
-export function runs(normal: number): number {
-  const env = Number(process.env.FUZZ_RUNS);
+/**
+ * The runs of a property: `normal` in the tests; `FUZZ_RUNS` when set (the package's `fuzz`
+ * script sets it), or `FUZZ_RUNS_HEAVY` for the properties that build a log or sign each run.
+ */
+export function runs(normal: number, heavy = false): number {
+  const env = Number(heavy ? process.env.FUZZ_RUNS_HEAVY : process.env.FUZZ_RUNS);
   return Number.isInteger(env) && env > 0 ? env : normal;
 }
