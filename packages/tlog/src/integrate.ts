@@ -131,7 +131,12 @@ export function integrate(
     stack: l.stack.slice(),
     owned: false,
   }));
-  const bundle = { store: from.bundle.store, count: from.bundle.count, owned: false };
+  const bundle = {
+    store: from.bundle.store,
+    count: from.bundle.count,
+    used: from.bundle.used,
+    owned: false,
+  };
 
   let size = state.size;
   const tiles: TileData[] = [];
@@ -151,23 +156,26 @@ export function integrate(
 
     // tlog-tiles: the entry, big-endian u16 length-prefixed, at the end of the partial bundle.
     if (!bundle.owned) {
-      bundle.store = own(bundle.store, from.bundle.used);
+      bundle.store = own(bundle.store, bundle.used);
       bundle.owned = true;
     }
     let store = bundle.store;
-    if (store.bytes.length < store.used + 2 + entry.length) {
-      store = storeOf(store.bytes, store.used, 2 * (store.used + 2 + entry.length));
+    const at = bundle.used;
+    if (store.bytes.length < at + 2 + entry.length) {
+      store = storeOf(store.bytes, at, 2 * (at + 2 + entry.length));
       bundle.store = store;
     }
-    store.bytes[store.used] = entry.length >> 8;
-    store.bytes[store.used + 1] = entry.length & 0xff;
-    store.bytes.set(entry, store.used + 2);
-    store.used += 2 + entry.length;
+    store.bytes[at] = entry.length >> 8;
+    store.bytes[at + 1] = entry.length & 0xff;
+    store.bytes.set(entry, at + 2);
+    bundle.used = at + 2 + entry.length;
+    store.used = bundle.used;
     bundle.count++;
     if (bundle.count === TILE_WIDTH) {
       const tile: Tile = { level: 'entries', index: size >> 8n, width: TILE_WIDTH };
-      bundles.push({ tile, path: tilePath(tile), data: store.bytes.slice(0, store.used) });
+      bundles.push({ tile, path: tilePath(tile), data: store.bytes.slice(0, bundle.used) });
       bundle.store = { bytes: new Uint8Array(store.bytes.length), used: 0 };
+      bundle.used = 0;
       bundle.count = 0;
     }
 
@@ -228,7 +236,7 @@ export function integrate(
     partialTiles.pop();
   let partialBundle = state.partialBundle;
   if (entries.length > 0) {
-    partialBundle = bundle.store.bytes.slice(0, bundle.store.used);
+    partialBundle = bundle.store.bytes.slice(0, bundle.used);
     if (bundle.count > 0) {
       const tile: Tile = { level: 'entries', index: size >> 8n, width: bundle.count };
       bundles.push({ tile, path: tilePath(tile), data: partialBundle });
@@ -243,7 +251,7 @@ export function integrate(
   const root = subtrees.length === 0 ? emptyRoot(b) : foldRight(subtrees, b);
   const edge: Edge = {
     levels: levels.map((l) => ({ store: l.store, count: l.count, stack: l.stack })),
-    bundle: { store: bundle.store, count: bundle.count, used: bundle.store.used },
+    bundle: { store: bundle.store, count: bundle.count, used: bundle.used },
   };
   const next = { size, partialTiles: Object.freeze(partialTiles), partialBundle };
   Object.defineProperty(next, EDGE, { value: edge });

@@ -138,6 +138,19 @@ describe('integrate', () => {
     const b = integrate(base, other, nodeBackend);
     const c = integrate(a.state, leaves.slice(310, 600), nodeBackend);
     const d = integrate(b.state, [], nodeBackend);
+    // An empty batch onto the first state after a branch went on from it, then more.
+    const e = integrate(
+      integrate(base, [], nodeBackend).state,
+      leaves.slice(300, 600),
+      nodeBackend,
+    );
+    expect(hex(e.root)).toEqual(rootOfFirst(600));
+    expect(e.bundles.map((t) => [t.path, hex(t.data)])).toEqual(
+      integrate(base, leaves.slice(300, 600), nodeBackend).bundles.map((t) => [
+        t.path,
+        hex(t.data),
+      ]),
+    );
     expect(hex(a.root)).toEqual(rootOfFirst(310));
     expect(hex(c.root)).toEqual(rootOfFirst(600));
     expect(hex(b.root)).toEqual(hex(mth([...leaves.slice(0, 300), ...other])));
