@@ -3,7 +3,9 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
   emptyLogState,
+  type Integration,
   integrate,
+  type LogState,
   leafHash,
   parseTilePath,
   rootOf,
@@ -183,6 +185,46 @@ describe('integration in batches', () => {
         },
       ),
       { numRuns: runs(60, true) },
+    );
+  });
+});
+
+describe('integration onto any earlier state', () => {
+  it('gives what integrating onto a copy of that state read back from storage gives', () => {
+    const all = entries(0, 1500);
+    const plain = (s: LogState): LogState => ({
+      size: s.size,
+      partialTiles: s.partialTiles.map((t) => t.slice()),
+      partialBundle: s.partialBundle.slice(),
+    });
+    const view = (r: Integration) => ({
+      root: hex(r.root),
+      tiles: r.tiles.map((t) => `${t.path} ${hex(t.data)}`),
+      bundles: r.bundles.map((t) => `${t.path} ${hex(t.data)}`),
+      partialTiles: r.state.partialTiles.map(hex),
+      partialBundle: hex(r.state.partialBundle),
+    });
+    fc.assert(
+      fc.property(
+        fc.array(
+          fc.tuple(fc.nat({ max: 3 }), fc.oneof(fc.constant(0), fc.integer({ min: 1, max: 300 }))),
+          { minLength: 1, maxLength: 12 },
+        ),
+        (steps) => {
+          const states: LogState[] = [emptyLogState()];
+          for (const [pick, count] of steps) {
+            // Mostly the latest states, so that branches and empty batches meet.
+            const from = states[Math.max(0, states.length - 1 - pick)]!;
+            const start = Number(from.size);
+            const batch = all.slice(start, Math.min(all.length, start + count));
+            const kept = integrate(from, batch, nodeBackend);
+            const fresh = integrate(plain(from), batch, nodeBackend);
+            expect(view(kept)).toEqual(view(fresh));
+            states.push(kept.state);
+          }
+        },
+      ),
+      { numRuns: runs(100, true) },
     );
   });
 });
