@@ -7,6 +7,7 @@ import { dirname, join, relative } from 'node:path';
 const root = new URL('..', import.meta.url).pathname;
 const ORDER = [
   'wire',
+  'tlog',
   'evidence',
   'rule',
   'manifest',
@@ -22,6 +23,7 @@ const ORDER = [
 const PEERS = {};
 const PORTABLE = new Set([
   'wire',
+  'tlog',
   'evidence',
   'rule',
   'manifest',
