@@ -40,7 +40,7 @@ describe('hop.yaml', () => {
     );
     expect(refusal({ ...base, period: '1.5s' })).toMatch(/period: expected the period P/);
     expect(refusal({ ...base, energy: { source: 'prometheus', url: 'http://h/metrics' } })).toMatch(
-      /energy: give a preset, or a metric and its unit/,
+      /energy: give a preset, or a metric/,
     );
     expect(refusal({ ...base, energy: { source: 'rapl', zone: 'x' } })).toMatch(
       /energy\.zone: unknown field \(did you mean "zones"\?\)/,
