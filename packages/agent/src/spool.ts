@@ -111,9 +111,9 @@ export function spoolProblem(path: string, code: string): string {
   return `spool ${path}: cannot write it (${code}): ${fix[code] ?? 'check the path and its file system'}`;
 }
 
-const KERNEL_FS = ['/proc', '/sys', '/dev'];
+const KERNEL_FS = ['/proc', '/sys'];
 
-/** The kernel file system a path is under (`/proc`, `/sys`, `/dev`), if any. */
+/** The kernel file system a path is under (`/proc`, `/sys`), if any. */
 function kernelFsOf(path: string): string | undefined {
   const under = (p: string) => KERNEL_FS.find((k) => p === k || p.startsWith(`${k}${sep}`));
   const direct = under(path);
