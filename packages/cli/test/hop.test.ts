@@ -630,7 +630,7 @@ describe('hop run: errors', () => {
     const rec = metered()!;
     // The counter did not move: a metered record of 0 µJ.
     expect(rec).toMatchObject({ kind: 'WMH1', class: 4, joules: '0' });
-    expect(BigInt(rec.end) - BigInt(rec.start)).toBe(P);
+    expect(BigInt(rec.end as string) - BigInt(rec.start as string)).toBe(P);
     expect(readdirSync(h!.dir)).not.toContain('spool');
     expect(err).toContain('"dryRun":true');
   });
