@@ -113,6 +113,9 @@ describe('delivery', () => {
       join(tempDir(), 'spool'),
       new ManualClock(B0 + 1000n),
       new ManualClock(0n),
+      // A period's line waits for its record's receipt up to min(L, 5 s): a long lag, so that
+      // on a busy machine the line says where the record went rather than that it was late.
+      { lag: 60_000_000n },
     );
     await r.agent.start();
     await r.at(1n);
