@@ -108,6 +108,9 @@ describe('hop.yaml', () => {
     expect(refusal(prom({ metric: 'node_cpu_seconds_total', unit: 'joules' }))).toMatch(
       /energy\.metric: node_cpu_seconds_total is not a counter of energy: its name says seconds/,
     );
+    expect(refusal(prom({ metric: 'pdu_energy_kwh_total', unit: 'joules' }))).toMatch(
+      /energy\.metric: pdu_energy_kwh_total is in kwh, as its name says, which the agent does not read/,
+    );
     expect(refusal(prom({ metric: 'hop_energy_total' }))).toMatch(
       /energy\.metric: hop_energy_total states no unit in its name: give its unit \(unit: joules, millijoules or microjoules\)/,
     );

@@ -92,15 +92,21 @@ const NOT_ENERGY = [
   'info',
 ];
 
+/** Units of energy the agent does not read (it reads joules, millijoules, microjoules). */
+const OTHER_ENERGY = ['kwh', 'wh', 'watthours', 'kilowatthours', 'kilojoules', 'megajoules'];
+
 /**
- * The unit a metric's name states: an energy unit, `{ not }` another unit (not energy), or
- * `undefined` when its name states none.
+ * The unit a metric's name states: an energy unit the agent reads, `{ not }` a unit it does not
+ * read (another quantity, or energy in another unit), or `undefined` when its name states none.
  */
-export function unitOfMetric(metric: string): EnergyUnit | { not: string } | undefined {
+export function unitOfMetric(
+  metric: string,
+): EnergyUnit | { not: string; energy: boolean } | undefined {
   const m = /_([a-z]+)(?:_total)?$/.exec(metric);
   const unit = m?.[1];
   if (unit === 'joules' || unit === 'millijoules' || unit === 'microjoules') return unit;
-  if (unit !== undefined && NOT_ENERGY.includes(unit)) return { not: unit };
+  if (unit !== undefined && NOT_ENERGY.includes(unit)) return { not: unit, energy: false };
+  if (unit !== undefined && OTHER_ENERGY.includes(unit)) return { not: unit, energy: true };
   return undefined;
 }
 
@@ -215,6 +221,9 @@ export function checkEnergyCounter(
   cls: number | undefined,
 ): { unit: EnergyUnit; class: number } | string {
   const named = unitOfMetric(metric);
+  if (typeof named === 'object' && named.energy) {
+    return `${metric} is in ${named.not}, as its name says, which the agent does not read: use a counter in joules, millijoules or microjoules`;
+  }
   if (typeof named === 'object') {
     return `${metric} is not a counter of energy: its name says ${named.not} (an energy counter is in joules: its name ends in _joules_total, or it states no unit and the config gives unit: joules, millijoules or microjoules)`;
   }
