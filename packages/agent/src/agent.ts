@@ -11,6 +11,11 @@
  * restart the agent cuts every period from there (the missed ones unmetered, for a counter,
  * up to `backfill` periods) before it resumes on time.
  *
+ * Nothing of a period is consumed before its record is durably in the spool: its traffic is
+ * committed, and the reading at its start let go, only then. A period that came due while the
+ * spool could not be written, or whose traffic is unknown, is signed with the unmetered marker:
+ * the agent never states what it did not measure.
+ *
  * This file is the agent's one cohesive loop (periods, energy, cutting, logging); delivery and
  * the spool are beside it.
  */
