@@ -11,6 +11,11 @@
  * restart the agent cuts every period from there (the missed ones unmetered, for a counter,
  * up to `backfill` periods) before it resumes on time.
  *
+ * Nothing of a period is consumed before its record is durably in the spool: its traffic is
+ * committed, and the reading at its start let go, only then. A period that came due while the
+ * spool could not be written, or whose traffic is unknown, is signed with the unmetered marker:
+ * the agent never states what it did not measure.
+ *
  * This file is the agent's one cohesive loop (periods, energy, cutting, logging); delivery and
  * the spool are beside it.
  */
@@ -22,7 +27,7 @@ import { nodeBackend } from '@wai-steering/wire/node';
 import { Courier, httpTransport, type Transport } from './delivery.js';
 import type { CounterReading, EnergySource } from './energy/source.js';
 import { checkHopKey, type HopKey } from './keys.js';
-import { Spool } from './spool.js';
+import { Spool, SpoolWriteError } from './spool.js';
 import type { TrafficSource } from './traffic/source.js';
 import {
   AgentConfigError,
@@ -87,8 +92,14 @@ export interface CutRecord {
   readonly digest: string;
   /** Its spool file name. */
   readonly name: string;
-  /** Why it is the unmetered marker, when its source has a class but could not state the span. */
+  /**
+   * Why it is the unmetered marker, when it could not state the span: its energy source could not
+   * (no reading at a boundary, a clock step), its traffic is unknown, or the spool could not be
+   * written when the period was due.
+   */
   readonly unmetered?: string;
+  /** Why its traffic is unknown (the record then states none), when it is. */
+  readonly trafficUnknown?: string;
 }
 
 interface Reading {
@@ -125,6 +136,12 @@ function minBig(...xs: bigint[]): bigint {
   return m;
 }
 
+function maxBig(...xs: bigint[]): bigint {
+  let m = xs[0]!;
+  for (const x of xs) if (x > m) m = x;
+  return m;
+}
+
 /** The hop agent (see the module's comment). */
 export class HopAgent {
   readonly P: bigint;
@@ -136,7 +153,18 @@ export class HopAgent {
   private readonly logLine: (line: Record<string, unknown>) => void;
   private spool: Spool | undefined;
   private couriers: Courier[] = [];
-  private baseline: Reading | undefined;
+  /**
+   * The counter's readings at boundaries not yet behind a durable record, by boundary: a
+   * period's energy is the increase between the readings at its two boundaries.
+   */
+  private readonly readings = new Map<bigint, Reading>();
+  /** Periods ending at or before this came due while the spool could not be written. */
+  private heldUpTo = 0n;
+  /** Why they could not be written (the error's code). */
+  private heldCause = '';
+  /** Why the spool cannot be written, while it cannot (said once). */
+  private spoolFault: string | undefined;
+  private trafficFailing = false;
   /** The next span to cut starts here. */
   private lastEnd = 0n;
   private nextBoundary = 0n;
@@ -154,6 +182,10 @@ export class HopAgent {
     sessions: 0,
     sourceErrors: 0,
     lastEnd: 0n,
+    /** Times a record could not be written to the spool when due. */
+    spoolErrors: 0,
+    /** Spool files that did not read, moved to `refused/`. */
+    spoolRefused: 0,
   };
 
   constructor(private readonly o: HopAgentOptions) {
@@ -209,7 +241,20 @@ export class HopAgent {
       }
     }
     if (this.o.dryRun !== true) {
-      this.spool = new Spool(this.o.spool!, this.o.servers, this.o.keep);
+      this.spool = new Spool(this.o.spool!, this.o.servers, {
+        ...(this.o.keep === undefined ? {} : { keep: this.o.keep }),
+        hop: this.o.key.publicKey,
+        room: this.roomId,
+        onRefused: (file, reason) => {
+          this.counts.spoolRefused++;
+          this.log({
+            level: 'error',
+            msg: 'spool file does not read: moved to refused/',
+            file,
+            reason,
+          });
+        },
+      });
       const transport = this.o.transport ?? httpTransport();
       this.couriers = this.o.servers.map(
         (server) =>
@@ -247,7 +292,12 @@ export class HopAgent {
       }
       if (e.kind === 'counter' && cursor.reading !== undefined && cursor.end === cur) {
         // Restarted within the period after the last one cut: the reading at its start holds.
-        this.baseline = { boundary: cur, reading: cursor.reading, at: cur, mono: undefined };
+        this.readings.set(cur, {
+          boundary: cur,
+          reading: cursor.reading,
+          at: cur,
+          mono: undefined,
+        });
       }
       this.log({ msg: 'resuming', ...instantField('from', from) });
     } else {
@@ -277,7 +327,7 @@ export class HopAgent {
       dryRun: this.o.dryRun === true,
     });
     // The periods already over since the last record: cut now.
-    await this.cutUpTo(cur, undefined);
+    await this.cutUpTo(cur);
     this.nextBoundary = cur + this.P;
     this.schedule();
   }
@@ -323,7 +373,14 @@ export class HopAgent {
     this.nextBoundary = boundary + this.P;
     this.schedule();
     const onTime = now - boundary <= this.tol;
-    let reading: Reading | undefined;
+    if (!onTime) {
+      this.log({
+        level: 'warn',
+        msg: 'woken late: no reading at the boundary; the periods it bounds are signed unmetered',
+        boundary: String(boundary),
+        late_us: String(now - boundary),
+      });
+    }
     const e = this.o.energy;
     if (e.kind === 'counter') {
       try {
@@ -331,7 +388,7 @@ export class HopAgent {
         if (this.sourceFailing)
           this.log({ msg: 'energy source readable again', source: e.describe });
         this.sourceFailing = false;
-        if (onTime) reading = { boundary, reading: r, at: now, mono };
+        if (onTime) this.readings.set(boundary, { boundary, reading: r, at: now, mono });
       } catch (err) {
         this.counts.sourceErrors++;
         if (!this.sourceFailing) {
@@ -355,72 +412,133 @@ export class HopAgent {
     const run = async () => {
       await sleep(Number(this.cutDelayUs) / 1000);
       if (this.stopped) return;
-      await this.cutUpTo(boundary, reading);
+      await this.cutUpTo(boundary);
     };
     this.chain = this.chain.then(run, run);
     await this.chain;
   }
 
-  /** Cuts every period over by `boundary` not yet cut; `reading` is the counter's there. */
-  private async cutUpTo(boundary: bigint, reading: Reading | undefined): Promise<void> {
+  /**
+   * Cuts every period over by `boundary` not yet cut, in order. A period whose record cannot be
+   * written to the spool stops the run: it and the periods after it are cut again at the next
+   * boundary, their traffic and readings kept meanwhile, and every period that came due while
+   * the spool could not be written is signed with the unmetered marker.
+   */
+  private async cutUpTo(boundary: bigint): Promise<void> {
     while (this.lastEnd + this.P <= boundary && !this.stopped) {
       const span = { start: this.lastEnd, end: this.lastEnd + this.P };
-      let joules: bigint | undefined;
-      let why: string | undefined;
-      const e = this.o.energy;
-      if (e.kind === 'counter') {
-        const a = this.baseline;
-        const b = reading;
-        if (a === undefined || a.boundary !== span.start) why = 'no reading at the period start';
-        else if (b === undefined || b.boundary !== span.end) why = 'no reading at the period end';
-        else if (
-          a.mono !== undefined &&
-          b.mono !== undefined &&
-          (b.at - a.at - (b.mono - a.mono) > this.tol || b.mono - a.mono - (b.at - a.at) > this.tol)
-        ) {
-          why = 'the room clock stepped within the period';
-        } else {
-          const d = e.between(a.reading, b.reading);
-          if (typeof d === 'string') why = d;
-          else joules = d;
-        }
+      const rec = await this.cut(span);
+      if (rec === undefined) {
+        if (boundary > this.heldUpTo) this.heldUpTo = boundary;
+        break;
       }
-      const keep =
-        reading !== undefined && reading.boundary === span.end ? reading.reading : undefined;
-      await this.cut(span, joules, why, keep);
     }
-    if (reading !== undefined) this.baseline = reading;
+    // A reading before the first period not yet held is of no period that can be metered.
+    const keepFrom = maxBig(this.lastEnd, this.heldUpTo);
+    for (const k of [...this.readings.keys()]) if (k < keepFrom) this.readings.delete(k);
   }
 
-  private async takeTraffic(span: Span): Promise<Traffic> {
+  /**
+   * The energy of a span from the counter's readings, or why it cannot be stated; `undefined`
+   * for a source that is not a counter.
+   */
+  private counted(span: Span): { joules: bigint } | { why: string } | undefined {
+    const e = this.o.energy;
+    if (e.kind !== 'counter') return undefined;
+    const a = this.readings.get(span.start);
+    const b = this.readings.get(span.end);
+    if (a === undefined) return { why: 'no reading at the period start' };
+    if (b === undefined) return { why: 'no reading at the period end' };
+    if (
+      a.mono !== undefined &&
+      b.mono !== undefined &&
+      (b.at - a.at - (b.mono - a.mono) > this.tol || b.mono - a.mono - (b.at - a.at) > this.tol)
+    ) {
+      return { why: 'the room clock stepped within the period' };
+    }
+    const d = e.between(a.reading, b.reading);
+    return typeof d === 'string' ? { why: d } : { joules: d };
+  }
+
+  /** The traffic of a span, or why it is unknown (said once until the source reads again). */
+  private async takeTraffic(span: Span): Promise<{ traffic: Traffic } | { unknown: string }> {
+    let t: Traffic | undefined;
     try {
-      return (await this.o.traffic.take(span)) ?? emptyTraffic();
+      t = await this.o.traffic.take(span);
     } catch (err) {
-      if (err instanceof SourceError) {
-        this.counts.sourceErrors++;
-        this.log({ level: 'error', msg: 'traffic source unreadable', error: err.message });
-        return emptyTraffic();
+      if (!(err instanceof SourceError)) throw err;
+      this.counts.sourceErrors++;
+      if (!this.trafficFailing) {
+        this.log({
+          level: 'error',
+          msg: 'traffic source unreadable; its periods are signed unmetered',
+          source: this.o.traffic.describe,
+          error: err.message,
+        });
       }
-      throw err;
+      this.trafficFailing = true;
+      return { unknown: `traffic unknown: ${err.message}` };
     }
+    if (t === undefined) {
+      return { unknown: 'traffic unknown: the traffic source has no reading at both boundaries' };
+    }
+    if (this.trafficFailing) {
+      this.log({ msg: 'traffic source readable again', source: this.o.traffic.describe });
+    }
+    this.trafficFailing = false;
+    return { traffic: t };
   }
 
-  /** Signs the record of a span (energy as given, or the source's), spools and sends it. */
-  private async cut(
-    span: Span,
-    counted: bigint | undefined,
-    why: string | undefined,
-    reading: CounterReading | undefined,
-  ): Promise<CutRecord> {
-    const traffic = await this.takeTraffic(span);
-    const rec = this.sign(span, traffic, counted, why);
+  /**
+   * Signs the record of a span and writes it to the spool; once it is there, the span's traffic
+   * and reading are consumed and the record is sent. `undefined` when the spool could not be
+   * written (said once, with the path and the fix): nothing is consumed.
+   */
+  private async cut(span: Span): Promise<CutRecord | undefined> {
+    const energy = this.counted(span);
+    const taken = await this.takeTraffic(span);
+    let why: string | undefined;
+    if (span.end <= this.heldUpTo) {
+      why = `the spool could not be written when the period was due (${this.heldCause})`;
+    } else if (energy !== undefined && 'why' in energy) why = energy.why;
+    else if ('unknown' in taken) why = taken.unknown;
+    const traffic = 'traffic' in taken ? taken.traffic : emptyTraffic();
+    const rec = this.sign(
+      span,
+      traffic,
+      energy !== undefined && 'joules' in energy ? energy.joules : undefined,
+      why,
+      'unknown' in taken ? taken.unknown : undefined,
+    );
     if (this.spool !== undefined) {
-      this.spool.add(
-        { name: rec.name, start: span.start, end: span.end, bytes: rec.bytes },
-        reading,
-      );
-      for (const c of this.couriers)
-        c.push({ name: rec.name, start: span.start, end: span.end, bytes: rec.bytes });
+      const reading = this.readings.get(span.end)?.reading;
+      const item = { name: rec.name, start: span.start, end: span.end, bytes: rec.bytes };
+      try {
+        this.spool.add(item, reading);
+      } catch (err) {
+        if (!(err instanceof SpoolWriteError)) throw err;
+        this.counts.spoolErrors++;
+        if (this.spoolFault === undefined) {
+          this.log({
+            level: 'error',
+            msg: 'spool not writable: the periods are held, and signed unmetered once it is',
+            error: err.message,
+          });
+        }
+        this.spoolFault = err.message;
+        this.heldCause = err.code;
+        return undefined;
+      }
+      if (this.spoolFault !== undefined) {
+        this.log({ msg: 'spool writable again', spool: this.spool.dir });
+        this.spoolFault = undefined;
+      }
+      for (const c of this.couriers) c.push(item);
+    }
+    try {
+      this.o.traffic.commit?.(span);
+    } catch {
+      // a source that cannot let go of a period's lines keeps them: they are not stated twice
     }
     this.lastEnd = span.end;
     this.counts.periods.set(rec.fields.class, (this.counts.periods.get(rec.fields.class) ?? 0) + 1);
@@ -439,16 +557,15 @@ export class HopAgent {
     traffic: Traffic,
     counted: bigint | undefined,
     why: string | undefined,
+    trafficUnknown: string | undefined,
   ): CutRecord {
     const e = this.o.energy;
     let cls = 0;
     let joules = 0n;
-    let unmetered = why;
-    if (e.kind === 'span') {
+    if (why === undefined && e.kind === 'span') {
       cls = e.class;
       joules = e.energy(span, traffic);
-      unmetered = undefined;
-    } else if (e.kind === 'counter' && counted !== undefined) {
+    } else if (why === undefined && e.kind === 'counter' && counted !== undefined) {
       cls = e.class;
       joules = counted;
     }
@@ -474,7 +591,8 @@ export class HopAgent {
       bytes,
       digest,
       name: Spool.nameOf(span.start, digest),
-      ...(cls === 0 && e.kind !== 'none' && unmetered !== undefined ? { unmetered } : {}),
+      ...(cls === 0 && why !== undefined ? { unmetered: why } : {}),
+      ...(trafficUnknown === undefined ? {} : { trafficUnknown }),
     };
   }
 
@@ -497,6 +615,7 @@ export class HopAgent {
       sessions: traffic.sessions,
       digest: rec.digest,
       ...(rec.unmetered === undefined ? {} : { unmetered: rec.unmetered }),
+      ...(rec.trafficUnknown === undefined ? {} : { traffic_unknown: rec.trafficUnknown }),
       sent: by('taken'),
       pending: by('pending'),
       refused: by('refused'),
@@ -524,9 +643,10 @@ export class HopAgent {
         `traffic source ${this.o.traffic.describe}: ${(err as Error).message}`,
       );
     }
+    // Timers held: `--once` has nothing else keeping the process alive while it waits.
     const waitUntil = async (t: bigint) => {
       for (let now = this.clock(); now < t; now = this.clock()) {
-        await sleep(Math.min(1000, Number(t - now) / 1000));
+        await new Promise<void>((r) => setTimeout(r, Math.min(1000, Number(t - now) / 1000)));
       }
     };
     const e = this.o.energy;
@@ -554,10 +674,15 @@ export class HopAgent {
       }
     }
     await waitUntil(span.end + this.cutDelayUs);
-    await this.o.traffic.mark?.(span.start);
-    const traffic = await this.takeTraffic(span);
-    await this.o.traffic.close();
-    return this.sign(span, traffic, joules, why);
+    try {
+      await this.o.traffic.mark?.(span.start);
+      const taken = await this.takeTraffic(span);
+      const traffic = 'traffic' in taken ? taken.traffic : emptyTraffic();
+      const unknown = 'unknown' in taken ? taken.unknown : undefined;
+      return this.sign(span, traffic, joules, why ?? unknown, unknown);
+    } finally {
+      await this.o.traffic.close();
+    }
   }
 
   /** Whether it is cutting on time: the last period cut ended at most one period ago. */

@@ -17,7 +17,12 @@ import { z } from 'zod';
 import { type CutRecord, HopAgent, type HopAgentOptions } from './agent.js';
 import { CapacityReporter } from './capacity.js';
 import { modelSource } from './energy/model.js';
-import { ENERGY_PRESETS, prometheusEnergySource } from './energy/prometheus.js';
+import {
+  checkEnergyCounter,
+  ENERGY_PRESETS,
+  type EnergyUnit,
+  prometheusEnergySource,
+} from './energy/prometheus.js';
 import { raplSource } from './energy/rapl.js';
 import { type EnergySource, unmetered } from './energy/source.js';
 import { isWhole, parseDecimal } from './internal/decimal.js';
@@ -97,13 +102,35 @@ const energySchema = z.discriminatedUnion(
           .optional(),
         metric: z.string().min(1).optional(),
         unit: z
-          .enum(['joules', 'microjoules'], { error: 'expected joules or microjoules' })
+          .enum(['joules', 'millijoules', 'microjoules'], {
+            error: 'expected joules, millijoules or microjoules',
+          })
           .optional(),
         labels: labels.optional(),
         class: className.optional(),
       })
-      .refine((e) => e.preset !== undefined || (e.metric !== undefined && e.unit !== undefined), {
-        message: 'give a preset, or a metric and its unit',
+      .refine((e) => e.preset !== undefined || e.metric !== undefined, {
+        message: 'give a preset, or a metric',
+      })
+      .superRefine((e, ctx) => {
+        // A counter of energy, of a class its source can back (docs/metering.md).
+        if (e.preset === undefined && e.metric === undefined) return;
+        const p = e.preset === undefined ? undefined : ENERGY_PRESETS[e.preset];
+        const metric = e.metric ?? p!.metric;
+        const unit = e.unit ?? (e.metric === undefined ? p?.unit : undefined);
+        const checked = checkEnergyCounter(
+          metric,
+          unit,
+          e.class === undefined ? undefined : CLASS_OF[e.class],
+        );
+        if (typeof checked === 'string') {
+          const at = /^class /.test(checked)
+            ? 'class'
+            : e.metric === undefined
+              ? 'preset'
+              : 'metric';
+          ctx.addIssue({ code: 'custom', message: checked, path: [at] });
+        }
       }),
     z.strictObject({
       source: z.literal('model'),
@@ -389,13 +416,16 @@ function energyOf(c: HopConfig, abs: (p: string) => string): EnergySource {
           ...(e.zones === undefined ? {} : { zones: e.zones }),
         });
       case 'prometheus': {
-        const p = e.preset === undefined ? undefined : ENERGY_PRESETS[e.preset];
+        const p: { metric: string; unit: EnergyUnit; labels?: Record<string, string> } | undefined =
+          e.preset === undefined ? undefined : ENERGY_PRESETS[e.preset];
+        const unit = e.unit ?? (e.metric === undefined ? p?.unit : undefined);
+        const labels = e.labels ?? (e.metric === undefined ? p?.labels : undefined);
         return prometheusEnergySource({
           url: e.url,
           metric: e.metric ?? p!.metric,
-          unit: e.unit ?? p!.unit,
-          ...(e.labels === undefined ? {} : { labels: e.labels }),
-          class: e.class !== undefined ? CLASS_OF[e.class]! : (p?.class ?? CLASS.Estimator),
+          ...(unit === undefined ? {} : { unit }),
+          ...(labels === undefined ? {} : { labels }),
+          ...(e.class === undefined ? {} : { class: CLASS_OF[e.class]! }),
         });
       }
       case 'model':
@@ -523,7 +553,11 @@ export function createHopAgent(c: HopConfig, overrides: Partial<HopAgentOptions>
       ? {}
       : {
           onRecord: (rec: CutRecord) => {
-            void reporter.report(rec.span.end, rec.fields.sessions);
+            // A period whose traffic is unknown states no sessions: no report rather than a
+            // capacity as if nobody were served.
+            if (rec.trafficUnknown === undefined) {
+              void reporter.report(rec.span.end, rec.fields.sessions);
+            }
           },
         }),
     ...overrides,

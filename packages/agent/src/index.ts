@@ -26,11 +26,15 @@ export {
 } from './delivery.js';
 export { type ModelOptions, modelSource } from './energy/model.js';
 export {
+  type CounterClaim,
+  checkEnergyCounter,
+  counterClaim,
   ENERGY_PRESETS,
   type EnergyPreset,
   type EnergyUnit,
   type PrometheusEnergyOptions,
   prometheusEnergySource,
+  unitOfMetric,
 } from './energy/prometheus.js';
 export { type RaplOptions, raplSource, raplZones } from './energy/rapl.js';
 export {
@@ -51,7 +55,15 @@ export {
   SimulatedHops,
   type SimulatedHopsOptions,
 } from './simulated-hops.js';
-export { type Cursor, Spool, type SpooledRecord, serverId } from './spool.js';
+export {
+  type Cursor,
+  Spool,
+  type SpooledRecord,
+  type SpoolOptions,
+  SpoolWriteError,
+  serverId,
+  spoolProblem,
+} from './spool.js';
 export {
   type NginxLogOptions,
   NginxLogSource,

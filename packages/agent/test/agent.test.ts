@@ -1,17 +1,28 @@
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import {
+  appendFileSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
-import { CLASS, type HopRecord } from '@wai-steering/wire';
+import { CLASS, type HopRecord, signHopRecord } from '@wai-steering/wire';
+import { nodeBackend } from '@wai-steering/wire/node';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   AgentConfigError,
   type EnergySource,
   HopAgent,
   type HopAgentOptions,
+  metricsText,
   modelSource,
+  nginxLogSource,
   noTraffic,
   raplSource,
   SimulatedSource,
 } from '../src/index.js';
+import { makeUnwritable } from './helpers/read-only.js';
 import { ManualClock, makeRoom, type TestRoom, tempDir } from './helpers/room.js';
 import { TestSteeringServer } from './helpers/steering.js';
 
@@ -102,6 +113,9 @@ describe('delivery', () => {
       join(tempDir(), 'spool'),
       new ManualClock(B0 + 1000n),
       new ManualClock(0n),
+      // A period's line waits for its record's receipt up to min(L, 5 s): a long lag, so that
+      // on a busy machine the line says where the record went rather than that it was late.
+      { lag: 60_000_000n },
     );
     await r.agent.start();
     await r.at(1n);
@@ -453,5 +467,201 @@ describe('key checks at start', () => {
     await r.at(1n);
     expect(await r.agent.delivered()).toBe(true);
     expect(server.records.map((x) => [x.class, x.joules, x.sessions])).toEqual([[0, 0n, 10]]);
+  });
+});
+
+/** A line of the shipped nginx log format, logged at `us` (room clock µs), of `bytes` sent. */
+function logLine(us: bigint, bytes: number, client = '10.0.0.1'): string {
+  const msec = `${us / 1_000_000n}.${String((us % 1_000_000n) / 1000n).padStart(3, '0')}`;
+  return `${JSON.stringify({ msec, request_uri: '/seg/1.m4s', status: '200', bytes_sent: String(bytes), request_time: '0.002', remote_addr: client, http_user_agent: 'player' })}\n`;
+}
+
+const trackBytes = (r: HopRecord) => r.tracks.reduce((n, t) => n + t.bytes, 0n);
+
+describe('the spool', () => {
+  it('unwritable for a while: the periods due meanwhile are signed unmetered with all their bytes, none moved to the next', async () => {
+    const room = makeRoom([['energy/ModelBased', 'live/hop']]);
+    const server = await upServer(room);
+    const dir = tempDir();
+    const spool = join(dir, 'spool');
+    const log = join(dir, 'access.log');
+    writeFileSync(log, '');
+    const r = rig(
+      room,
+      server,
+      modelSource({ idleWatts: '10', nanojoulesPerByte: '1' }),
+      spool,
+      new ManualClock(B0 + 1000n),
+      new ManualClock(0n),
+      {
+        traffic: nginxLogSource({
+          path: log,
+          routes: [{ pattern: /^\/seg\//, track: 1, kind: 1 }],
+          pollMs: 60_000,
+        }),
+      },
+    );
+    // Requests logged within period k, 1 ms apart.
+    const put = (k: bigint, ...bytes: number[]) =>
+      appendFileSync(
+        log,
+        bytes.map((b, i) => logLine(B0 + k * P + BigInt(i + 1) * 1000n, b)).join(''),
+      );
+    await r.agent.start();
+    put(0n, 1000, 2000);
+    await r.at(1n);
+    expect(await r.agent.delivered()).toBe(true);
+    put(1n, 48_000, 49_293); // 97 293 bytes in period 1
+    const unwritable = makeUnwritable(spool);
+    let restored = false;
+    cleanups.push(async () => {
+      if (!restored) unwritable.restore();
+    });
+    await r.at(2n); // period 1 is due: its record cannot be written
+    put(2n, 500);
+    await r.at(3n); // periods 1 and 2 are due: still not
+    unwritable.restore();
+    restored = true;
+    put(3n, 700);
+    await r.at(4n); // periods 1 to 3 are cut
+    expect(await r.agent.delivered()).toBe(true);
+    expect(
+      server.records.map((x) => [(x.start - B0) / P, x.class, trackBytes(x), x.joules]),
+    ).toEqual([
+      // 10 W over 1 s, and 1 nJ for each byte, in whole µJ.
+      [0n, CLASS.ModelBased, 3000n, 10_000_003n],
+      [1n, 0, 97_293n, 0n],
+      [2n, 0, 500n, 0n],
+      [3n, CLASS.ModelBased, 700n, 10_000_000n],
+    ]);
+    const faults = r.logs.filter((l) => String(l.msg).startsWith('spool not writable'));
+    expect(faults.length).toBe(1);
+    expect(String(faults[0]!.error)).toContain(
+      `spool ${join(spool, 'records')}: cannot write it (${unwritable.code})`,
+    );
+    expect(r.logs.filter((l) => l.msg === 'spool writable again').length).toBe(1);
+    const periods = r.logs.filter((l) => l.msg === 'period');
+    expect(periods.map((l) => [l.class, l.bytes, l.unmetered])).toEqual([
+      [CLASS.ModelBased, '3000', undefined],
+      [0, '97293', `the spool could not be written when the period was due (${unwritable.code})`],
+      [0, '500', `the spool could not be written when the period was due (${unwritable.code})`],
+      [CLASS.ModelBased, '700', undefined],
+    ]);
+    expect(metricsText(r.agent)).toContain('\nwai_agent_spool_errors_total 2\n');
+  });
+
+  it('a counter: the periods due while unwritable are unmetered, the next one metered from readings kept', async () => {
+    const room = makeRoom([['energy/OnChipCounter', 'live/hop']]);
+    const server = await upServer(room);
+    const pc = counterTree();
+    const spool = join(tempDir(), 'spool');
+    const r = rig(
+      room,
+      server,
+      raplSource({ root: pc.root }),
+      spool,
+      new ManualClock(B0 + P / 2n),
+      new ManualClock(0n),
+    );
+    await r.agent.start();
+    pc.set(100n);
+    await r.at(1n);
+    pc.set(300n);
+    await r.at(2n);
+    expect(await r.agent.delivered()).toBe(true);
+    const unwritable = makeUnwritable(spool);
+    let restored = false;
+    cleanups.push(async () => {
+      if (!restored) unwritable.restore();
+    });
+    pc.set(600n);
+    await r.at(3n);
+    unwritable.restore();
+    restored = true;
+    pc.set(1_000n);
+    await r.at(4n);
+    pc.set(1_500n);
+    await r.at(5n);
+    expect(await r.agent.delivered()).toBe(true);
+    expect(server.records.map((x) => [(x.start - B0) / P, x.class, x.joules])).toEqual([
+      [1n, 4, 200n],
+      [2n, 0, 0n], // due when the spool could not be written
+      [3n, 4, 400n], // its readings were kept: from 600 to 1000
+      [4n, 4, 500n],
+    ]);
+  });
+
+  it('a spool file that does not read goes to refused/, logged once and counted; the rest is sent', async () => {
+    const room = makeRoom([
+      ['energy/ModelBased', 'live/hop'],
+      ['energy/ModelBased', 'live/hop'],
+    ]);
+    const server = await upServer(room);
+    const spool = join(tempDir(), 'spool');
+    const clock = new ManualClock(B0 + 1000n);
+    const energy = modelSource({ idleWatts: 2, nanojoulesPerByte: 0 });
+    await server.down();
+    const a = rig(room, server, energy, spool, clock, new ManualClock(0n));
+    await a.agent.start();
+    await a.at(1n);
+    await a.at(2n);
+    await a.agent.stop();
+    const records = join(spool, 'records');
+    const [first, second] = readdirSync(records).sort();
+    // The second record cut short; files that are not this hop's records beside them.
+    writeFileSync(join(records, second!), readFileSync(join(records, second!)).subarray(0, 100));
+    const other = signHopRecord(
+      {
+        room: room.roomId,
+        hop: room.hops[1]!.publicKey,
+        start: B0 + 7n * P,
+        end: B0 + 8n * P,
+        sessions: 0,
+        class: 0,
+        joules: 0n,
+        subscriber_us: new Array<bigint>(8).fill(0n),
+        tracks: [],
+      },
+      room.hops[1]!.secretKey,
+      { backend: nodeBackend },
+    );
+    const otherName = `${String(B0 + 7n * P).padStart(20, '0')}-${nodeBackend.sha256(other.subarray(0, other.length - 64)).reduce((h, b) => h + b.toString(16).padStart(2, '0'), '')}.wmh`;
+    writeFileSync(join(records, otherName), other);
+    writeFileSync(join(records, 'notes.txt'), 'hello');
+    // In done/, a name that sorts last and would put the cursor past the end of time.
+    const future = `99999999999999999999-${'ab'.repeat(32)}.wmh`;
+    writeFileSync(join(spool, 'done', future), new Uint8Array(300).fill(255));
+    writeFileSync(join(spool, 'cursor.json'), '{"end": "18446744073709551615"');
+    await server.up();
+    const b = rig(room, server, energy, spool, clock, new ManualClock(0n));
+    clock.set(B0 + 2n * P + 1000n);
+    await b.agent.start();
+    await b.at(3n);
+    expect(await b.agent.delivered()).toBe(true);
+    // The damaged record's span is cut again (the cursor follows the records that read).
+    expect(spans(server.records)).toEqual([0n, 1n, 2n].map((k) => [k, k + 1n]));
+    expect(server.received.length).toBe(3);
+    const said = b.logs.filter((l) => l.msg === 'spool file does not read: moved to refused/');
+    expect(
+      said.map((l) => [String(l.file).split('/').slice(-2).join('/'), l.reason]).sort(),
+    ).toEqual(
+      [
+        [`records/${second}`, 'does not read as a per-hop record: truncated at joules'],
+        [
+          `records/${otherName}`,
+          `a record of another hop (${Buffer.from(room.hops[1]!.publicKey).toString('hex')})`,
+        ],
+        ['records/notes.txt', 'its name is not <start>-<digest>.wmh'],
+        [`done/${future}`, 'does not read as a per-hop record: malformed at magic'],
+        ['spool/cursor.json', 'cursor.json is not JSON'],
+      ].sort(),
+    );
+    const refused = readdirSync(join(spool, 'refused'));
+    for (const n of [second!, otherName, 'notes.txt', future, 'cursor.json']) {
+      expect(refused).toContain(n);
+      expect(readFileSync(join(spool, 'refused', `${n}.reason`), 'utf8')).toMatch(/^spool /);
+    }
+    expect(existsSync(join(records, first!))).toBe(false); // taken: done
+    expect(metricsText(b.agent)).toContain('\nwai_agent_spool_files_refused_total 5\n');
   });
 });

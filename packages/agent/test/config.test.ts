@@ -23,6 +23,13 @@ const base = {
   energy: { source: 'model', idle_watts: 10, nanojoules_per_byte: '1.5' },
 };
 
+/** The agent a configuration builds, its files (room, key log, key) written beside it. */
+function createHopAgentOf(input: Record<string, unknown>) {
+  const dir = tempDir();
+  makeRoom([['energy/ModelBased', 'live/hop']]).write(dir);
+  return createHopAgent(parseHopConfig(input, dir));
+}
+
 function refusal(input: unknown): string {
   try {
     parseHopConfig(input, '/tmp');
@@ -51,7 +58,7 @@ describe('hop.yaml', () => {
       /period: the period P: above 2\^64 − 1 µs/,
     );
     expect(refusal({ ...base, energy: { source: 'prometheus', url: 'http://h/metrics' } })).toMatch(
-      /energy: give a preset, or a metric and its unit/,
+      /energy: give a preset, or a metric/,
     );
     expect(refusal({ ...base, energy: { source: 'rapl', zone: 'x' } })).toMatch(
       /energy\.zone: unknown field \(did you mean "zones"\?\)/,
@@ -117,6 +124,68 @@ describe('hop.yaml', () => {
     expect(c.period).toBe(2_000_000n);
     const agent = createHopAgent(c);
     expect([agent.P, agent.L, agent.class]).toEqual([2_000_000n, 500_000n, CLASS.ModelBased]);
+  });
+
+  it('a counter must be of energy: its name says joules, or the config states the unit', () => {
+    const prom = (e: Record<string, unknown>) => ({
+      ...base,
+      energy: { source: 'prometheus', url: 'http://127.0.0.1:9100/metrics', ...e },
+    });
+    expect(refusal(prom({ metric: 'node_cpu_seconds_total', class: 'OnChipCounter' }))).toBe(
+      'hop config: energy.metric: node_cpu_seconds_total is not a counter of energy: its name says seconds (an energy counter is in joules: its name ends in _joules_total, or it states no unit and the config gives unit: joules, millijoules or microjoules)',
+    );
+    // Stating a unit does not make seconds joules.
+    expect(refusal(prom({ metric: 'node_cpu_seconds_total', unit: 'joules' }))).toMatch(
+      /energy\.metric: node_cpu_seconds_total is not a counter of energy: its name says seconds/,
+    );
+    expect(refusal(prom({ metric: 'pdu_energy_kwh_total', unit: 'joules' }))).toMatch(
+      /energy\.metric: pdu_energy_kwh_total is in kwh, as its name says, which the agent does not read/,
+    );
+    expect(refusal(prom({ metric: 'hop_energy_total' }))).toMatch(
+      /energy\.metric: hop_energy_total states no unit in its name: give its unit \(unit: joules, millijoules or microjoules\)/,
+    );
+    expect(refusal(prom({ metric: 'pdu_energy_joules_total', unit: 'microjoules' }))).toMatch(
+      /energy\.metric: pdu_energy_joules_total is in joules, as its name says, not in microjoules/,
+    );
+    expect(
+      parseHopConfig(prom({ metric: 'hop_energy_total', unit: 'millijoules' }), '/tmp').energy,
+    ).toMatchObject({
+      metric: 'hop_energy_total',
+      unit: 'millijoules',
+    });
+  });
+
+  it('a counter claims only the class its source backs; more is refused with the reason', () => {
+    const prom = (e: Record<string, unknown>) => ({
+      ...base,
+      energy: { source: 'prometheus', url: 'http://127.0.0.1:9100/metrics', ...e },
+    });
+    expect(refusal(prom({ preset: 'scaphandre', class: 'OnChipCounter' }))).toMatch(
+      /^hop config: energy\.class: class OnChipCounter is more than scaph_host_energy_microjoules can back \(Scaphandre's exposition does not say whether its value is the host's RAPL counter or, in a virtual machine, a share the hypervisor computed: .*\): state Estimator$/,
+    );
+    expect(
+      refusal(prom({ metric: 'pdu_outlet_energy_joules_total', class: 'CalibratedInstrument' })),
+    ).toMatch(
+      /energy\.class: class CalibratedInstrument is more than pdu_outlet_energy_joules_total can back \(the agent cannot tell how an exporter it does not know acquired its value: an estimate .*\): state Estimator$/,
+    );
+    expect(refusal(prom({ preset: 'node_rapl', class: 'ModelBased' }))).toMatch(
+      /energy\.class: class ModelBased is more than node_rapl_package_joules_total can back .*: state OnChipCounter or Estimator$/,
+    );
+    expect(
+      refusal(prom({ metric: 'kepler_container_cpu_joules_total', class: 'OnChipCounter' })),
+    ).toMatch(
+      /energy\.class: class OnChipCounter is more than kepler_container_cpu_joules_total can back \(Kepler's kepler_container_cpu_joules_total is Kepler's attribution of a reading, an estimate\)/,
+    );
+    // What each may claim: built, with the class it states.
+    const cls = (e: Record<string, unknown>) => createHopAgentOf(prom(e)).class;
+    expect(cls({ preset: 'node_rapl' })).toBe(CLASS.OnChipCounter);
+    expect(cls({ preset: 'node_rapl', class: 'Estimator' })).toBe(CLASS.Estimator);
+    expect(cls({ preset: 'kepler' })).toBe(CLASS.Estimator);
+    // Kepler's node counter may claim OnChipCounter: each scrape must back it.
+    expect(cls({ preset: 'kepler', class: 'OnChipCounter' })).toBe(CLASS.OnChipCounter);
+    expect(cls({ preset: 'scaphandre' })).toBe(CLASS.Estimator);
+    expect(cls({ metric: 'scaph_host_rapl_psys_microjoules' })).toBe(CLASS.OnChipCounter);
+    expect(cls({ metric: 'pdu_outlet_energy_joules_total' })).toBe(CLASS.Estimator);
   });
 
   it('a model of more digits than it holds exactly is refused', () => {
