@@ -153,8 +153,8 @@ describe('delivery', () => {
     expect(r.logs.find((l) => l.msg === 'started')).toMatchObject({
       period: '1 s',
       period_us: '1000000',
-      lag: '250 ms',
-      lag_us: '250000',
+      lag: '1 min',
+      lag_us: '60000000',
     });
   });
 
