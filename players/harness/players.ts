@@ -131,6 +131,31 @@ async function startShaka(args: { url: string; buffer: number }): Promise<void> 
   }
 }
 
+function startVideojs(args: { url: string; buffer: number; content: 'hls' | 'dash' }): void {
+  const w = window as Win;
+  const videojs = w.videojs;
+  const video = document.getElementById('video') as HTMLVideoElement;
+  // VHS, video.js's HTTP streaming engine, plays both; native HLS (Chromium has it) is
+  // overridden, since only VHS steers.
+  const player = videojs(video, {
+    muted: true,
+    autoplay: 'muted',
+    html5: { vhs: { overrideNative: true }, nativeAudioTracks: false, nativeVideoTracks: false },
+  });
+  w.__player = player;
+  w.__push('version', { version: videojs.VERSION, vhs: videojs.VhsHandler?.version?.() ?? null });
+  videojs.Vhs.GOAL_BUFFER_LENGTH = args.buffer;
+  videojs.Vhs.MAX_GOAL_BUFFER_LENGTH = args.buffer + 2;
+  player.on('error', () =>
+    w.__push('player-error', { code: player.error()?.code, message: player.error()?.message }),
+  );
+  player.src({
+    src: args.url,
+    type: args.content === 'hls' ? 'application/x-mpegURL' : 'application/dash+xml',
+  });
+  player.play()?.catch?.((e: Error) => w.__push('play-error', { message: String(e) }));
+}
+
 export interface StartOptions {
   /** The content description: the multivariant playlist or the MPD. */
   readonly url: string;
@@ -138,6 +163,8 @@ export interface StartOptions {
   readonly cmcd?: 'query' | 'headers';
   /** The player's own debug log, to the page's console. */
   readonly debug?: boolean;
+  /** video.js: the content description's kind (HLS by default). */
+  readonly content?: 'hls' | 'dash';
 }
 
 /** Opens the player's page and starts it on `url`. */
@@ -152,6 +179,8 @@ export async function startPlayer(
   if (player === 'hls.js') await page.evaluate(startHls, args);
   else if (player === 'dash.js')
     await page.evaluate(startDash, { ...args, cmcd: options.cmcd ?? 'query' });
+  else if (player === 'video.js')
+    await page.evaluate(startVideojs, { ...args, content: options.content ?? 'hls' });
   else await page.evaluate(startShaka, args);
 }
 
