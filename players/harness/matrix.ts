@@ -47,8 +47,11 @@ const TTL = 2;
 export const RETRY_AFTER = 5;
 /** How long the timeout row holds the request before closing its connection, ms. */
 export const HANG_MS = 12_000;
-/** After the event, a run ends once this many segments came with no sign of steering. */
-const CEILING_SEGMENTS = 12;
+/**
+ * After the event, a run ends once this many video segments (seconds of media) came with no
+ * sign of steering; the timeout row waits for the connection to close and a TTL beyond it.
+ */
+const CEILING_SEGMENTS = 10;
 /** A run ends after this in any case (the row then says what it saw). */
 const CEILING_MS = 50_000;
 /** A segment requested this long after a manifest arrived was chosen under it. */
@@ -76,13 +79,15 @@ export interface Row {
   readonly target: string;
   /** The TTL in force for the request after the event, seconds (what a client waits by). */
   readonly ttlAfter: number;
+  /** Video segments after the event before the run gives up (default CEILING_SEGMENTS). */
+  readonly ceiling?: number;
 }
 
 const errorRow = (id: string, title: string, event: Answer, first = false): Row => ({
   id,
   title,
-  script: () => (first ? [event, ok(toA)] : [ok(before), ok(before), event, ok(toA)]),
-  event: first ? 0 : 2,
+  script: () => (first ? [event, ok(toA)] : [ok(before), event, ok(toA)]),
+  event: first ? 0 : 1,
   target: 'cdn-a',
   ttlAfter: TTL,
 });
@@ -148,6 +153,7 @@ export const ROWS: readonly Row[] = [
     event: 1,
     target: 'cdn-a',
     ttlAfter: 6,
+    ceiling: CEILING_SEGMENTS + 6,
   },
   {
     id: 'reload-uri',
@@ -198,10 +204,13 @@ export const ROWS: readonly Row[] = [
   ),
   errorRow('410', '410', { kind: 'status', status: 410 }),
   errorRow('500', '500', { kind: 'status', status: 500 }),
-  errorRow('timeout', `no answer (the connection closed after ${HANG_MS / 1000} s)`, {
-    kind: 'hang',
-    ms: HANG_MS,
-  }),
+  {
+    ...errorRow('timeout', `no answer (the connection closed after ${HANG_MS / 1000} s)`, {
+      kind: 'hang',
+      ms: HANG_MS,
+    }),
+    ceiling: HANG_MS / 1000 + CEILING_SEGMENTS,
+  },
   errorRow('bad-body', 'a 200 whose body does not parse (`{"VERSION":1,`)', {
     kind: 'garbage',
     body: '{"VERSION":1,',
@@ -242,7 +251,9 @@ export interface Observation {
   readonly reached: boolean;
   /** The pathway of the last segment fetched, or null (none). */
   readonly on: string | null;
-  /** Content description fetches after the event (a live stream's updates). */
+  /** The playlists and MPDs fetched (not segments), with their pathway. */
+  readonly documents: readonly SegmentSeen[];
+  /** Reloads of the content description during the run (a live stream's updates). */
   readonly updates: number;
   /** Fatal player errors. */
   readonly errors: readonly string[];
@@ -256,6 +267,7 @@ export interface Matrix {
   close(): Promise<void>;
 }
 
+/** A request's pathway: its host's, or the PARAMS clone's when it carries its parameter. */
 function pathwayOf(s: ServedRequest): string {
   if (new URLSearchParams(s.query).get(CLONE_PARAM) === 'cdn-c') return 'cdn-c';
   return s.pathway;
@@ -339,6 +351,8 @@ export async function startMatrix(): Promise<Matrix> {
       mine()
         .filter((s) => /\.(ts|m4s)$/.test(s.path) && !/\/init-/.test(s.path))
         .sort((a, b) => a.at - b.at);
+    // The media's clock: HLS segments are muxed, DASH's video are representation 0.
+    const videoSegs = () => segs().filter((s) => !/\/chunk-1-/.test(s.path));
     const manifestFirst = (r: ScriptedRequest): string | null => {
       const a = row.script('', '')[r.answer]!;
       return r.status === 200 && a.kind === 'manifest' ? a.manifest.priority[0]! : null;
@@ -350,10 +364,13 @@ export async function startMatrix(): Promise<Matrix> {
         (r) => r.at >= ev.at && r.answeredAt !== null && manifestFirst(r) === row.target,
       );
       if (m === undefined) return false;
-      return (
-        segs().filter((s) => s.at >= m.answeredAt! + GRACE_MS && pathwayOf(s) === row.target)
-          .length >= 2
-      );
+      const after = (s: ServedRequest) => s.at >= m.answeredAt! + GRACE_MS;
+      // A PARAMS clone changes the URIs of the content description (rfc8216bis §7.3): with HLS
+      // the media playlist's, whose segments, relative to it, do not carry them.
+      if (row.id === 'clone-params') {
+        return mine().some((s) => s.at >= m.answeredAt! && pathwayOf(s) === row.target);
+      }
+      return segs().filter((s) => after(s) && pathwayOf(s) === row.target).length >= 2;
     };
     let ended: Observation['ended'] = 'time';
     let events: PageEvent[] = [];
@@ -367,7 +384,7 @@ export async function startMatrix(): Promise<Matrix> {
             ended = 'settled';
             break;
           }
-          if (segs().filter((s) => s.at > ev.at).length >= CEILING_SEGMENTS) {
+          if (videoSegs().filter((s) => s.at > ev.at).length >= (row.ceiling ?? CEILING_SEGMENTS)) {
             ended = 'segments';
             break;
           }
@@ -398,13 +415,19 @@ export async function startMatrix(): Promise<Matrix> {
         pathway: pathwayOf(s),
         url: `http://${s.host}${s.path.slice(prefix.length)}${s.query === '' ? '' : `?${s.query}`}`,
       })),
+      documents: mine()
+        .filter((s) => /\.(m3u8|mpd)$/.test(s.path))
+        .map((s) => ({
+          atMs: rel(s.at),
+          pathway: pathwayOf(s),
+          url: `http://${s.host}${s.path.slice(prefix.length)}${s.query === '' ? '' : `?${s.query}`}`,
+        })),
       eventAtMs: ev === undefined ? null : rel(ev.at),
       nextMs: ev === undefined || next === undefined ? null : Math.round(next.at - ev.at),
       nextPath: next === undefined ? null : bare(next.target),
       reached: reachedNow(),
       on: all.length === 0 ? null : pathwayOf(all.at(-1)!),
-      updates:
-        ev === undefined ? 0 : mine().filter((s) => s.at > ev.at && description.test(s.path)).length,
+      updates: Math.max(0, mine().filter((s) => description.test(s.path)).length - 1),
       errors: events
         .filter((e) => e.type === 'player-error' && e.fatal !== false)
         .map((e) => JSON.stringify(e)),
