@@ -115,6 +115,17 @@ export const ROWS: readonly Row[] = [
     ttlAfter: TTL,
   },
   {
+    id: 'priority-clones',
+    title: '200, a new priority (`cdn-a` first), the clone `cdn-c` listed last in every manifest',
+    script: () => [
+      ok({ ...cloneOfB({ HOST: '127.0.0.13' }), priority: ['cdn-b', 'cdn-a', 'cdn-c'] }),
+      ok({ ...cloneOfB({ HOST: '127.0.0.13' }), priority: ['cdn-a', 'cdn-b', 'cdn-c'] }),
+    ],
+    event: 1,
+    target: 'cdn-a',
+    ttlAfter: TTL,
+  },
+  {
     id: 'clone-host',
     title: '200, a clone `cdn-c` of `cdn-b`, `HOST` `127.0.0.13` (no scheme), first',
     script: () => [ok(before), ok(cloneOfB({ HOST: '127.0.0.13' }))],
@@ -126,6 +137,17 @@ export const ROWS: readonly Row[] = [
     id: 'clone-host-scheme',
     title: '200, the same clone with `HOST` `http://127.0.0.13` (a scheme)',
     script: () => [ok(before), ok(cloneOfB({ HOST: 'http://127.0.0.13' }))],
+    event: 1,
+    target: 'cdn-c',
+    ttlAfter: TTL,
+  },
+  {
+    id: 'clone-host-params',
+    title: `200, the clone with \`HOST\` \`127.0.0.13\` and \`PARAMS\` (\`${CLONE_PARAM}=cdn-c\`), first`,
+    script: () => [
+      ok(before),
+      ok(cloneOfB({ HOST: '127.0.0.13', PARAMS: { [CLONE_PARAM]: 'cdn-c' } })),
+    ],
     event: 1,
     target: 'cdn-c',
     ttlAfter: TTL,
@@ -346,6 +368,10 @@ export async function startMatrix(): Promise<Matrix> {
 
     const t0 = performance.now();
     const page: Page = await browser.newPage();
+    const consoleLog: string[] = [];
+    if (process.env.MATRIX_CONSOLE === '1') {
+      page.on('console', (m) => consoleLog.push(`${Math.round(performance.now() - t0)} ${m.text()}`));
+    }
     const mine = () => pathways.log.filter((s) => s.scenario === id);
     const segs = () =>
       mine()
@@ -375,7 +401,11 @@ export async function startMatrix(): Promise<Matrix> {
     let ended: Observation['ended'] = 'time';
     let events: PageEvent[] = [];
     try {
-      await startPlayer(page, pages.url(player), player, { url, content });
+      await startPlayer(page, pages.url(player), player, {
+        url,
+        content,
+        debug: process.env.MATRIX_CONSOLE === '1',
+      });
       const deadline = performance.now() + CEILING_MS;
       while (performance.now() < deadline) {
         const ev = scenario.requests[row.event];
@@ -395,6 +425,7 @@ export async function startMatrix(): Promise<Matrix> {
     } finally {
       await page.close().catch(() => undefined);
     }
+    if (consoleLog.length > 0) process.stdout.write(`${player} ${row.id}:\n${consoleLog.join('\n')}\n`);
     const ev = scenario.requests[row.event];
     const next = scenario.requests[row.event + 1];
     const all = segs();

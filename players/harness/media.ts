@@ -54,6 +54,8 @@ export const MEDIA: MediaSpec = {
  */
 export const MATRIX_MEDIA: MediaSpec = {
   ...MEDIA,
+  // Long enough for the recovery run, which steers through four phases.
+  seconds: 180,
   segmentSeconds: 1,
   fps: 10,
   videoKbps: 100,

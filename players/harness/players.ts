@@ -131,9 +131,15 @@ async function startShaka(args: { url: string; buffer: number }): Promise<void> 
   }
 }
 
-function startVideojs(args: { url: string; buffer: number; content: 'hls' | 'dash' }): void {
+function startVideojs(args: {
+  url: string;
+  buffer: number;
+  content: 'hls' | 'dash';
+  debug: boolean;
+}): void {
   const w = window as Win;
   const videojs = w.videojs;
+  if (args.debug) videojs.log.level('debug');
   const video = document.getElementById('video') as HTMLVideoElement;
   // VHS, video.js's HTTP streaming engine, plays both; native HLS (Chromium has it) is
   // overridden, since only VHS steers.

@@ -55,9 +55,11 @@ const stays = (next: Next): Expected => ({ next, reached: false });
 const EXPECTED: Readonly<Record<PlayerName, Readonly<Record<string, Expected>>>> = {
   'hls.js': {
     priority: go('ttl'),
+    'priority-clones': go('ttl'),
     'pathway-gone': go('ttl'),
     'clone-host': go('ttl'),
     'clone-host-scheme': stays('ttl'),
+    'clone-host-params': go('ttl'),
     'clone-params': go('ttl'),
     'ttl-short': go('ttl'),
     'ttl-long': go('ttl'),
@@ -76,9 +78,11 @@ const EXPECTED: Readonly<Record<PlayerName, Readonly<Record<string, Expected>>>>
   },
   'dash.js': {
     priority: go('ttl'),
+    'priority-clones': go('ttl'),
     'pathway-gone': go('ttl'),
     'clone-host': go('ttl'),
     'clone-host-scheme': go('ttl'),
+    'clone-host-params': go('ttl'),
     'clone-params': stays('ttl'),
     'ttl-short': go('ttl'),
     'ttl-long': go('ttl'),
@@ -97,9 +101,11 @@ const EXPECTED: Readonly<Record<PlayerName, Readonly<Record<string, Expected>>>>
   },
   'shaka-player': {
     priority: go('ttl'),
+    'priority-clones': go('ttl'),
     'pathway-gone': go('ttl'),
     'clone-host': go('ttl'),
     'clone-host-scheme': stays('ttl'),
+    'clone-host-params': go('ttl'),
     'clone-params': stays('ttl'),
     'ttl-short': go('ttl'),
     'ttl-long': go('ttl'),
@@ -118,9 +124,11 @@ const EXPECTED: Readonly<Record<PlayerName, Readonly<Record<string, Expected>>>>
   },
   'video.js': {
     priority: go('ttl'),
+    'priority-clones': stays('ttl'),
     'pathway-gone': go('ttl'),
     'clone-host': stays('ttl'),
     'clone-host-scheme': stays('ttl'),
+    'clone-host-params': stays('ttl'),
     'clone-params': stays('ttl'),
     'ttl-short': go('ttl'),
     'ttl-long': go('ttl'),

@@ -71,9 +71,25 @@ export function internal(): AppResponse {
   return problem(500, 'internal', 'the server failed to answer this request');
 }
 
-/** 503 with `Retry-After`: the engine declined the work for now. */
+/**
+ * `Retry-After`, readable by a player's script: it is not a CORS-safelisted response header, so
+ * without `Access-Control-Expose-Headers` a cross-origin player reads none (dash.js then reads
+ * its TTL as NaN and never asks again; video.js asks again at once).
+ */
+function retryAfter(seconds: number): Record<string, string> {
+  return {
+    'retry-after': String(seconds),
+    'access-control-expose-headers': 'Retry-After',
+  };
+}
+
+/**
+ * 503 with `Retry-After`: the engine declined the work for now. 503, not 429: every player
+ * measured asks again after a 503 (docs/players.md), while hls.js stops steering for good after
+ * a 429.
+ */
 export function overloaded(why: string): AppResponse {
-  return problem(503, 'overloaded', why, { 'retry-after': '1' });
+  return problem(503, 'overloaded', `${why}; retry in 1 s`, retryAfter(1));
 }
 
 /** 413, closing the connection (the rest of the body is not read). */
@@ -184,14 +200,20 @@ export function health(closing: boolean, causes: readonly unknown[] = []): AppRe
 }
 
 /**
- * 503 with `Retry-After` for one client past its budget (`over_budget`), or for every steering
- * request while the store file is gone (`store_unavailable`). Never 429: hls.js stops polling
- * for good after a 429.
+ * 503 with `Retry-After` (exposed to scripts) for one client past its budget (`over_budget`), or
+ * for every steering request while the store file is gone (`store_unavailable`). The status is
+ * the one every player measured keeps steering after (docs/players.md, the behaviour matrix):
+ * hls.js asks again after its loader's 1 s retry, shaka after its own backoff, dash.js and
+ * video.js after the TTL in force. Never 429, which hls.js 1.7 takes as the end of steering; and
+ * no player measured waits for `Retry-After` on a 503, so it is advice to other clients.
  */
 export function declined(cause: 'budget' | 'store', why: string, retryAfterS: number): AppResponse {
-  return problem(503, cause === 'budget' ? 'over_budget' : 'store_unavailable', why, {
-    'retry-after': String(retryAfterS),
-  });
+  return problem(
+    503,
+    cause === 'budget' ? 'over_budget' : 'store_unavailable',
+    `${why}; retry in ${retryAfterS} s`,
+    retryAfter(retryAfterS),
+  );
 }
 
 /**

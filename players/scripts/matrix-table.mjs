@@ -1,0 +1,67 @@
+#!/usr/bin/env node
+// Writes the behaviour matrix's table into docs/players.md, between its markers, from the
+// observations of a run (players/captured/matrix.json, written by `pnpm test:players`).
+//
+//   node players/scripts/matrix-table.mjs [observations.json] [doc.md]
+//
+// A cell says when the player asked again after the row's answer (from that answer's request to
+// the next steering request; "never" when none came before the run ended) and whether it then
+// fetched its segments from the pathway the next manifests put first ("follows") or not.
+
+import { readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const input = process.argv[2] ?? join(here, '..', 'captured', 'matrix.json');
+const doc = process.argv[3] ?? join(here, '..', '..', 'docs', 'players.md');
+const START = '<!-- matrix:start -->';
+const END = '<!-- matrix:end -->';
+
+const run = JSON.parse(readFileSync(input, 'utf8'));
+const byKey = new Map(run.observations.map((o) => [`${o.row} ${o.player}`, o]));
+const versions = run.players.map((p) => {
+  const o = run.observations.find((x) => x.player === p && x.version !== null);
+  return o === undefined ? p : `${p} ${String(o.version).replace(/^v/, '').replace(/-debug$/, '')}`;
+});
+
+function cell(row, o) {
+  if (o === undefined) return 'not run';
+  const parts = [];
+  if (o.eventAtMs === null) parts.push('never made the request');
+  else if (o.nextMs === null) parts.push('**never asks again**');
+  else {
+    parts.push(`asks again after ${(o.nextMs / 1000).toFixed(1)} s`);
+    if (o.nextPath !== null && !/^\/steer(\/reload)?$/.test(o.nextPath)) {
+      parts.push(`at \`${o.nextPath}\``);
+    }
+  }
+  if (o.reached) parts.push(`follows \`${row.target}\``);
+  else parts.push(`**not \`${row.target}\`**${o.on === null ? '' : ` (segments from \`${o.on}\`)`}`);
+  if (row.id === 'live') parts.push(`${o.updates} manifest updates`);
+  if (o.errors.length > 0) parts.push(`${o.errors.length} fatal error(s)`);
+  return parts.join(', ');
+}
+
+const lines = [
+  START,
+  '',
+  `| answer (TTL ${run.ttl} s before it) | ${versions.join(' | ')} |`,
+  `| --- | ${run.players.map(() => '---').join(' | ')} |`,
+  ...run.rows.map(
+    (row) =>
+      `| ${row.title} | ${run.players.map((p) => cell(row, byKey.get(`${row.id} ${p}`))).join(' | ')} |`,
+  ),
+  '',
+  END,
+];
+
+const text = readFileSync(doc, 'utf8');
+const a = text.indexOf(START);
+const b = text.indexOf(END);
+if (a < 0 || b < a) {
+  console.error(`${doc}: no ${START} … ${END} markers to write the table between`);
+  process.exit(1);
+}
+writeFileSync(doc, text.slice(0, a) + lines.join('\n') + text.slice(b + END.length));
+console.log(`${doc}: the matrix of ${run.observations.length} observations written`);
