@@ -4,7 +4,12 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type Browser as PwBrowser, type BrowserContext, chromium, type Page } from 'playwright-core';
+import {
+  type BrowserContext,
+  chromium,
+  type Page,
+  type Browser as PwBrowser,
+} from 'playwright-core';
 
 export const CHROMIUM = '/usr/bin/chromium';
 

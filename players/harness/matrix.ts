@@ -13,7 +13,7 @@
 import { writeFileSync } from 'node:fs';
 import type { Page } from 'playwright-core';
 import { launchMany, type ManyPages } from './browser.js';
-import { type BasePathway, livePlaylist, liveMpd, mpd, multivariantPlaylist } from './documents.js';
+import { type BasePathway, liveMpd, livePlaylist, mpd, multivariantPlaylist } from './documents.js';
 import { ensureMedia, MATRIX_MEDIA, type Media } from './media.js';
 import { type PageServer, type PlayerName, startPageServer } from './page.js';
 import { type Pathways, type ServedRequest, startPathways } from './pathways.js';
@@ -192,7 +192,11 @@ export const ROWS: readonly Row[] = [
   {
     id: 'reload-uri-relative',
     title: '`RELOAD-URI` relative (`moved?k=2`)',
-    script: () => [ok(before), ok({ ...before, reload: 'moved?k=2' }), ok({ ...toA, reload: 'moved?k=2' })],
+    script: () => [
+      ok(before),
+      ok({ ...before, reload: 'moved?k=2' }),
+      ok({ ...toA, reload: 'moved?k=2' }),
+    ],
     event: 1,
     target: 'cdn-a',
     ttlAfter: TTL,
@@ -202,11 +206,15 @@ export const ROWS: readonly Row[] = [
     status: 429,
     headers: retryHeaders(true),
   }),
-  errorRow('429-hidden', '429 with `Retry-After` not exposed (no `Access-Control-Expose-Headers`)', {
-    kind: 'status',
-    status: 429,
-    headers: retryHeaders(false),
-  }),
+  errorRow(
+    '429-hidden',
+    '429 with `Retry-After` not exposed (no `Access-Control-Expose-Headers`)',
+    {
+      kind: 'status',
+      status: 429,
+      headers: retryHeaders(false),
+    },
+  ),
   errorRow('503', `503 with \`Retry-After: ${RETRY_AFTER}\` (exposed)`, {
     kind: 'status',
     status: 503,
@@ -337,7 +345,10 @@ export async function startMatrix(): Promise<Matrix> {
     row: Row,
   ): Promise<Observation> => {
     const id = `${row.id}-${player.replace(/[^a-z]/g, '')}-${++counter}`;
-    const scenario = endpoint.scenario(id, row.script(`${endpoint.origin}/s/${id}/steer/reload`, `${endpoint.origin}/s/${id}`));
+    const scenario = endpoint.scenario(
+      id,
+      row.script(`${endpoint.origin}/s/${id}/steer/reload`, `${endpoint.origin}/s/${id}`),
+    );
     const base: BasePathway[] = HOSTS.slice(0, 2).map((h) => ({
       id: h.id,
       origin: `${pathways.origins.get(h.id)!}/s/${id}`,
@@ -353,7 +364,8 @@ export async function startMatrix(): Promise<Matrix> {
         `${prefix}/hls/main.m3u8`,
         multivariantPlaylist(tag, base, MATRIX_MEDIA, row.live ? 'live.m3u8' : 'media.m3u8'),
       );
-      if (row.live) pathways.documents.set(`${prefix}/hls/live.m3u8`, livePlaylist(media.durations, startMs));
+      if (row.live)
+        pathways.documents.set(`${prefix}/hls/live.m3u8`, livePlaylist(media.durations, startMs));
       url = `${origin}${prefix}/hls/main.m3u8`;
     } else {
       pathways.documents.set(
@@ -364,13 +376,16 @@ export async function startMatrix(): Promise<Matrix> {
       );
       url = `${origin}${prefix}/dash/main.mpd`;
     }
-    const description = content === 'hls' ? (row.live ? /\/live\.m3u8$/ : /\/main\.m3u8$/) : /\/main\.mpd$/;
+    const description =
+      content === 'hls' ? (row.live ? /\/live\.m3u8$/ : /\/main\.m3u8$/) : /\/main\.mpd$/;
 
     const t0 = performance.now();
     const page: Page = await browser.newPage();
     const consoleLog: string[] = [];
     if (process.env.MATRIX_CONSOLE === '1') {
-      page.on('console', (m) => consoleLog.push(`${Math.round(performance.now() - t0)} ${m.text()}`));
+      page.on('console', (m) =>
+        consoleLog.push(`${Math.round(performance.now() - t0)} ${m.text()}`),
+      );
     }
     const mine = () => pathways.log.filter((s) => s.scenario === id);
     const segs = () =>
@@ -425,7 +440,8 @@ export async function startMatrix(): Promise<Matrix> {
     } finally {
       await page.close().catch(() => undefined);
     }
-    if (consoleLog.length > 0) process.stdout.write(`${player} ${row.id}:\n${consoleLog.join('\n')}\n`);
+    if (consoleLog.length > 0)
+      process.stdout.write(`${player} ${row.id}:\n${consoleLog.join('\n')}\n`);
     const ev = scenario.requests[row.event];
     const next = scenario.requests[row.event + 1];
     const all = segs();
@@ -488,7 +504,12 @@ export function writeObservations(file: string, observations: readonly Observati
     `${JSON.stringify(
       {
         players: MATRIX_PLAYERS.map((p) => p.player),
-        rows: ROWS.map((r) => ({ id: r.id, title: r.title, target: r.target, ttlAfter: r.ttlAfter })),
+        rows: ROWS.map((r) => ({
+          id: r.id,
+          title: r.title,
+          target: r.target,
+          ttlAfter: r.ttlAfter,
+        })),
         ttl: TTL,
         retryAfter: RETRY_AFTER,
         observations: sorted,

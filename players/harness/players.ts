@@ -50,7 +50,12 @@ function startHls(args: { url: string; buffer: number; debug: boolean }): void {
   video.play().catch((e: Error) => w.__push('play-error', { message: String(e) }));
 }
 
-function startDash(args: { url: string; buffer: number; cmcd: 'query' | 'headers' }): void {
+function startDash(args: {
+  url: string;
+  buffer: number;
+  cmcd: 'query' | 'headers';
+  cmcdVersion: 1 | 2;
+}): void {
   const w = window as Win;
   const dashjs = w.dashjs;
   const player = dashjs.MediaPlayer().create();
@@ -70,6 +75,7 @@ function startDash(args: { url: string; buffer: number; cmcd: 'query' | 'headers
       cmcd: {
         enabled: true,
         mode: args.cmcd,
+        version: args.cmcdVersion,
         cid: 'wai-players',
         includeInRequests: ['segment', 'mpd', 'steering'],
       },
@@ -167,6 +173,8 @@ export interface StartOptions {
   readonly url: string;
   /** dash.js: CMCD in the query (the default) or in headers. */
   readonly cmcd?: 'query' | 'headers';
+  /** dash.js: the CMCD version it sends (CTA-5004 1, or CTA-5004-B 2); default 1. */
+  readonly cmcdVersion?: 1 | 2;
   /** The player's own debug log, to the page's console. */
   readonly debug?: boolean;
   /** video.js: the content description's kind (HLS by default). */
@@ -184,7 +192,11 @@ export async function startPlayer(
   const args = { url: options.url, buffer: FORWARD_BUFFER_S, debug: options.debug ?? false };
   if (player === 'hls.js') await page.evaluate(startHls, args);
   else if (player === 'dash.js')
-    await page.evaluate(startDash, { ...args, cmcd: options.cmcd ?? 'query' });
+    await page.evaluate(startDash, {
+      ...args,
+      cmcd: options.cmcd ?? 'query',
+      cmcdVersion: options.cmcdVersion ?? 1,
+    });
   else if (player === 'video.js')
     await page.evaluate(startVideojs, { ...args, content: options.content ?? 'hls' });
   else await page.evaluate(startShaka, args);

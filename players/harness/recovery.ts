@@ -8,6 +8,7 @@
 // that the player then fetched its segments from the pathway the manifests put first: it
 // recovered. The evidence changes at the end of each phase, so following is moving.
 
+import { toHex } from '@wai-steering/wire';
 import { launchMany, type ManyPages } from './browser.js';
 import { type Exchange, startCaptureProxy } from './capture.js';
 import { mpd, multivariantPlaylist } from './documents.js';
@@ -18,7 +19,6 @@ import { startPathways } from './pathways.js';
 import { type PageEvent, pageEvents, startPlayer } from './players.js';
 import { startSteering } from './steering.js';
 import { NetworkVerifier } from './verify.js';
-import { toHex } from '@wai-steering/wire';
 
 const B_FIRST = { 'cdn-a': 300_000n, 'cdn-b': 100_000n, 'cdn-c': 400_000n };
 const A_FIRST = { 'cdn-a': 100_000n, 'cdn-b': 300_000n, 'cdn-c': 400_000n };
@@ -144,8 +144,7 @@ export async function runRecovery(): Promise<RecoveryRun> {
 
     // Each player: its own page origin (its `Origin` on every steering request) and its own
     // documents and segments under `/s/<key>/` on the pathways.
-    const runs: { player: PlayerName; content: 'hls' | 'dash'; origin: string; key: string }[] =
-      [];
+    const runs: { player: PlayerName; content: 'hls' | 'dash'; origin: string; key: string }[] = [];
     const pages = await Promise.all(
       RECOVERY_PLAYERS.map(async ({ player, content }) => {
         const server: PageServer = await startPageServer();
@@ -159,7 +158,10 @@ export async function runRecovery(): Promise<RecoveryRun> {
           `/s/${key}/hls/main.m3u8`,
           multivariantPlaylist(steering.tag, base, MATRIX_MEDIA),
         );
-        pathways.documents.set(`/s/${key}/dash/main.mpd`, mpd(media.mpdTemplate, steering.element, base));
+        pathways.documents.set(
+          `/s/${key}/dash/main.mpd`,
+          mpd(media.mpdTemplate, steering.element, base),
+        );
         runs.push({ player, content, origin: server.origin, key });
         const page = await browser.newPage();
         const url =
@@ -174,7 +176,8 @@ export async function runRecovery(): Promise<RecoveryRun> {
     const steeringPath = new URL(steering.serverUri).pathname;
     const of = (origin: string) =>
       proxy.exchanges.filter(
-        (e) => e.method === 'GET' && e.target.startsWith(steeringPath) && e.headers.origin === origin,
+        (e) =>
+          e.method === 'GET' && e.target.startsWith(steeringPath) && e.headers.origin === origin,
       );
     const segments = (key: string) =>
       pathways.log.filter(
@@ -218,10 +221,9 @@ export async function runRecovery(): Promise<RecoveryRun> {
           const flood = `${steering.server.url}${steeringPath}?room=players&v=1`;
           while (!declinedBy('503 over_budget', since)) {
             if (performance.now() - since > DECLINE_CEILING_MS) break;
-            await Promise.all([
-              fetch(flood).then((r) => r.arrayBuffer()),
-              sleep(20),
-            ]).catch(() => undefined);
+            await Promise.all([fetch(flood).then((r) => r.arrayBuffer()), sleep(20)]).catch(
+              () => undefined,
+            );
           }
           steering.setFigures(A_FIRST);
         },
@@ -259,7 +261,10 @@ export async function runRecovery(): Promise<RecoveryRun> {
       const start = performance.now();
       await phase.act();
       const end = performance.now();
-      await until(() => runs.every((r) => followed(r, end, phase.target) !== undefined), RECOVERY_CEILING_MS);
+      await until(
+        () => runs.every((r) => followed(r, end, phase.target) !== undefined),
+        RECOVERY_CEILING_MS,
+      );
       for (const r of runs) {
         const mine = of(r.origin);
         const declined = mine

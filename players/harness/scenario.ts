@@ -97,6 +97,8 @@ function firstOf(e: Exchange): string | null {
 export interface ScenarioOptions {
   /** dash.js: CMCD in the query (default) or in the CMCD-Request header. */
   readonly cmcd?: 'query' | 'headers';
+  /** dash.js: the CMCD version (default 1). */
+  readonly cmcdVersion?: 1 | 2;
   /** The player's debug log, in the error of a run that does not settle. */
   readonly debug?: boolean;
   /** The content description: HLS for hls.js, DASH for the others, unless given. */
@@ -151,6 +153,7 @@ export async function runScenario(player: PlayerName, options: ScenarioOptions =
       url,
       debug: options.debug === true,
       ...(options.cmcd === undefined ? {} : { cmcd: options.cmcd }),
+      ...(options.cmcdVersion === undefined ? {} : { cmcdVersion: options.cmcdVersion }),
     });
 
     const steeringPath = new URL(steering.serverUri).pathname;

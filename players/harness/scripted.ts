@@ -20,7 +20,10 @@ export interface ManifestSpec {
   readonly clones?: readonly {
     readonly 'BASE-ID': string;
     readonly ID: string;
-    readonly 'URI-REPLACEMENT': { readonly HOST?: string; readonly PARAMS?: Record<string, string> };
+    readonly 'URI-REPLACEMENT': {
+      readonly HOST?: string;
+      readonly PARAMS?: Record<string, string>;
+    };
   }[];
 }
 

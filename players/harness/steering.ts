@@ -21,17 +21,17 @@ import {
   NOT_A_CLONE,
   nobleBackend,
   type PolicyFields,
+  readPolicy,
   readRoom,
   roomIdOf,
   secretKeyToJwk,
   signHopRecord,
   signKeyLog,
-  readPolicy,
   signPolicy,
   signRoom,
-  toHex,
   TRACK_DIRECTION,
   TRACK_KIND,
+  toHex,
 } from '@wai-steering/wire';
 import type { CaptureProxy } from './capture.js';
 

@@ -22,7 +22,11 @@ const run = JSON.parse(readFileSync(input, 'utf8'));
 const byKey = new Map(run.observations.map((o) => [`${o.row} ${o.player}`, o]));
 const versions = run.players.map((p) => {
   const o = run.observations.find((x) => x.player === p && x.version !== null);
-  return o === undefined ? p : `${p} ${String(o.version).replace(/^v/, '').replace(/-debug$/, '')}`;
+  return o === undefined
+    ? p
+    : `${p} ${String(o.version)
+        .replace(/^v/, '')
+        .replace(/-debug$/, '')}`;
 });
 
 function cell(row, o) {
@@ -37,7 +41,8 @@ function cell(row, o) {
     }
   }
   if (o.reached) parts.push(`follows \`${row.target}\``);
-  else parts.push(`**not \`${row.target}\`**${o.on === null ? '' : ` (segments from \`${o.on}\`)`}`);
+  else
+    parts.push(`**not \`${row.target}\`**${o.on === null ? '' : ` (segments from \`${o.on}\`)`}`);
   if (row.id === 'live') parts.push(`${o.updates} manifest updates`);
   if (o.errors.length > 0) parts.push(`${o.errors.length} fatal error(s)`);
   return parts.join(', ');

@@ -54,7 +54,9 @@ describe.each(RECOVERY_PLAYERS)('$player', ({ player }) => {
     const by = (p: PhaseName) => mine.find((r) => r.phase === p)!;
     // The budget and the store outage were answered as the server answers them (503 with
     // Retry-After, never 429), to this player too.
-    expect(by('over-budget').declined, JSON.stringify(by('over-budget'))).toContain('503 over_budget');
+    expect(by('over-budget').declined, JSON.stringify(by('over-budget'))).toContain(
+      '503 over_budget',
+    );
     expect(by('store-outage').declined, JSON.stringify(by('store-outage'))).toContain(
       '503 store_unavailable',
     );
