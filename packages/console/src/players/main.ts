@@ -29,6 +29,11 @@ type Kind = 'hls.js' | 'dash.js' | 'shaka-player' | 'video.js';
 const KINDS: readonly Kind[] = ['hls.js', 'dash.js', 'shaka-player', 'video.js'];
 const STEERING_TYPE = 'application/vnd.apple.steering-list';
 const MAX_SEGMENT_ROWS = 400;
+/**
+ * Each player's forward buffer, seconds: short, so that it keeps fetching as it plays and a move
+ * shows within a segment or two (with their defaults, a short stream is fetched whole at once).
+ */
+const BUFFER_S = 6;
 
 // biome-ignore lint/suspicious/noExplicitAny: the players' globals are untyped.
 type Any = any;
@@ -279,7 +284,7 @@ async function startPlayer(kind: Kind, src: string, video: HTMLVideoElement): Pr
   const w = window as Any;
   switch (kind) {
     case 'hls.js': {
-      const hls = new w.Hls();
+      const hls = new w.Hls({ maxBufferLength: BUFFER_S, maxMaxBufferLength: BUFFER_S + 2 });
       w.__waiPlayer = hls;
       hls.on(w.Hls.Events.ERROR, (_e: unknown, d: Any) => {
         if (d.fatal) note(`hls.js: ${d.details}`, 'error');
@@ -291,7 +296,16 @@ async function startPlayer(kind: Kind, src: string, video: HTMLVideoElement): Pr
     case 'dash.js': {
       const player = w.dashjs.MediaPlayer().create();
       w.__waiPlayer = player;
-      player.updateSettings({ streaming: { applyContentSteering: true } });
+      player.updateSettings({
+        streaming: {
+          applyContentSteering: true,
+          buffer: {
+            bufferTimeDefault: BUFFER_S,
+            bufferTimeAtTopQuality: BUFFER_S,
+            bufferTimeAtTopQualityLongForm: BUFFER_S,
+          },
+        },
+      });
       player.on(w.dashjs.MediaPlayer.events.ERROR, (d: Any) =>
         note(`dash.js: ${d.error?.message ?? d.error?.code ?? 'error'}`, 'error'),
       );
@@ -303,6 +317,7 @@ async function startPlayer(kind: Kind, src: string, video: HTMLVideoElement): Pr
       const player = new w.shaka.Player();
       w.__waiPlayer = player;
       await player.attach(video);
+      player.configure({ streaming: { bufferingGoal: BUFFER_S, rebufferingGoal: 2 } });
       player.addEventListener('error', (e: Any) =>
         note(`shaka-player: error ${e.detail?.code ?? ''}`, 'error'),
       );
@@ -310,6 +325,8 @@ async function startPlayer(kind: Kind, src: string, video: HTMLVideoElement): Pr
       return `shaka-player ${w.shaka.Player.version}`;
     }
     case 'video.js': {
+      w.videojs.Vhs.GOAL_BUFFER_LENGTH = BUFFER_S;
+      w.videojs.Vhs.MAX_GOAL_BUFFER_LENGTH = BUFFER_S + 2;
       const player = w.videojs(video, {
         html5: {
           vhs: { overrideNative: true },
@@ -367,7 +384,9 @@ async function run(kind: Kind): Promise<void> {
     const name = await startPlayer(kind, src, video);
     fill(byId('player-name'), name);
     document.body.setAttribute('data-player', name);
-    video.play().catch(() => undefined);
+    // dash.js plays by itself (`initialize(…, true)`); a play() before it has read the MPD
+    // starts playback with no steering data, and it then makes no first steering request.
+    if (kind !== 'dash.js') video.play().catch(() => undefined);
   } catch (e) {
     note(`${kind}: ${(e as Error).message}`, 'error');
   }
