@@ -1,6 +1,8 @@
 #!/usr/bin/env node
 // Writes the behaviour matrix's table into docs/players.md, between its markers, from the
-// observations of a run (players/captured/matrix.json, written by `pnpm test:players`).
+// observations of a run (players/captured/matrix.json, written by `pnpm test:players`); and,
+// when the run also wrote players/captured/recovery.json, the table of the server's own answers
+// between theirs.
 //
 //   node players/scripts/matrix-table.mjs [observations.json] [doc.md]
 //
@@ -8,7 +10,7 @@
 // the next steering request; "never" when none came before the run ended) and whether it then
 // fetched its segments from the pathway the next manifests put first ("follows") or not.
 
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -61,12 +63,45 @@ const lines = [
   END,
 ];
 
-const text = readFileSync(doc, 'utf8');
-const a = text.indexOf(START);
-const b = text.indexOf(END);
-if (a < 0 || b < a) {
-  console.error(`${doc}: no ${START} … ${END} markers to write the table between`);
-  process.exit(1);
+function between(text, start, end, body) {
+  const a = text.indexOf(start);
+  const b = text.indexOf(end);
+  if (a < 0 || b < a) {
+    console.error(`${doc}: no ${start} … ${end} markers to write the table between`);
+    process.exit(1);
+  }
+  return text.slice(0, a) + [start, '', ...body, '', end].join('\n') + text.slice(b + end.length);
 }
-writeFileSync(doc, text.slice(0, a) + lines.join('\n') + text.slice(b + END.length));
+
+let text = readFileSync(doc, 'utf8');
+text = between(text, START, END, lines.slice(2, -2));
 console.log(`${doc}: the matrix of ${run.observations.length} observations written`);
+
+const recoveryFile = join(dirname(input), 'recovery.json');
+if (existsSync(recoveryFile)) {
+  const rec = JSON.parse(readFileSync(recoveryFile, 'utf8'));
+  const players = [...new Set(rec.results.map((r) => r.player))];
+  const phases = [...new Set(rec.results.map((r) => r.phase))];
+  const s = (ms) => `${(ms / 1000).toFixed(1)} s`;
+  const recCell = (r) => {
+    if (r === undefined) return 'not run';
+    const parts = [];
+    const declined = [...new Set(r.declined)];
+    if (declined.length > 0) parts.push(`answered ${declined.map((d) => `\`${d}\``).join(', ')}`);
+    parts.push(r.answeredMs === null ? '**no 200 after**' : `200 again after ${s(r.answeredMs)}`);
+    parts.push(r.followedMs === null ? `**not on \`${r.target}\`**` : `on \`${r.target}\` after ${s(r.followedMs)}`);
+    if (!r.verified) parts.push('**a manifest did not verify**');
+    return parts.join(', ');
+  };
+  const table = [
+    `| the server (real) | ${players.join(' | ')} |`,
+    `| --- | ${players.map(() => '---').join(' | ')} |`,
+    ...phases.map(
+      (p) =>
+        `| ${rec.titles[p] ?? p} | ${players.map((pl) => recCell(rec.results.find((r) => r.phase === p && r.player === pl))).join(' | ')} |`,
+    ),
+  ];
+  text = between(text, '<!-- recovery:start -->', '<!-- recovery:end -->', table);
+  console.log(`${doc}: the recovery of ${players.length} players through ${phases.length} phases written`);
+}
+writeFileSync(doc, text);
