@@ -89,7 +89,11 @@ if (existsSync(recoveryFile)) {
     const declined = [...new Set(r.declined)];
     if (declined.length > 0) parts.push(`answered ${declined.map((d) => `\`${d}\``).join(', ')}`);
     parts.push(r.answeredMs === null ? '**no 200 after**' : `200 again after ${s(r.answeredMs)}`);
-    parts.push(r.followedMs === null ? `**not on \`${r.target}\`**` : `on \`${r.target}\` after ${s(r.followedMs)}`);
+    parts.push(
+      r.followedMs === null
+        ? `**not on \`${r.target}\`**`
+        : `on \`${r.target}\` after ${s(r.followedMs)}`,
+    );
     if (!r.verified) parts.push('**a manifest did not verify**');
     return parts.join(', ');
   };
@@ -102,6 +106,8 @@ if (existsSync(recoveryFile)) {
     ),
   ];
   text = between(text, '<!-- recovery:start -->', '<!-- recovery:end -->', table);
-  console.log(`${doc}: the recovery of ${players.length} players through ${phases.length} phases written`);
+  console.log(
+    `${doc}: the recovery of ${players.length} players through ${phases.length} phases written`,
+  );
 }
 writeFileSync(doc, text);

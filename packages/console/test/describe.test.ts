@@ -1,10 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import {
-  clonePrefixes,
-  describeHls,
-  isSegment,
-  pathwayOf,
-} from '../src/players/describe.js';
+import { clonePrefixes, describeHls, isSegment, pathwayOf } from '../src/players/describe.js';
 
 const PLAYLIST = `#EXTM3U
 #EXT-X-VERSION:6
@@ -27,7 +22,10 @@ describe('the players page reads a content description', () => {
       ],
     });
     // No tag: no steering server; a variant without PATHWAY-ID is pathway ".".
-    const plain = describeHls('#EXTM3U\n#EXT-X-STREAM-INF:BANDWIDTH=1\nv/m.m3u8\n', 'http://h/x.m3u8');
+    const plain = describeHls(
+      '#EXTM3U\n#EXT-X-STREAM-INF:BANDWIDTH=1\nv/m.m3u8\n',
+      'http://h/x.m3u8',
+    );
     expect(plain).toEqual({
       protocol: 'hls',
       steering: null,
