@@ -8,7 +8,7 @@ export default defineConfig({
     globalSetup: ['./harness/global-setup.ts'],
     fileParallelism: false,
     // The behaviour matrix runs its scenarios in parallel pages, this many at once.
-    maxConcurrency: 10,
+    maxConcurrency: 8,
     testTimeout: 150_000,
     hookTimeout: 120_000,
     teardownTimeout: 30_000,

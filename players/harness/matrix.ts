@@ -42,16 +42,19 @@ export const MATRIX_PLAYERS: readonly { player: PlayerName; content: 'hls' | 'da
 ];
 
 /** TTL of the manifests before the event, seconds. */
-const TTL = 2;
-/** The Retry-After the 429 and 503 rows send, seconds: apart from TTL, so that they tell. */
-export const RETRY_AFTER = 5;
+export const TTL = 3;
+/**
+ * The Retry-After the 429 and 503 rows send, seconds: far enough from the TTL and from the
+ * players' own 1 s retries that they tell apart on a busy machine, whose timers run late.
+ */
+export const RETRY_AFTER = 8;
 /** How long the timeout row holds the request before closing its connection, ms. */
-export const HANG_MS = 12_000;
+export const HANG_MS = 15_000;
 /**
  * After the event, a run ends once this many video segments (seconds of media) came with no
  * sign of steering; the timeout row waits for the connection to close and a TTL beyond it.
  */
-const CEILING_SEGMENTS = 10;
+const CEILING_SEGMENTS = 14;
 /** A run ends after this in any case (the row then says what it saw). */
 const CEILING_MS = 50_000;
 /** A segment requested this long after a manifest arrived was chosen under it. */
@@ -162,19 +165,19 @@ export const ROWS: readonly Row[] = [
   },
   {
     id: 'ttl-short',
-    title: 'TTL 4 s, then TTL 1 s (shorter)',
-    script: () => [ok({ ...before, ttl: 4 }), ok({ ...before, ttl: 1 }), ok(toA)],
+    title: 'TTL 5 s, then TTL 1 s (shorter)',
+    script: () => [ok({ ...before, ttl: 5 }), ok({ ...before, ttl: 1 }), ok(toA)],
     event: 1,
     target: 'cdn-a',
     ttlAfter: 1,
   },
   {
     id: 'ttl-long',
-    title: 'TTL 1 s, then TTL 6 s (longer)',
-    script: () => [ok({ ...before, ttl: 1 }), ok({ ...before, ttl: 6 }), ok(toA)],
+    title: 'TTL 1 s, then TTL 7 s (longer)',
+    script: () => [ok({ ...before, ttl: 1 }), ok({ ...before, ttl: 7 }), ok(toA)],
     event: 1,
     target: 'cdn-a',
-    ttlAfter: 6,
+    ttlAfter: 7,
     ceiling: CEILING_SEGMENTS + 6,
   },
   {
@@ -239,7 +242,7 @@ export const ROWS: readonly Row[] = [
       kind: 'hang',
       ms: HANG_MS,
     }),
-    ceiling: HANG_MS / 1000 + CEILING_SEGMENTS,
+    ceiling: HANG_MS / 1000 + 8,
   },
   errorRow('bad-body', 'a 200 whose body does not parse (`{"VERSION":1,`)', {
     kind: 'garbage',
