@@ -288,7 +288,7 @@ export interface Observation {
   readonly documents: readonly SegmentSeen[];
   /** Reloads of the content description during the run (a live stream's updates). */
   readonly updates: number;
-  /** Fatal player errors. */
+  /** Player errors the player calls fatal (hls.js says so; dash.js and shaka do not). */
   readonly errors: readonly string[];
   /** Why the run ended: `settled` (the target reached and a request after the event seen), or a ceiling. */
   readonly ended: 'settled' | 'segments' | 'time';
@@ -479,7 +479,7 @@ export async function startMatrix(): Promise<Matrix> {
       on: all.length === 0 ? null : pathwayOf(all.at(-1)!),
       updates: Math.max(0, mine().filter((s) => description.test(s.path)).length - 1),
       errors: events
-        .filter((e) => e.type === 'player-error' && e.fatal !== false)
+        .filter((e) => e.type === 'player-error' && e.fatal === true)
         .map((e) => JSON.stringify(e)),
       ended,
       ms: Math.round(performance.now() - t0),

@@ -46,7 +46,8 @@ function cell(row, o) {
   else
     parts.push(`**not \`${row.target}\`**${o.on === null ? '' : ` (segments from \`${o.on}\`)`}`);
   if (row.id === 'live') parts.push(`${o.updates} manifest updates`);
-  if (o.errors.length > 0) parts.push(`${o.errors.length} fatal error(s)`);
+  const fatal = o.errors.filter((e) => /"fatal":true/.test(e));
+  if (fatal.length > 0) parts.push(`${fatal.length} fatal error(s)`);
   return parts.join(', ');
 }
 
