@@ -8,10 +8,20 @@ import { defineConfig, type Plugin } from 'vite';
  * the module `virtual:wai-players` with its URL.
  */
 const PLAYERS = [
-  { kind: 'hls.js', pkg: 'hls.js', file: 'dist/hls.min.js' },
-  { kind: 'dash.js', pkg: 'dashjs', file: 'dist/modern/umd/dash.all.min.js' },
-  { kind: 'shaka-player', pkg: 'shaka-player', file: 'dist/shaka-player.compiled.js' },
-  { kind: 'video.js', pkg: 'video.js', file: 'dist/video.min.js' },
+  { kind: 'hls.js', pkg: 'hls.js', file: 'dist/hls.min.js', licence: 'LICENSE' },
+  {
+    kind: 'dash.js',
+    pkg: 'dashjs',
+    file: 'dist/modern/umd/dash.all.min.js',
+    licence: 'LICENSE.md',
+  },
+  {
+    kind: 'shaka-player',
+    pkg: 'shaka-player',
+    file: 'dist/shaka-player.compiled.js',
+    licence: 'LICENSE',
+  },
+  { kind: 'video.js', pkg: 'video.js', file: 'dist/video.min.js', licence: 'LICENSE' },
 ] as const;
 
 function playerBundles(): Plugin {
@@ -28,6 +38,14 @@ function playerBundles(): Plugin {
         const { version } = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as {
           version: string;
         };
+        // Each player's licence goes with its bundle.
+        if (this.meta.watchMode !== true) {
+          this.emitFile({
+            type: 'asset',
+            fileName: `licences/${p.pkg}-${version}.txt`,
+            source: readFileSync(join(dir, p.licence)),
+          });
+        }
         const url =
           this.meta.watchMode === true
             ? `/@fs${join(dir, p.file)}`
