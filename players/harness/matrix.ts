@@ -51,8 +51,9 @@ export const RETRY_AFTER = 8;
 /** How long the timeout row holds the request before closing its connection, ms. */
 export const HANG_MS = 15_000;
 /**
- * After the event, a run ends once this many video segments (seconds of media) came with no
- * sign of steering; the timeout row waits for the connection to close and a TTL beyond it.
+ * After the event, a run ends once this many video segments (seconds of media) came, and as many
+ * seconds passed, with no sign of steering; the timeout row waits for the connection to close
+ * and a TTL beyond it.
  */
 const CEILING_SEGMENTS = 14;
 /** A run ends after this in any case (the row then says what it saw). */
@@ -432,7 +433,13 @@ export async function startMatrix(): Promise<Matrix> {
             ended = 'settled';
             break;
           }
-          if (videoSegs().filter((s) => s.at > ev.at).length >= (row.ceiling ?? CEILING_SEGMENTS)) {
+          // Both the media and the clock: a player filling its buffer fetches faster than it
+          // plays, and one that asks again after Retry-After must still be seen to follow.
+          const ceiling = row.ceiling ?? CEILING_SEGMENTS;
+          if (
+            videoSegs().filter((s) => s.at > ev.at).length >= ceiling &&
+            performance.now() - ev.at >= ceiling * 1000
+          ) {
             ended = 'segments';
             break;
           }
