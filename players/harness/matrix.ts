@@ -42,12 +42,13 @@ export const MATRIX_PLAYERS: readonly { player: PlayerName; content: 'hls' | 'da
 ];
 
 /** TTL of the manifests before the event, seconds. */
-export const TTL = 3;
+export const TTL = 4;
 /**
- * The Retry-After the 429 and 503 rows send, seconds: far enough from the TTL and from the
- * players' own 1 s retries that they tell apart on a busy machine, whose timers run late.
+ * The Retry-After the 429 and 503 rows send, seconds: far enough from the TTL, as the TTL is
+ * from the players' own 1 s retries, that they tell apart on a busy machine, whose timers run
+ * seconds late.
  */
-export const RETRY_AFTER = 8;
+export const RETRY_AFTER = 10;
 /** How long the timeout row holds the request before closing its connection, ms. */
 export const HANG_MS = 15_000;
 /**
@@ -55,7 +56,7 @@ export const HANG_MS = 15_000;
  * seconds passed, with no sign of steering; the timeout row waits for the connection to close
  * and a TTL beyond it.
  */
-const CEILING_SEGMENTS = 14;
+const CEILING_SEGMENTS = 16;
 /** A run ends after this in any case (the row then says what it saw). */
 const CEILING_MS = 50_000;
 /** A segment requested this long after a manifest arrived was chosen under it. */
@@ -83,6 +84,8 @@ export interface Row {
   readonly target: string;
   /** The TTL in force for the request after the event, seconds (what a client waits by). */
   readonly ttlAfter: number;
+  /** The TTL before the event, when the row changes it, seconds. */
+  readonly ttlBefore?: number;
   /** Video segments after the event before the run gives up (default CEILING_SEGMENTS). */
   readonly ceiling?: number;
 }
@@ -166,19 +169,20 @@ export const ROWS: readonly Row[] = [
   },
   {
     id: 'ttl-short',
-    title: 'TTL 5 s, then TTL 1 s (shorter)',
-    script: () => [ok({ ...before, ttl: 5 }), ok({ ...before, ttl: 1 }), ok(toA)],
+    title: 'TTL 6 s, then TTL 1 s (shorter)',
+    script: () => [ok({ ...before, ttl: 6 }), ok({ ...before, ttl: 1 }), ok(toA)],
     event: 1,
     target: 'cdn-a',
     ttlAfter: 1,
+    ttlBefore: 6,
   },
   {
     id: 'ttl-long',
-    title: 'TTL 1 s, then TTL 7 s (longer)',
-    script: () => [ok({ ...before, ttl: 1 }), ok({ ...before, ttl: 7 }), ok(toA)],
+    title: 'TTL 1 s, then TTL 8 s (longer)',
+    script: () => [ok({ ...before, ttl: 1 }), ok({ ...before, ttl: 8 }), ok(toA)],
     event: 1,
     target: 'cdn-a',
-    ttlAfter: 7,
+    ttlAfter: 8,
     ceiling: CEILING_SEGMENTS + 6,
   },
   {
