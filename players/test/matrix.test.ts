@@ -161,7 +161,12 @@ function bounds(next: Next, row: Row): [number, number] | null {
     case 'ttl':
       return [
         ttl - 300,
-        Math.min(ra - 300, (row.ttlBefore ?? Number.POSITIVE_INFINITY) * 1000 - 300, ttl + 6000),
+        Math.min(
+          // A row that sends Retry-After: before it.
+          /^(429|503)/.test(row.id) ? ra - 300 : Number.POSITIVE_INFINITY,
+          (row.ttlBefore ?? Number.POSITIVE_INFINITY) * 1000 - 300,
+          ttl + 6000,
+        ),
       ];
     case 'retry-after':
       return [ra - 300, ra + 6000];
