@@ -178,8 +178,8 @@ export const ROWS: readonly Row[] = [
   },
   {
     id: 'ttl-long',
-    title: 'TTL 1 s, then TTL 8 s (longer)',
-    script: () => [ok({ ...before, ttl: 1 }), ok({ ...before, ttl: 8 }), ok(toA)],
+    title: 'TTL 2 s, then TTL 8 s (longer)',
+    script: () => [ok({ ...before, ttl: 2 }), ok({ ...before, ttl: 8 }), ok(toA)],
     event: 1,
     target: 'cdn-a',
     ttlAfter: 8,
