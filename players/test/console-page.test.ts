@@ -127,7 +127,11 @@ describe('the players page', () => {
           until(
             page,
             `${player} on cdn-a`,
-            (s) => verifiedFirst(s, 'cdn-a') >= 1 && newestFrom(s, 'cdn-a'),
+            // …and no answer still being verified, so that every row shown has its verdict.
+            (s) =>
+              verifiedFirst(s, 'cdn-a') >= 1 &&
+              newestFrom(s, 'cdn-a') &&
+              s.steering.every((r) => r.verified !== 'pending'),
           ),
         ),
       );
@@ -178,11 +182,16 @@ describe('the players page', () => {
         'hls.js on the visitor stream',
         (x) => x.steering.some((r) => r.verified === 'accept') && x.segments.length >= 3,
       );
-      // The pathways are the visitor's description's: its hosts, named by its PATHWAY-IDs.
-      expect(new Set(s.segments)).toEqual(new Set(['cdn-b']));
-      expect(
-        pathways.log.filter((r) => r.scenario === 'visitor' && r.path.endsWith('.ts')).length,
-      ).toBeGreaterThanOrEqual(3);
+      // The pathways are the visitor's description's: its hosts, named by its PATHWAY-IDs, as
+      // many segments on each as those hosts served (or up to two fewer, still in flight).
+      const served = pathways.log.filter((r) => r.scenario === 'visitor' && r.path.endsWith('.ts'));
+      for (const id of new Set(s.segments)) {
+        expect(['cdn-a', 'cdn-b']).toContain(id);
+        const shownOn = s.segments.filter((p) => p === id).length;
+        const servedOn = served.filter((r) => r.pathway === id).length;
+        expect(servedOn - shownOn, id).toBeGreaterThanOrEqual(0);
+        expect(servedOn - shownOn, id).toBeLessThanOrEqual(2);
+      }
       expect(s.errors).toEqual([]);
     } finally {
       await page.close();
