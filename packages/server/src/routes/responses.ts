@@ -71,9 +71,21 @@ export function internal(): AppResponse {
   return problem(500, 'internal', 'the server failed to answer this request');
 }
 
-/** 503 with `Retry-After`: the engine declined the work for now. */
-export function overloaded(why: string): AppResponse {
-  return problem(503, 'overloaded', why, { 'retry-after': '1' });
+/**
+ * `Retry-After`, readable by a player's script: it is not a CORS-safelisted response header, so
+ * without `Access-Control-Expose-Headers` a cross-origin player reads none (dash.js then reads
+ * its TTL as NaN and never asks again; video.js asks again at once).
+ */
+function retryAfter(seconds: number): Record<string, string> {
+  return {
+    'retry-after': String(seconds),
+    'access-control-expose-headers': 'Retry-After',
+  };
+}
+
+/** `overloaded` with `Retry-After`: the engine declined the work for now (see {@link BackOff}). */
+export function overloaded(why: string, status: BackOff = 503): AppResponse {
+  return problem(status, 'overloaded', `${why}; retry in 1 s`, retryAfter(1));
 }
 
 /** 413, closing the connection (the rest of the body is not read). */
@@ -182,24 +194,38 @@ export function health(closing: boolean, causes: readonly unknown[] = []): AppRe
 }
 
 /**
- * 503 with `Retry-After` for one client past its budget (`guard/budget.ts`): `over_budget`,
- * retried once the budget holds a token again.
+/**
+ * The status that makes a player come back later rather than stop steering, by the protocol of
+ * its request (docs/players.md, the behaviour matrix): a DASH client is answered 429, which
+ * dash.js and video.js honour by waiting for `Retry-After` and shaka by its own backoff, while a
+ * 503 on a session's first request ends dash.js's steering; an HLS client is answered 503, after
+ * which hls.js asks again (its loader's 1 s retry, then the TTL), since a 429 ends hls.js's
+ * steering. Records and reports (hop agents, sites) are answered 503: every agent retries it.
  */
-export function overBudget(over: { readonly why: string; readonly waitS: number }): AppResponse {
-  return problem(503, 'over_budget', over.why, { 'retry-after': String(over.waitS) });
+export type BackOff = 429 | 503;
+
+/**
+ * `over_budget` with `Retry-After` for one client past its budget (`guard/budget.ts`), retried
+ * once the budget holds a token again.
+ */
+export function overBudget(
+  over: { readonly why: string; readonly waitS: number },
+  status: BackOff = 503,
+): AppResponse {
+  return problem(status, 'over_budget', `${over.why}; retry in ${over.waitS} s`, retryAfter(over.waitS));
 }
 
 /**
- * 503 with `Retry-After` while the store cannot keep what would be served (§8.4): a minute when
- * its file is gone (until an operator acts), a few seconds when a write failed.
+ * `store_unavailable` with `Retry-After` while the store cannot keep what would be served
+ * (§8.4): a minute when its file is gone (until an operator acts), a few seconds when a write
+ * failed.
  */
-export function storeUnavailable(u: {
-  readonly cause: 'file' | 'commit';
-  readonly why: string;
-}): AppResponse {
-  return problem(503, 'store_unavailable', u.why, {
-    'retry-after': u.cause === 'file' ? '60' : '5',
-  });
+export function storeUnavailable(
+  u: { readonly cause: 'file' | 'commit'; readonly why: string },
+  status: BackOff = 503,
+): AppResponse {
+  const seconds = u.cause === 'file' ? 60 : 5;
+  return problem(status, 'store_unavailable', `${u.why}; retry in ${seconds} s`, retryAfter(seconds));
 }
 
 /** 400: a query that does not read. */

@@ -1,7 +1,19 @@
 /** The steering route (§4, §8.1): a GET of the policy's `server_uri` or `reload_uri`. */
-import { manifest, overBudget, overloaded, storeUnavailable } from './responses.js';
+import { protocolOf } from '@wai-steering/rule';
+import {
+  type BackOff,
+  manifest,
+  overBudget,
+  overloaded,
+  storeUnavailable,
+} from './responses.js';
 import { headerValue } from './target.js';
 import type { AppResponse, RouteContext } from './types.js';
+
+/** The status that makes this request's player come back later (`BackOff`). */
+function backOff(target: string): BackOff {
+  return protocolOf(target) === 'dash' ? 429 : 503;
+}
 
 /**
  * The decision of the request's report and session, and its manifest. The client's budgets are
@@ -10,13 +22,13 @@ import type { AppResponse, RouteContext } from './types.js';
  */
 export async function steer(ctx: RouteContext): Promise<AppResponse> {
   const { engine, budget, client } = ctx;
-  const over = budget?.spend('requests', client);
-  if (over !== undefined) return overBudget(over);
   const target = ctx.request.target;
+  const over = budget?.spend('requests', client);
+  if (over !== undefined) return overBudget(over, backOff(target));
   const session = engine.readSession(target) ?? null;
   if (session === null) {
     const overSessions = budget?.spend('sessions', client);
-    if (overSessions !== undefined) return overBudget(overSessions);
+    if (overSessions !== undefined) return overBudget(overSessions, backOff(target));
   }
   let cmcd = headerValue(ctx.request.headers['cmcd-request']);
   if (cmcd !== undefined && cmcd.length > (ctx.limits.maxCmcdBytes ?? 1024)) {
@@ -29,8 +41,8 @@ export async function steer(ctx: RouteContext): Promise<AppResponse> {
     case 'manifest':
       return manifest(result.body);
     case 'store_unavailable':
-      return storeUnavailable(result);
+      return storeUnavailable(result, backOff(target));
     case 'overloaded':
-      return overloaded(result.why);
+      return overloaded(result.why, backOff(target));
   }
 }
