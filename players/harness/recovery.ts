@@ -1,8 +1,8 @@
 // The server's own answers, with the real server: four players (hls.js, dash.js, shaka-player,
 // video.js, each in its own page on its own origin, so that the steering requests of each are
 // told apart by their `Origin`) steered by one `@wai-steering/server`, through what an operator
-// meets: a client over its budget (503 `over_budget`), a restart, a store outage (the store's file
-// removed: 503 `store_unavailable`, then a restart, which makes a new store) and a policy
+// meets: a client over its budget (`over_budget`), a restart, a store outage (the store's file
+// removed: `store_unavailable`, then a restart, which makes a new store) and a policy
 // rotation (a new policy file and `POST /admin/reload`). After each, the run records when each
 // player was next answered 200, that the manifest verifies (§9.1, from the network alone), and
 // that the player then fetched its segments from the pathway the manifests put first: it
@@ -47,9 +47,10 @@ export const RECOVERY_PLAYERS: readonly { player: PlayerName; content: 'hls' | '
 export type PhaseName = 'over-budget' | 'restart' | 'store-outage' | 'rotation';
 
 export const PHASE_TITLES: Readonly<Record<PhaseName, string>> = {
-  'over-budget': 'over its budget: `503 over_budget` with `Retry-After`',
+  'over-budget': 'over its budget: `over_budget` with `Retry-After` (503 to HLS, 429 to DASH)',
   restart: "the server's restart",
-  'store-outage': 'a store outage: `503 store_unavailable` with `Retry-After: 60`, then a restart',
+  'store-outage':
+    'a store outage: `store_unavailable` with `Retry-After: 10` (503 to HLS, 429 to DASH), then a restart',
   rotation: 'a policy rotation (a new policy file, `POST /admin/reload`)',
 };
 
@@ -208,7 +209,7 @@ export async function runRecovery(): Promise<RecoveryRun> {
     const results: Recovery[] = [];
     let rotated = '';
     const declinedBy = (error: string, since: number) =>
-      runs.every((r) => of(r.origin).some((e) => e.at > since && errorOf(e) === error));
+      runs.every((r) => of(r.origin).some((e) => e.at > since && errorOf(e).endsWith(` ${error}`)));
 
     const phases: { name: PhaseName; target: string; act: () => Promise<void> }[] = [
       {
@@ -219,7 +220,7 @@ export async function runRecovery(): Promise<RecoveryRun> {
           // declined (the requests budget refills 10 a second: 50 a second keep it empty).
           const since = performance.now();
           const flood = `${steering.server.url}${steeringPath}?room=players&v=1`;
-          while (!declinedBy('503 over_budget', since)) {
+          while (!declinedBy('over_budget', since)) {
             if (performance.now() - since > DECLINE_CEILING_MS) break;
             await Promise.all([fetch(flood).then((r) => r.arrayBuffer()), sleep(20)]).catch(
               () => undefined,
@@ -242,7 +243,7 @@ export async function runRecovery(): Promise<RecoveryRun> {
         act: async () => {
           const since = performance.now();
           steering.removeStore();
-          await until(() => declinedBy('503 store_unavailable', since), DECLINE_CEILING_MS);
+          await until(() => declinedBy('store_unavailable', since), DECLINE_CEILING_MS);
           steering.setFigures(A_FIRST);
           await steering.restart();
         },

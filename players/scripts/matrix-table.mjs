@@ -20,50 +20,6 @@ const doc = process.argv[3] ?? join(here, '..', '..', 'docs', 'players.md');
 const START = '<!-- matrix:start -->';
 const END = '<!-- matrix:end -->';
 
-const run = JSON.parse(readFileSync(input, 'utf8'));
-const byKey = new Map(run.observations.map((o) => [`${o.row} ${o.player}`, o]));
-const versions = run.players.map((p) => {
-  const o = run.observations.find((x) => x.player === p && x.version !== null);
-  return o === undefined
-    ? p
-    : `${p} ${String(o.version)
-        .replace(/^v/, '')
-        .replace(/-debug$/, '')}`;
-});
-
-function cell(row, o) {
-  if (o === undefined) return 'not run';
-  const parts = [];
-  if (o.eventAtMs === null) parts.push('never made the request');
-  else if (o.nextMs === null) parts.push('**never asks again**');
-  else {
-    parts.push(`asks again after ${(o.nextMs / 1000).toFixed(1)} s`);
-    if (o.nextPath !== null && !/^\/steer(\/reload)?$/.test(o.nextPath)) {
-      parts.push(`at \`${o.nextPath}\``);
-    }
-  }
-  if (o.reached) parts.push(`follows \`${row.target}\``);
-  else
-    parts.push(`**not \`${row.target}\`**${o.on === null ? '' : ` (segments from \`${o.on}\`)`}`);
-  if (row.id === 'live') parts.push(`${o.updates} manifest updates`);
-  const fatal = o.errors.filter((e) => /"fatal":true/.test(e));
-  if (fatal.length > 0) parts.push(`${fatal.length} fatal error(s)`);
-  return parts.join(', ');
-}
-
-const lines = [
-  START,
-  '',
-  `| answer (TTL ${run.ttl} s before it) | ${versions.join(' | ')} |`,
-  `| --- | ${run.players.map(() => '---').join(' | ')} |`,
-  ...run.rows.map(
-    (row) =>
-      `| ${row.title} | ${run.players.map((p) => cell(row, byKey.get(`${row.id} ${p}`))).join(' | ')} |`,
-  ),
-  '',
-  END,
-];
-
 function between(text, start, end, body) {
   const a = text.indexOf(start);
   const b = text.indexOf(end);
@@ -75,8 +31,54 @@ function between(text, start, end, body) {
 }
 
 let text = readFileSync(doc, 'utf8');
-text = between(text, START, END, lines.slice(2, -2));
-console.log(`${doc}: the matrix of ${run.observations.length} observations written`);
+// The matrix, when this run wrote its observations (a run of the recovery test alone writes none).
+if (existsSync(input)) {
+  const run = JSON.parse(readFileSync(input, 'utf8'));
+  const byKey = new Map(run.observations.map((o) => [`${o.row} ${o.player}`, o]));
+  const versions = run.players.map((p) => {
+    const o = run.observations.find((x) => x.player === p && x.version !== null);
+    return o === undefined
+      ? p
+      : `${p} ${String(o.version)
+          .replace(/^v/, '')
+          .replace(/-debug$/, '')}`;
+  });
+
+  function cell(row, o) {
+    if (o === undefined) return 'not run';
+    const parts = [];
+    if (o.eventAtMs === null) parts.push('never made the request');
+    else if (o.nextMs === null) parts.push('**never asks again**');
+    else {
+      parts.push(`asks again after ${(o.nextMs / 1000).toFixed(1)} s`);
+      if (o.nextPath !== null && !/^\/steer(\/reload)?$/.test(o.nextPath)) {
+        parts.push(`at \`${o.nextPath}\``);
+      }
+    }
+    if (o.reached) parts.push(`follows \`${row.target}\``);
+    else
+      parts.push(`**not \`${row.target}\`**${o.on === null ? '' : ` (segments from \`${o.on}\`)`}`);
+    if (row.id === 'live') parts.push(`${o.updates} manifest updates`);
+    const fatal = o.errors.filter((e) => /"fatal":true/.test(e));
+    if (fatal.length > 0) parts.push(`${fatal.length} fatal error(s)`);
+    return parts.join(', ');
+  }
+
+  const lines = [
+    START,
+    '',
+    `| answer (TTL ${run.ttl} s before it) | ${versions.join(' | ')} |`,
+    `| --- | ${run.players.map(() => '---').join(' | ')} |`,
+    ...run.rows.map(
+      (row) =>
+        `| ${row.title} | ${run.players.map((p) => cell(row, byKey.get(`${row.id} ${p}`))).join(' | ')} |`,
+    ),
+    '',
+    END,
+  ];
+  text = between(text, START, END, lines.slice(2, -2));
+  console.log(`${doc}: the matrix of ${run.observations.length} observations written`);
+}
 
 const recoveryFile = join(dirname(input), 'recovery.json');
 if (existsSync(recoveryFile)) {

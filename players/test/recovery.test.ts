@@ -1,6 +1,6 @@
 // The server's own answers, with the real server (docs/players.md, "What the server answers, and
-// what each player does with it"): each player recovers after a client over its budget (503
-// `over_budget`), the server's restart, a store outage (the store's file removed: 503
+// what each player does with it"): each player recovers after a client over its budget
+// (`over_budget`), the server's restart, a store outage (the store's file removed:
 // `store_unavailable`, then a restart) and a policy rotation (`POST /admin/reload`): it is
 // answered 200 again, the manifests verify, and it moves to the pathway they put first. One run
 // steers the four players at once; a test per player reads its part.
@@ -40,7 +40,7 @@ beforeAll(async () => {
 
 const PHASES: readonly PhaseName[] = ['over-budget', 'restart', 'store-outage', 'rotation'];
 
-describe.each(RECOVERY_PLAYERS)('$player', ({ player }) => {
+describe.each(RECOVERY_PLAYERS)('$player', ({ player, content }) => {
   it('recovers after each answer of the server: over budget, a restart, a store outage, a policy rotation', () => {
     const mine = run.results.filter((r) => r.player === player);
     expect(mine.map((r) => r.phase)).toEqual(PHASES);
@@ -52,15 +52,18 @@ describe.each(RECOVERY_PLAYERS)('$player', ({ player }) => {
       expect(r.verified, seen).toBe(true);
     }
     const by = (p: PhaseName) => mine.find((r) => r.phase === p)!;
-    // The budget and the store outage were answered as the server answers them (503 with
-    // Retry-After, never 429), to this player too.
+    // The budget and the store outage were answered as the server answers them, to this player
+    // too: with the status that makes its protocol's players come back (503 to HLS, 429 to DASH;
+    // a 429 ends hls.js's steering, a 503 to a first request dash.js's).
+    const status = content === 'hls' ? 503 : 429;
     expect(by('over-budget').declined, JSON.stringify(by('over-budget'))).toContain(
-      '503 over_budget',
+      `${status} over_budget`,
     );
     expect(by('store-outage').declined, JSON.stringify(by('store-outage'))).toContain(
-      '503 store_unavailable',
+      `${status} store_unavailable`,
     );
-    for (const r of mine) expect(r.declined.filter((d) => d.startsWith('429'))).toEqual([]);
+    const other = content === 'hls' ? '429' : '503';
+    for (const r of mine) expect(r.declined.filter((d) => d.startsWith(other))).toEqual([]);
     // After the rotation, its decisions name the new policy.
     expect(by('rotation').policy).toBe(run.rotated);
     expect(

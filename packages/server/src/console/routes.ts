@@ -177,7 +177,7 @@ export class ConsoleRoutes {
     }
     if (rest.startsWith('players/stream/')) {
       // The content descriptions' URIs are absolute, on the origin the page was reached at.
-      const host = header(headers.host);
+      const host = typeof headers.host === 'string' ? headers.host : undefined;
       const origin =
         host === undefined || !/^[A-Za-z0-9.:[\]-]+$/.test(host) ? '' : `http://${host}`;
       const file = streamFile(

@@ -196,11 +196,11 @@ export function health(closing: boolean, causes: readonly unknown[] = []): AppRe
 /**
 /**
  * The status that makes a player come back later rather than stop steering, by the protocol of
- * its request (docs/players.md, the behaviour matrix): a DASH client is answered 429, which
- * dash.js and video.js honour by waiting for `Retry-After` and shaka by its own backoff, while a
- * 503 on a session's first request ends dash.js's steering; an HLS client is answered 503, after
- * which hls.js asks again (its loader's 1 s retry, then the TTL), since a 429 ends hls.js's
- * steering. Records and reports (hop agents, sites) are answered 503: every agent retries it.
+ * its request (docs/players.md, the behaviour matrix): an HLS client is answered 503, after which
+ * hls.js asks again (its loader's 1 s retry, then the TTL), since a 429 ends hls.js's steering;
+ * any other is answered 429, which dash.js and video.js honour by waiting for `Retry-After` and
+ * shaka by its own backoff, while a 503 on a session's first request ends dash.js's steering.
+ * Records and reports (hop agents, sites) are answered 503: every agent retries it.
  */
 export type BackOff = 429 | 503;
 
@@ -212,20 +212,30 @@ export function overBudget(
   over: { readonly why: string; readonly waitS: number },
   status: BackOff = 503,
 ): AppResponse {
-  return problem(status, 'over_budget', `${over.why}; retry in ${over.waitS} s`, retryAfter(over.waitS));
+  return problem(
+    status,
+    'over_budget',
+    `${over.why}; retry in ${over.waitS} s`,
+    retryAfter(over.waitS),
+  );
 }
 
 /**
  * `store_unavailable` with `Retry-After` while the store cannot keep what would be served
- * (§8.4): a minute when its file is gone (until an operator acts), a few seconds when a write
- * failed.
+ * (§8.4): 10 s when its file is gone (until an operator acts: a player polls gently meanwhile), 5 s
+ * when a write failed.
  */
 export function storeUnavailable(
   u: { readonly cause: 'file' | 'commit'; readonly why: string },
   status: BackOff = 503,
 ): AppResponse {
-  const seconds = u.cause === 'file' ? 60 : 5;
-  return problem(status, 'store_unavailable', `${u.why}; retry in ${seconds} s`, retryAfter(seconds));
+  const seconds = u.cause === 'file' ? 10 : 5;
+  return problem(
+    status,
+    'store_unavailable',
+    `${u.why}; retry in ${seconds} s`,
+    retryAfter(seconds),
+  );
 }
 
 /** 400: a query that does not read. */

@@ -1,19 +1,20 @@
 /** The steering route (§4, §8.1): a GET of the policy's `server_uri` or `reload_uri`. */
-import { protocolOf } from '@wai-steering/rule';
-import {
-  type BackOff,
-  manifest,
-  overBudget,
-  overloaded,
-  storeUnavailable,
-} from './responses.js';
+import { type BackOff, manifest, overBudget, overloaded, storeUnavailable } from './responses.js';
 import { headerValue } from './target.js';
 import type { AppResponse, RouteContext } from './types.js';
 
-/** The status that makes this request's player come back later (`BackOff`). */
+/**
+ * The status that makes this request's player come back later (`BackOff`): 503 to an HLS client,
+ * which names its pathway and throughput in `_HLS_` parameters (rfc8216bis-22 §7.4; hls.js sends
+ * them from its first request), 429 to every other (a DASH client, whose first request may carry
+ * no `_DASH_` parameter when `queryBeforeStart` is set, §8.3).
+ */
 function backOff(target: string): BackOff {
-  return protocolOf(target) === 'dash' ? 429 : 503;
+  return HLS_PARAMETER.test(target) ? 503 : 429;
 }
+
+/** A query part whose name begins with `_HLS_`. */
+const HLS_PARAMETER = /[?&]_HLS_/;
 
 /**
  * The decision of the request's report and session, and its manifest. The client's budgets are

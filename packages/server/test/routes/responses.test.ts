@@ -40,7 +40,7 @@ describe('responses', () => {
     for (const [r, status, error, seconds] of [
       [overBudget({ why: 'too many', waitS: 7 }), 503, 'over_budget', '7'],
       [overBudget({ why: 'too many', waitS: 7 }, 429), 429, 'over_budget', '7'],
-      [storeUnavailable({ cause: 'file', why: 'gone' }), 503, 'store_unavailable', '60'],
+      [storeUnavailable({ cause: 'file', why: 'gone' }), 503, 'store_unavailable', '10'],
       [storeUnavailable({ cause: 'commit', why: 'failed' }, 429), 429, 'store_unavailable', '5'],
       [overloaded('busy', 429), 429, 'overloaded', '1'],
     ] as const) {
