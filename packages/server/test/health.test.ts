@@ -81,8 +81,10 @@ describe('the store file removed while running', () => {
     await until(async () => (await health(server.url)).status === 503);
     const h = await health(server.url);
     expect(h.body).toMatchObject({ status: 'degraded', causes: [{ cause: 'store' }] });
-    const steer = await get(server.app, '/steer');
+    const steer = await get(server.app, '/steer?_HLS_throughput=5000000');
     expect(steer.status).toBe(503);
+    // A DASH client is answered 429, which it honours (docs/players.md).
+    expect((await get(server.app, '/steer?_DASH_throughput=5000000')).status).toBe(429);
     expect(JSON.parse(text(steer.body))).toMatchObject({ error: 'store_unavailable' });
     expect(steer.headers['retry-after']).toBeDefined();
     // Load goes on against the degraded server; still one line.
@@ -199,13 +201,15 @@ describe('a full disk', () => {
     fill();
     const statuses: number[] = [];
     for (let i = 0; i < 2000 && !statuses.includes(503); i++) {
-      const res = await get(server.app, '/steer');
+      const res = await get(server.app, '/steer?_HLS_throughput=5000000');
       statuses.push(res.status);
       clock.advance(10);
     }
     expect(statuses).toContain(503);
     // Commits go on failing for a while: one line, and a count.
-    for (let i = 0; i < 200; i++) expect((await get(server.app, '/steer')).status).toBe(503);
+    for (let i = 0; i < 200; i++) {
+      expect((await get(server.app, '/steer?_HLS_throughput=5000000')).status).toBe(503);
+    }
     const h = await get(server.app, '/healthz');
     expect(h.status).toBe(503);
     expect(JSON.parse(text(h.body))).toMatchObject({

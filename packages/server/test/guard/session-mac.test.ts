@@ -77,7 +77,8 @@ describe('forged sessions at the server', () => {
   it('are not counted: each is treated as absent, and new sessions are budgeted per client', async () => {
     const steer = async (session?: string) => {
       const res = await fetch(
-        `${server.url}/steer/reload${session === undefined ? '' : `?wai_session=${session}`}`,
+        // An HLS player: a client declined is answered 503 (docs/players.md).
+        `${server.url}/steer/reload?_HLS_throughput=5000000${session === undefined ? '' : `&wai_session=${session}`}`,
       );
       return { status: res.status, retry: res.headers.get('retry-after'), body: await res.text() };
     };
