@@ -6,7 +6,9 @@
  * answers `5xx` or `429`, is retried; a later record is never sent before an earlier one is taken.
  */
 import { causeOf } from './internal/cause.js';
-import { type Spool, type SpooledRecord, SpoolWriteError } from './spool.js';
+import { SpoolWriteError } from './spool/directories.js';
+import type { SpooledRecord } from './spool/record-file.js';
+import type { Spool } from './spool/spool.js';
 
 /** What a server answered. */
 export interface PostResult {

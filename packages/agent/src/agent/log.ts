@@ -1,0 +1,28 @@
+/**
+ * The agent's log: one structured line (a JSON object) for each thing it says, stamped with the
+ * time and a level (`info` unless the line says otherwise), to a sink the caller gives or, by
+ * default, to stderr. An instant in a line is in the one form of human output, RFC 3339 to the
+ * millisecond, its exact µs beside it ({@link instantField}).
+ */
+import { formatInstant } from '@wai-steering/config-text';
+
+/** Where log lines go. */
+export type LogSink = (line: Record<string, unknown>) => void;
+
+/** The default sink: a line of JSON on stderr. */
+export function stderrSink(line: Record<string, unknown>): void {
+  process.stderr.write(`${JSON.stringify(line)}\n`);
+}
+
+/** A log that stamps each line with the time and, unless it has one, the level `info`. */
+export function stampedLog(sink: LogSink): LogSink {
+  return (line) => sink({ time: new Date().toISOString(), level: 'info', ...line });
+}
+
+/**
+ * An instant of a log line in the one form of human output (RFC 3339 to the millisecond), its
+ * exact µs beside it under `<name>_us`.
+ */
+export function instantField(name: string, us: bigint): Record<string, string> {
+  return { [name]: formatInstant(us), [`${name}_us`]: String(us) };
+}
