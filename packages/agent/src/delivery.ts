@@ -119,6 +119,9 @@ export class Courier {
     if (this.running === undefined) {
       this.running = this.loop().finally(() => {
         this.running = undefined;
+        // A record pushed as the loop ended (its last `kick` found it still running) is sent
+        // now, not at the next push.
+        if (!this.stopped && this.queue.length > 0) this.kick();
       });
     }
   }
