@@ -4,7 +4,7 @@
  * a monotonic clock beside it shows a step of the room clock (the two disagree, between two
  * readings, by more than the tolerance, min(P/4, 2 s) by default: {@link clockStepped}). The timer
  * wakes at least every second, so that a step is seen within one; a boundary it wakes for past the
- * tolerance is said (`woken late`): no reading there.
+ * tolerance, or sleeps past entirely, is said (`woken late`): no reading there.
  *
  * Where the cutting starts is the clock's too ({@link firstSpanStart}): after a restart, from the
  * spool cursor's end (at most `backfill` periods back), so that no span is cut twice; on a fresh
@@ -167,18 +167,24 @@ export class PeriodClock {
     }
     const mono = this.o.monotonic();
     const boundary = this.floor(now);
+    // The boundaries it slept past (a process stalled for more than a period, a step of the room
+    // clock): none was read.
+    if (this.next > 0n) for (let m = this.next; m < boundary; m += this.P) this.late(m, now);
     this.next = boundary + this.P;
     this.schedule();
     const onTime = now - boundary <= this.tolerance;
-    if (!onTime) {
-      this.o.log({
-        level: 'warn',
-        msg: 'woken late: no reading at the boundary; the periods it bounds are signed unmetered',
-        boundary: String(boundary),
-        late_us: String(now - boundary),
-      });
-    }
+    if (!onTime) this.late(boundary, now);
     return { boundary, at: now, mono, onTime };
+  }
+
+  /** Says that a boundary was not read: the clock woke `now`, past its tolerance. */
+  private late(boundary: bigint, now: bigint): void {
+    this.o.log({
+      level: 'warn',
+      msg: 'woken late: no reading at the boundary; the periods it bounds are signed unmetered',
+      boundary: String(boundary),
+      late_us: String(now - boundary),
+    });
   }
 
   private schedule(): void {
