@@ -1,44 +1,7 @@
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { CLASS } from '@wai-steering/wire';
 import { describe, expect, it } from 'vitest';
-import {
-  AgentConfigError,
-  createHopAgent,
-  HOP_CONFIG_ALIASES,
-  loadHopConfig,
-  parseHopConfig,
-  readHopConfig,
-  readHopConfigFile,
-} from '../src/index.js';
-import { makeRoom, tempDir } from './helpers/room.js';
-
-const base = {
-  room: 'room.wrd',
-  key_log: 'key-log.wkl',
-  key: 'hop0.jwk',
-  period: '2s',
-  servers: ['http://127.0.0.1:8080'],
-  spool: 'spool',
-  energy: { source: 'model', idle_watts: 10, nanojoules_per_byte: '1.5' },
-};
-
-/** The agent a configuration builds, its files (room, key log, key) written beside it. */
-function createHopAgentOf(input: Record<string, unknown>) {
-  const dir = tempDir();
-  makeRoom([['energy/ModelBased', 'live/hop']]).write(dir);
-  return createHopAgent(parseHopConfig(input, dir));
-}
-
-function refusal(input: unknown): string {
-  try {
-    parseHopConfig(input, '/tmp');
-  } catch (e) {
-    expect(e).toBeInstanceOf(AgentConfigError);
-    return (e as Error).message;
-  }
-  throw new Error('accepted');
-}
+import { knownFields } from '../../src/config/schema.js';
+import { hopConfigSchema, parseHopConfig, readHopConfig } from '../../src/index.js';
+import { base, configError as refusal } from '../helpers/config.js';
 
 describe('hop.yaml', () => {
   it('names the field that breaks a rule', () => {
@@ -96,36 +59,6 @@ describe('hop.yaml', () => {
     expect(period('0.25ms')).toBe(250n);
   });
 
-  it('reads YAML, resolves paths from its directory, and builds the agent', () => {
-    const dir = tempDir();
-    const room = makeRoom([['energy/ModelBased', 'live/hop']]);
-    room.write(dir);
-    const file = join(dir, 'hop.yaml');
-    writeFileSync(
-      file,
-      [
-        'room: room.wrd',
-        'key_log: key-log.wkl',
-        'key: hop0.jwk',
-        'period: 2s',
-        'lag: 500ms',
-        'servers: [http://127.0.0.1:8080]',
-        'spool: spool',
-        'energy: { source: model, idle_watts: 35.5, nanojoules_per_byte: 62 }',
-        'traffic:',
-        '  source: nginx',
-        '  log: access.log',
-        '  routes:',
-        "    - { match: '^/v/(?<tier>[0-7])/', track: 1, segment: 2s }",
-      ].join('\n'),
-    );
-    const c = loadHopConfig(file);
-    expect(c.baseDir).toBe(dir);
-    expect(c.period).toBe(2_000_000n);
-    const agent = createHopAgent(c);
-    expect([agent.P, agent.L, agent.class]).toEqual([2_000_000n, 500_000n, CLASS.ModelBased]);
-  });
-
   it('a counter must be of energy: its name says joules, or the config states the unit', () => {
     const prom = (e: Record<string, unknown>) => ({
       ...base,
@@ -176,16 +109,6 @@ describe('hop.yaml', () => {
     ).toMatch(
       /energy\.class: class OnChipCounter is more than kepler_container_cpu_joules_total can back \(Kepler's kepler_container_cpu_joules_total is Kepler's attribution of a reading, an estimate\)/,
     );
-    // What each may claim: built, with the class it states.
-    const cls = (e: Record<string, unknown>) => createHopAgentOf(prom(e)).class;
-    expect(cls({ preset: 'node_rapl' })).toBe(CLASS.OnChipCounter);
-    expect(cls({ preset: 'node_rapl', class: 'Estimator' })).toBe(CLASS.Estimator);
-    expect(cls({ preset: 'kepler' })).toBe(CLASS.Estimator);
-    // Kepler's node counter may claim OnChipCounter: each scrape must back it.
-    expect(cls({ preset: 'kepler', class: 'OnChipCounter' })).toBe(CLASS.OnChipCounter);
-    expect(cls({ preset: 'scaphandre' })).toBe(CLASS.Estimator);
-    expect(cls({ metric: 'scaph_host_rapl_psys_microjoules' })).toBe(CLASS.OnChipCounter);
-    expect(cls({ metric: 'pdu_outlet_energy_joules_total' })).toBe(CLASS.Estimator);
   });
 
   it('a model of more digits than it holds exactly is refused', () => {
@@ -207,19 +130,9 @@ describe('hop.yaml', () => {
   });
 });
 
-describe('hop.yaml: one naming style (snake_case), the old camelCase read with a warning', () => {
+describe("hop.yaml's fields under the agent's names", () => {
   const capacity = { pathway: 'cdn-a', slots: 100, computing_ms: 8, network_ms: 14 };
   const snake = { ...base, capacity, delivery: { cut_delay: '200ms' } };
-
-  function errorOf(input: unknown): string {
-    try {
-      readHopConfig(input, '/tmp');
-    } catch (e) {
-      expect(e).toBeInstanceOf(AgentConfigError);
-      return (e as Error).message;
-    }
-    throw new Error('accepted');
-  }
 
   it("reads the snake_case names, under the agent's camelCase properties", () => {
     const { config, warnings } = readHopConfig(snake, '/etc/wai');
@@ -241,90 +154,47 @@ describe('hop.yaml: one naming style (snake_case), the old camelCase read with a
     expect(parseHopConfig(noKeyLog, '/tmp').keyLog).toBeNull();
   });
 
-  // Each old spelling, in place of its new one: read the same, with one warning naming both.
-  const cases = HOP_CONFIG_ALIASES.map(([at, old, now]) => ({ at, old, now }));
-  it.each(cases)('reads $old as $now, with a warning', ({ at, old, now }) => {
-    const camel: Record<string, unknown> = structuredClone(snake);
-    const map = (at === '' ? camel : camel[at]) as Record<string, unknown>;
-    map[old] = map[now];
-    delete map[now];
-    const read = readHopConfig(camel, '/etc/wai');
-    const where = at === '' ? '' : `${at}.`;
-    expect(read.warnings).toEqual([
-      `${where}${old} is the old spelling of ${where}${now}: read this release, not the next (rename it)`,
+  it('the defaults: no traffic, delivery as docs/metering.md says', () => {
+    const parsed = hopConfigSchema.parse(base);
+    expect(parsed.traffic).toEqual({ source: 'none' });
+    expect(parsed.delivery).toEqual({
+      cutDelay: undefined,
+      backoff: { initial: 250_000n, max: 30_000_000n },
+      backfill: 10_000,
+      keep: 10_000,
+    });
+    expect([parsed.capacity, parsed.listen, parsed.policy]).toEqual([
+      undefined,
+      undefined,
+      undefined,
     ]);
-    expect(read.config).toEqual(readHopConfig(snake, '/etc/wai').config);
+    const routes = hopConfigSchema.parse({
+      ...base,
+      traffic: { source: 'nginx', log: 'a.log', routes: [{ match: 'x', track: 1 }] },
+    }).traffic;
+    expect(routes).toEqual({
+      source: 'nginx',
+      log: 'a.log',
+      routes: [{ match: 'x', track: 1, kind: 'media' }],
+    });
   });
+});
 
-  it.each(cases)('refuses $old given with $now, naming both', ({ at, old, now }) => {
-    const both: Record<string, unknown> = structuredClone(snake);
-    const map = (at === '' ? both : both[at]) as Record<string, unknown>;
-    map[old] = map[now];
-    const where = at === '' ? '' : `${at}.`;
-    expect(errorOf(both)).toBe(
-      `hop config: ${where}${old}: given with ${where}${now}, its new spelling: keep one`,
-    );
-  });
-
-  it('reads every old spelling of one file, one warning each', () => {
-    const { key_log, ...rest } = base;
-    const camel = {
-      ...rest,
-      keyLog: key_log,
-      energy: { source: 'model', idleWatts: 10, nanojoulesPerByte: '1.5' },
-      capacity: { pathway: 'cdn-a', slots: 100, computingMs: 8, networkMs: 14 },
-      delivery: { cutDelay: '200ms' },
-    };
-    const read = readHopConfig(camel, '/etc/wai');
-    expect(read.warnings).toHaveLength(HOP_CONFIG_ALIASES.length);
-    expect(read.config).toEqual(readHopConfig(snake, '/etc/wai').config);
-  });
-
-  it('refuses an unknown field, with the known field it is most likely meant to be', () => {
-    expect(errorOf({ ...snake, keylog: 'k.wkl' })).toBe(
-      'hop config: keylog: unknown field (did you mean "key_log"?)',
-    );
-    expect(errorOf({ ...snake, delivery: { cut_dely: '1s' } })).toBe(
-      'hop config: delivery.cut_dely: unknown field (did you mean "cut_delay"?)',
-    );
-    expect(
-      errorOf({ ...snake, energy: { source: 'model', idle_watt: 1, nanojoules_per_byte: 1 } }),
-    ).toMatch(/^hop config: energy\.idle_watt: unknown field \(did you mean "idle_watts"\?\)/);
-    expect(errorOf({ ...snake, capacity: { ...capacity, slot: 1 } })).toMatch(
-      /^hop config: capacity\.slot: unknown field \(did you mean "slots"\?\)/,
-    );
-    expect(errorOf({ ...snake, banana: 1 })).toBe('hop config: banana: unknown field');
-    // An old spelling of a field the source does not have stays unknown, with no warning.
-    expect(errorOf({ ...snake, energy: { source: 'rapl', idleWatts: 1 } })).toBe(
-      'hop config: energy.idleWatts: unknown field',
-    );
-    expect(
-      errorOf({
-        ...snake,
-        traffic: { source: 'nginx', log: 'a.log', routes: [{ match: 'x', track: 1, teir: 0 }] },
-      }),
-    ).toBe('hop config: traffic.routes.0.teir: unknown field (did you mean "tier"?)');
-  });
-
-  it('a file with an old spelling: the warning, and the config as its new spelling reads', () => {
-    const dir = tempDir();
-    const lines = (keyLog: string) =>
-      [
-        'room: room.wrd',
-        `${keyLog}: key-log.wkl`,
-        'key: hop0.jwk',
-        'period: 2s',
-        'servers: [http://127.0.0.1:8080]',
-        'spool: spool',
-        'energy: { source: none }',
-      ].join('\n');
-    writeFileSync(join(dir, 'old.yaml'), lines('keyLog'));
-    writeFileSync(join(dir, 'new.yaml'), lines('key_log'));
-    const old = readHopConfigFile(join(dir, 'old.yaml'));
-    expect(old.warnings).toEqual([
-      'keyLog is the old spelling of key_log: read this release, not the next (rename it)',
+describe('the fields a mapping knows', () => {
+  it("for energy: and traffic:, its source's; elsewhere, the mapping's", () => {
+    const at = (path: string[], input: unknown) => [...knownFields(path, input)].sort();
+    expect(at(['energy'], { energy: { source: 'model' } })).toEqual([
+      'idle_watts',
+      'nanojoules_per_byte',
+      'source',
     ]);
-    expect(old.config).toEqual(loadHopConfig(join(dir, 'new.yaml')));
-    expect(readHopConfigFile(join(dir, 'new.yaml')).warnings).toEqual([]);
+    expect(at(['energy'], { energy: { source: 'rapl' } })).toEqual(['root', 'source', 'zones']);
+    expect(at(['energy'], { energy: { source: 'solar' } })).toEqual([]);
+    expect(at(['traffic'], {})).toEqual([]);
+    expect(at(['traffic'], { traffic: { source: 'nginx' } })).toEqual(['log', 'routes', 'source']);
+    expect(at(['traffic', 'routes'], {})).toEqual(['kind', 'match', 'segment', 'tier', 'track']);
+    expect(at(['delivery', 'backoff'], {})).toEqual(['initial', 'max']);
+    expect(at([], {})).toContain('key_log');
+    expect(at(['nowhere'], {})).toEqual([]);
   });
 });
