@@ -2,24 +2,11 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { signPeriod } from '../src/agent/record.js';
-import { Courier, emptyTraffic, httpTransport, modelSource, Spool } from '../src/index.js';
-import { B0, onCleanup, P, upServer } from './helpers/rig.js';
+import { Courier, httpTransport, Spool } from '../src/index.js';
+import { onCleanup, recordOf, upServer } from './helpers/rig.js';
 import { makeRoom, type TestRoom, tempDir } from './helpers/room.js';
 
-/** The spool item of a signed record of period k. */
-function itemOf(room: TestRoom, k: bigint) {
-  const span = { start: B0 + k * P, end: B0 + (k + 1n) * P };
-  const rec = signPeriod(
-    {
-      room: room.roomId,
-      key: room.hops[0]!,
-      energy: modelSource({ idleWatts: 1, nanojoulesPerByte: 0 }),
-    },
-    { span, traffic: emptyTraffic() },
-  );
-  return { name: rec.name, start: span.start, end: span.end, bytes: rec.bytes };
-}
+const itemOf = (room: TestRoom, k: bigint) => recordOf(room, k).item;
 
 /** An HTTP server that answers each POST with the next status of `statuses` (then 201). */
 async function scripted(statuses: number[]): Promise<{ url: string; posts: number }> {

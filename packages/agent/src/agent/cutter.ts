@@ -17,7 +17,7 @@ import type { TrafficSource } from '../traffic/source.js';
 import { bytesOut, emptyTraffic, SourceError, type Span, type Traffic } from '../types.js';
 import type { AgentCounts } from './counts.js';
 import type { Deliveries } from './deliveries.js';
-import type { LogSink } from './log.js';
+import { type LogSink, SourceState } from './log.js';
 import type { CounterReadings } from './readings.js';
 import { type CutRecord, type PeriodSigner, type PeriodStatement, signPeriod } from './record.js';
 
@@ -54,11 +54,13 @@ export class PeriodCutter {
   private heldCause = '';
   /** Why the spool cannot be written, while it cannot (said once). */
   private spoolFault: string | undefined;
-  /** The traffic source could not be read (said once, until it reads again). */
-  private trafficFailing = false;
+  /** Whether the traffic source reads (a failure said once, until it reads again). */
+  private readonly trafficState: SourceState;
   private stopped = false;
 
-  constructor(private readonly o: PeriodCutterOptions) {}
+  constructor(private readonly o: PeriodCutterOptions) {
+    this.trafficState = new SourceState(o.log, 'traffic', o.traffic.describe);
+  }
 
   /**
    * Cuts every period over by `boundary` not yet cut, in order. A period whose record cannot be
@@ -81,31 +83,19 @@ export class PeriodCutter {
 
   /** The traffic of a span, or why it is unknown (said once until the source reads again). */
   async takeTraffic(span: Span): Promise<Taken> {
-    const source = this.o.traffic;
     let t: Traffic | undefined;
     try {
-      t = await source.take(span);
+      t = await this.o.traffic.take(span);
     } catch (err) {
       if (!(err instanceof SourceError)) throw err;
       this.o.counts.sourceErrors++;
-      if (!this.trafficFailing) {
-        this.o.log({
-          level: 'error',
-          msg: 'traffic source unreadable; its periods are signed unmetered',
-          source: source.describe,
-          error: err.message,
-        });
-      }
-      this.trafficFailing = true;
+      this.trafficState.failed(err.message);
       return { unknown: `traffic unknown: ${err.message}` };
     }
     if (t === undefined) {
       return { unknown: 'traffic unknown: the traffic source has no reading at both boundaries' };
     }
-    if (this.trafficFailing) {
-      this.o.log({ msg: 'traffic source readable again', source: source.describe });
-    }
-    this.trafficFailing = false;
+    this.trafficState.read();
     return { traffic: t };
   }
 

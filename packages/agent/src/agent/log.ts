@@ -26,3 +26,37 @@ export function stampedLog(sink: LogSink): LogSink {
 export function instantField(name: string, us: bigint): Record<string, string> {
   return { [name]: formatInstant(us), [`${name}_us`]: String(us) };
 }
+
+/**
+ * Whether a source reads, said when it changes: its first failure (`<kind> source unreadable;
+ * its periods are signed unmetered`, with the error), then its first reading after
+ * (`<kind> source readable again`); not at every period.
+ */
+export class SourceState {
+  private failing = false;
+
+  constructor(
+    private readonly log: LogSink,
+    private readonly kind: 'energy' | 'traffic',
+    private readonly source: string,
+  ) {}
+
+  /** A reading failed. */
+  failed(error: string): void {
+    if (!this.failing) {
+      this.log({
+        level: 'error',
+        msg: `${this.kind} source unreadable; its periods are signed unmetered`,
+        source: this.source,
+        error,
+      });
+    }
+    this.failing = true;
+  }
+
+  /** A reading succeeded. */
+  read(): void {
+    if (this.failing) this.log({ msg: `${this.kind} source readable again`, source: this.source });
+    this.failing = false;
+  }
+}

@@ -11,7 +11,7 @@ import type { CounterReading, EnergySource } from '../energy/source.js';
 import type { Cursor } from '../spool/cursor.js';
 import type { Span } from '../types.js';
 import type { AgentCounts } from './counts.js';
-import type { LogSink } from './log.js';
+import { type LogSink, SourceState } from './log.js';
 import { type Boundary, type ClockReading, clockStepped } from './period-clock.js';
 
 /** A counter's reading at a boundary, and when it was taken. */
@@ -35,10 +35,12 @@ export type Counted = { readonly joules: bigint } | { readonly why: string };
 /** A counter's readings at boundaries not yet behind a durable record. */
 export class CounterReadings {
   private readonly byBoundary = new Map<bigint, Reading>();
-  /** The counter could not be read at the last boundary (said once, until it reads again). */
-  private failing = false;
+  /** Whether the counter reads (a failure said once, until it reads again). */
+  private readonly state: SourceState;
 
-  constructor(private readonly o: CounterReadingsOptions) {}
+  constructor(private readonly o: CounterReadingsOptions) {
+    this.state = new SourceState(o.log, 'energy', o.energy.describe);
+  }
 
   /**
    * Reads the counter at a boundary the room clock reached, and keeps the reading when it is on
@@ -50,8 +52,7 @@ export class CounterReadings {
     if (e.kind !== 'counter') return;
     try {
       const r = await e.read();
-      if (this.failing) this.o.log({ msg: 'energy source readable again', source: e.describe });
-      this.failing = false;
+      this.state.read();
       if (b.onTime) {
         this.byBoundary.set(b.boundary, {
           boundary: b.boundary,
@@ -62,15 +63,7 @@ export class CounterReadings {
       }
     } catch (err) {
       this.o.counts.sourceErrors++;
-      if (!this.failing) {
-        this.o.log({
-          level: 'error',
-          msg: 'energy source unreadable; its periods are signed unmetered',
-          source: e.describe,
-          error: (err as Error).message,
-        });
-      }
-      this.failing = true;
+      this.state.failed((err as Error).message);
     }
   }
 

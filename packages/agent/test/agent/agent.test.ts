@@ -11,42 +11,30 @@ import {
   raplSource,
   SimulatedSource,
 } from '../../src/index.js';
-import { B0, counterTree, P, rig, stated, upServer } from '../helpers/rig.js';
+import { B0, counterHop, counterTree, P, readEach, rig, stated, upServer } from '../helpers/rig.js';
 import { ManualClock, makeRoom, tempDir } from '../helpers/room.js';
 
 describe('restart', () => {
   it('resumes from the spool: the missed periods unmetered, none twice, none missing', async () => {
-    const room = makeRoom([['energy/OnChipCounter', 'live/hop']]);
-    const server = await upServer(room);
-    const pc = counterTree();
-    const spool = join(tempDir(), 'spool');
-    const clock = new ManualClock(B0 + P / 2n);
-    const a = rig(room, server, raplSource({ root: pc.root }), spool, clock, new ManualClock(0n));
+    const { server, pc, clock, hop } = await counterHop();
+    const a = hop();
     await a.agent.start();
-    pc.set(100n);
-    await a.at(1n);
-    pc.set(300n);
-    await a.at(2n);
-    pc.set(600n);
-    await a.at(3n);
+    await readEach(a, pc, [
+      [1n, 100n],
+      [2n, 300n],
+      [3n, 600n],
+    ]);
     expect(await a.agent.delivered()).toBe(true);
     await a.agent.stop();
     // Down from 3.0 to 5.4; the counter kept counting.
     pc.set(5_000n);
     clock.set(B0 + 5n * P + 400_000n);
-    const b = rig(
-      room,
-      server,
-      raplSource({ root: pc.root }),
-      spool,
-      clock,
-      new ManualClock(9n * P),
-    );
+    const b = hop({ mono: new ManualClock(9n * P) });
     await b.agent.start();
-    pc.set(7_000n);
-    await b.at(6n);
-    pc.set(7_777n);
-    await b.at(7n);
+    await readEach(b, pc, [
+      [6n, 7_000n],
+      [7n, 7_777n],
+    ]);
     expect(await b.agent.delivered()).toBe(true);
     expect(stated(server.records)).toEqual([
       [1n, 4, 200n],
@@ -60,30 +48,18 @@ describe('restart', () => {
   });
 
   it('restarted within the period after the last cut, states it from the reading kept', async () => {
-    const room = makeRoom([['energy/OnChipCounter', 'live/hop']]);
-    const server = await upServer(room);
-    const pc = counterTree();
-    const spool = join(tempDir(), 'spool');
-    const clock = new ManualClock(B0 + P / 2n);
-    const a = rig(room, server, raplSource({ root: pc.root }), spool, clock, new ManualClock(0n));
+    const { server, pc, clock, hop } = await counterHop();
+    const a = hop();
     await a.agent.start();
-    pc.set(1_000n);
-    await a.at(1n);
-    pc.set(2_000n);
-    await a.at(2n);
+    await readEach(a, pc, [
+      [1n, 1_000n],
+      [2n, 2_000n],
+    ]);
     await a.agent.stop();
     clock.set(B0 + 2n * P + 600_000n);
-    const b = rig(
-      room,
-      server,
-      raplSource({ root: pc.root }),
-      spool,
-      clock,
-      new ManualClock(50n * P),
-    );
+    const b = hop({ mono: new ManualClock(50n * P) });
     await b.agent.start();
-    pc.set(2_500n);
-    await b.at(3n);
+    await readEach(b, pc, [[3n, 2_500n]]);
     expect(await b.agent.delivered()).toBe(true);
     expect(stated(server.records)).toEqual([
       [1n, 4, 1_000n],
@@ -97,12 +73,12 @@ describe('restart', () => {
     const spool = join(tempDir(), 'spool');
     const clock = new ManualClock(B0 + 1000n);
     const energy = modelSource({ idleWatts: 1, nanojoulesPerByte: 0 });
-    const a = rig(room, server, energy, spool, clock, new ManualClock(0n));
+    const a = rig(room, server, energy, { spool, clock });
     await a.agent.start();
     await a.at(1n);
     await a.agent.stop();
     clock.set(B0 + 9n * P + 1000n);
-    const b = rig(room, server, energy, spool, clock, new ManualClock(0n), { backfill: 3 });
+    const b = rig(room, server, energy, { spool, clock, backfill: 3 });
     await b.agent.start();
     expect(await b.agent.delivered()).toBe(true);
     expect(b.logs.filter((l) => l.level === 'warn')).toMatchObject([
@@ -132,14 +108,10 @@ describe('key checks at start', () => {
     it(`refuses a key with ${what}, naming the entry`, async () => {
       const room = makeRoom([grants]);
       const pc = counterTree();
-      const r = rig(
-        room,
-        'http://127.0.0.1:9',
-        raplSource({ root: pc.root }),
-        join(tempDir(), 's'),
-        new ManualClock(B0),
-        new ManualClock(0n),
-      );
+      const r = rig(room, 'http://127.0.0.1:9', raplSource({ root: pc.root }), {
+        spool: join(tempDir(), 's'),
+        clock: new ManualClock(B0),
+      });
       const err = await r.agent.start().then(
         () => undefined,
         (e: unknown) => e,
@@ -155,15 +127,11 @@ describe('key checks at start', () => {
   it('refuses a key the key log does not list', async () => {
     const room = makeRoom([['live/hop']]);
     const stranger = makeRoom([['live/hop']]).hops[0]!;
-    const r = rig(
-      room,
-      'http://127.0.0.1:9',
-      modelSource({ idleWatts: 1, nanojoulesPerByte: 1 }),
-      join(tempDir(), 's'),
-      new ManualClock(B0),
-      new ManualClock(0n),
-      { key: stranger },
-    );
+    const r = rig(room, 'http://127.0.0.1:9', modelSource({ idleWatts: 1, nanojoulesPerByte: 1 }), {
+      spool: join(tempDir(), 's'),
+      clock: new ManualClock(B0),
+      key: stranger,
+    });
     await expect(r.agent.start()).rejects.toThrow(
       /does not list the hop's key [0-9a-f]{64}: add it with live\/hop and energy\/ModelBased/,
     );
@@ -179,15 +147,7 @@ describe('key checks at start', () => {
       idleWatts: 0,
       sessions: () => 10,
     });
-    const r = rig(
-      room,
-      server,
-      sim.energy,
-      join(tempDir(), 's'),
-      new ManualClock(B0 + 1000n),
-      new ManualClock(0n),
-      { traffic: sim },
-    );
+    const r = rig(room, server, sim.energy, { spool: join(tempDir(), 's'), traffic: sim });
     await r.agent.start();
     await r.at(1n);
     expect(await r.agent.delivered()).toBe(true);
@@ -201,14 +161,10 @@ describe('the sources at start', () => {
     const root = tempDir('wai-powercap-');
     mkdirSync(join(root, 'intel-rapl:0')); // no energy_uj
     const spool = join(tempDir(), 'spool');
-    const r = rig(
-      room,
-      'http://127.0.0.1:9',
-      raplSource({ root }),
+    const r = rig(room, 'http://127.0.0.1:9', raplSource({ root }), {
       spool,
-      new ManualClock(B0),
-      new ManualClock(0n),
-    );
+      clock: new ManualClock(B0),
+    });
     const err = await r.agent.start().catch((e: unknown) => e);
     expect(err).toBeInstanceOf(AgentConfigError);
     expect((err as Error).message).toBe(
@@ -221,15 +177,10 @@ describe('the sources at start', () => {
     const room = makeRoom([['energy/ModelBased', 'live/hop']]);
     const log = join(tempDir(), 'missing.log');
     const traffic = nginxLogSource({ path: log, routes: [{ pattern: /^\//, track: 1, kind: 1 }] });
-    const r = rig(
-      room,
-      'http://127.0.0.1:9',
-      modelSource({ idleWatts: 1, nanojoulesPerByte: 0 }),
-      join(tempDir(), 'spool'),
-      new ManualClock(B0),
-      new ManualClock(0n),
-      { traffic },
-    );
+    const r = rig(room, 'http://127.0.0.1:9', modelSource({ idleWatts: 1, nanojoulesPerByte: 0 }), {
+      clock: new ManualClock(B0),
+      traffic,
+    });
     await expect(r.agent.start()).rejects.toThrow(
       new AgentConfigError(`traffic source nginx ${log}: cannot read ${log}: ENOENT`),
     );
@@ -268,15 +219,10 @@ describe('the agent', () => {
   it('says how it starts: the hop, its sources, P and L', async () => {
     const room = makeRoom([['energy/ModelBased', 'live/hop']]);
     const spool = join(tempDir(), 'spool');
-    const r = rig(
-      room,
-      'http://127.0.0.1:9',
-      modelSource({ idleWatts: 1, nanojoulesPerByte: 2 }),
+    const r = rig(room, 'http://127.0.0.1:9', modelSource({ idleWatts: 1, nanojoulesPerByte: 2 }), {
       spool,
-      new ManualClock(B0 + 1000n),
-      new ManualClock(0n),
-      { lag: 500_000n },
-    );
+      lag: 500_000n,
+    });
     await r.agent.start();
     expect(r.logs.filter((l) => l.msg === 'started')).toEqual([
       {
@@ -302,14 +248,7 @@ describe('the agent', () => {
   it('healthy while the last period cut ended at most one period ago', async () => {
     const room = makeRoom([['energy/ModelBased', 'live/hop']]);
     const server = await upServer(room);
-    const r = rig(
-      room,
-      server,
-      modelSource({ idleWatts: 1, nanojoulesPerByte: 0 }),
-      join(tempDir(), 'spool'),
-      new ManualClock(B0 + 1000n),
-      new ManualClock(0n),
-    );
+    const r = rig(room, server, modelSource({ idleWatts: 1, nanojoulesPerByte: 0 }));
     expect(r.agent.health().ok).toBe(false); // not started
     await r.agent.start();
     await r.at(1n);
@@ -330,15 +269,11 @@ describe('the agent', () => {
     const server = await upServer(room);
     const spool = join(tempDir(), 'spool');
     const cut: bigint[] = [];
-    const r = rig(
-      room,
-      server,
-      modelSource({ idleWatts: 1, nanojoulesPerByte: 0 }),
+    const r = rig(room, server, modelSource({ idleWatts: 1, nanojoulesPerByte: 0 }), {
       spool,
-      new ManualClock(B0 + 1000n),
-      new ManualClock(0n),
-      { dryRun: true, onRecord: (rec) => cut.push((rec.span.start - B0) / P) },
-    );
+      dryRun: true,
+      onRecord: (rec) => cut.push((rec.span.start - B0) / P),
+    });
     await r.agent.start();
     await r.at(1n);
     await r.at(2n);

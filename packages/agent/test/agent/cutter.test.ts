@@ -7,14 +7,22 @@ import {
   metricsText,
   modelSource,
   nginxLogSource,
-  raplSource,
   SourceError,
   type Traffic,
   type TrafficSource,
 } from '../../src/index.js';
-import { makeUnwritable } from '../helpers/read-only.js';
-import { B0, counterTree, logLine, onCleanup, P, rig, stated, upServer } from '../helpers/rig.js';
-import { ManualClock, makeRoom, tempDir } from '../helpers/room.js';
+import {
+  B0,
+  counterHop,
+  logLine,
+  P,
+  readEach,
+  rig,
+  stated,
+  unwritable,
+  upServer,
+} from '../helpers/rig.js';
+import { makeRoom, tempDir } from '../helpers/room.js';
 
 const trackBytes = (r: HopRecord) => r.tracks.reduce((n, t) => n + t.bytes, 0n);
 
@@ -26,21 +34,14 @@ describe('the spool cannot be written', () => {
     const spool = join(dir, 'spool');
     const log = join(dir, 'access.log');
     writeFileSync(log, '');
-    const r = rig(
-      room,
-      server,
-      modelSource({ idleWatts: '10', nanojoulesPerByte: '1' }),
+    const r = rig(room, server, modelSource({ idleWatts: '10', nanojoulesPerByte: '1' }), {
       spool,
-      new ManualClock(B0 + 1000n),
-      new ManualClock(0n),
-      {
-        traffic: nginxLogSource({
-          path: log,
-          routes: [{ pattern: /^\/seg\//, track: 1, kind: 1 }],
-          pollMs: 60_000,
-        }),
-      },
-    );
+      traffic: nginxLogSource({
+        path: log,
+        routes: [{ pattern: /^\/seg\//, track: 1, kind: 1 }],
+        pollMs: 60_000,
+      }),
+    });
     // Requests logged within period k, 1 ms apart.
     const put = (k: bigint, ...bytes: number[]) =>
       appendFileSync(
@@ -52,16 +53,11 @@ describe('the spool cannot be written', () => {
     await r.at(1n);
     expect(await r.agent.delivered()).toBe(true);
     put(1n, 48_000, 49_293); // 97 293 bytes in period 1
-    const unwritable = makeUnwritable(spool);
-    let restored = false;
-    onCleanup(async () => {
-      if (!restored) unwritable.restore();
-    });
+    const u = unwritable(spool);
     await r.at(2n); // period 1 is due: its record cannot be written
     put(2n, 500);
     await r.at(3n); // periods 1 and 2 are due: still not
-    unwritable.restore();
-    restored = true;
+    u.restore();
     put(3n, 700);
     await r.at(4n); // periods 1 to 3 are cut
     expect(await r.agent.delivered()).toBe(true);
@@ -77,51 +73,35 @@ describe('the spool cannot be written', () => {
     const faults = r.logs.filter((l) => String(l.msg).startsWith('spool not writable'));
     expect(faults.length).toBe(1);
     expect(String(faults[0]!.error)).toContain(
-      `spool ${join(spool, 'records')}: cannot write it (${unwritable.code})`,
+      `spool ${join(spool, 'records')}: cannot write it (${u.code})`,
     );
     expect(r.logs.filter((l) => l.msg === 'spool writable again').length).toBe(1);
     const periods = r.logs.filter((l) => l.msg === 'period');
     expect(periods.map((l) => [l.class, l.bytes, l.unmetered])).toEqual([
       [CLASS.ModelBased, '3000', undefined],
-      [0, '97293', `the spool could not be written when the period was due (${unwritable.code})`],
-      [0, '500', `the spool could not be written when the period was due (${unwritable.code})`],
+      [0, '97293', `the spool could not be written when the period was due (${u.code})`],
+      [0, '500', `the spool could not be written when the period was due (${u.code})`],
       [CLASS.ModelBased, '700', undefined],
     ]);
     expect(metricsText(r.agent)).toContain('\nwai_agent_spool_errors_total 2\n');
   });
 
   it('a counter: the periods due while unwritable are unmetered, the next one metered from readings kept', async () => {
-    const room = makeRoom([['energy/OnChipCounter', 'live/hop']]);
-    const server = await upServer(room);
-    const pc = counterTree();
-    const spool = join(tempDir(), 'spool');
-    const r = rig(
-      room,
-      server,
-      raplSource({ root: pc.root }),
-      spool,
-      new ManualClock(B0 + P / 2n),
-      new ManualClock(0n),
-    );
+    const { server, pc, spool, hop } = await counterHop();
+    const r = hop();
     await r.agent.start();
-    pc.set(100n);
-    await r.at(1n);
-    pc.set(300n);
-    await r.at(2n);
+    await readEach(r, pc, [
+      [1n, 100n],
+      [2n, 300n],
+    ]);
     expect(await r.agent.delivered()).toBe(true);
-    const unwritable = makeUnwritable(spool);
-    let restored = false;
-    onCleanup(async () => {
-      if (!restored) unwritable.restore();
-    });
-    pc.set(600n);
-    await r.at(3n);
-    unwritable.restore();
-    restored = true;
-    pc.set(1_000n);
-    await r.at(4n);
-    pc.set(1_500n);
-    await r.at(5n);
+    const u = unwritable(spool);
+    await readEach(r, pc, [[3n, 600n]]);
+    u.restore();
+    await readEach(r, pc, [
+      [4n, 1_000n],
+      [5n, 1_500n],
+    ]);
     expect(await r.agent.delivered()).toBe(true);
     expect(stated(server.records)).toEqual([
       [1n, 4, 200n],
@@ -165,15 +145,9 @@ describe('the traffic of a period', () => {
     const { source, commits } = scripted((k) =>
       k === 1n || k === 2n ? new SourceError('lines were lost') : sent(1000n * (k + 1n)),
     );
-    const r = rig(
-      room,
-      server,
-      modelSource({ idleWatts: 1, nanojoulesPerByte: 0 }),
-      join(tempDir(), 'spool'),
-      new ManualClock(B0 + 1000n),
-      new ManualClock(0n),
-      { traffic: source },
-    );
+    const r = rig(room, server, modelSource({ idleWatts: 1, nanojoulesPerByte: 0 }), {
+      traffic: source,
+    });
     await r.agent.start();
     for (const k of [1n, 2n, 3n, 4n]) await r.at(k);
     expect(await r.agent.delivered()).toBe(true);
@@ -207,15 +181,10 @@ describe('the traffic of a period', () => {
   it('a source with no reading at both boundaries: unmetered, the reason in the line', async () => {
     const room = makeRoom([['energy/ModelBased', 'live/hop']]);
     const { source } = scripted(() => undefined);
-    const r = rig(
-      room,
-      'http://127.0.0.1:9',
-      modelSource({ idleWatts: 1, nanojoulesPerByte: 0 }),
-      join(tempDir(), 'spool'),
-      new ManualClock(B0 + 1000n),
-      new ManualClock(0n),
-      { traffic: source, dryRun: true },
-    );
+    const r = rig(room, 'http://127.0.0.1:9', modelSource({ idleWatts: 1, nanojoulesPerByte: 0 }), {
+      traffic: source,
+      dryRun: true,
+    });
     await r.agent.start();
     await r.at(1n);
     await r.agent.stop();
@@ -231,15 +200,9 @@ describe('the traffic of a period', () => {
     const server = await upServer(room);
     let broken = true;
     const { source } = scripted(() => (broken ? new TypeError('a bug') : sent(10n)));
-    const r = rig(
-      room,
-      server,
-      modelSource({ idleWatts: 1, nanojoulesPerByte: 0 }),
-      join(tempDir(), 'spool'),
-      new ManualClock(B0 + 1000n),
-      new ManualClock(0n),
-      { traffic: source },
-    );
+    const r = rig(room, server, modelSource({ idleWatts: 1, nanojoulesPerByte: 0 }), {
+      traffic: source,
+    });
     await r.agent.start();
     await expect(r.at(1n)).rejects.toThrow('a bug');
     broken = false;
@@ -258,9 +221,6 @@ describe('the traffic of a period', () => {
       room,
       'http://127.0.0.1:9',
       modelSource({ idleWatts: 2, nanojoulesPerByte: 1000 }),
-      join(tempDir(), 'spool'),
-      new ManualClock(B0 + 1000n),
-      new ManualClock(0n),
       { traffic: source, dryRun: true },
     );
     await r.agent.start();

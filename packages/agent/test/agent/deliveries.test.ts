@@ -3,26 +3,19 @@ import { join } from 'node:path';
 import { CLASS } from '@wai-steering/wire';
 import { describe, expect, it } from 'vitest';
 import { Deliveries } from '../../src/agent/deliveries.js';
-import { signPeriod } from '../../src/agent/record.js';
 import { emptyTraffic, modelSource, Spool } from '../../src/index.js';
-import { B0, onCleanup, P, rig, spans, upServer } from '../helpers/rig.js';
-import { freePort, ManualClock, makeRoom, type TestRoom, tempDir } from '../helpers/room.js';
+import { B0, onCleanup, P, recordOf, rig, spans, upServer } from '../helpers/rig.js';
+import { freePort, ManualClock, makeRoom, tempDir } from '../helpers/room.js';
 
 describe('delivery', () => {
   it('with the server down for several periods, every record arrives once, in period order', async () => {
     const room = makeRoom([['energy/ModelBased', 'live/hop']]);
     const server = await upServer(room);
-    const r = rig(
-      room,
-      server,
-      modelSource({ idleWatts: '35.5', nanojoulesPerByte: '62' }),
-      join(tempDir(), 'spool'),
-      new ManualClock(B0 + 1000n),
-      new ManualClock(0n),
+    const r = rig(room, server, modelSource({ idleWatts: '35.5', nanojoulesPerByte: '62' }), {
       // A period's line waits for its record's receipt up to min(L, 5 s): a long lag, so that
       // on a busy machine the line says where the record went rather than that it was late.
-      { lag: 60_000_000n },
-    );
+      lag: 60_000_000n,
+    });
     await r.agent.start();
     await r.at(1n);
     expect(await r.agent.delivered()).toBe(true);
@@ -70,17 +63,10 @@ describe('delivery', () => {
     const refusing = await upServer(other);
     const server = await upServer(room);
     const spool = join(tempDir(), 'spool');
-    const r = rig(
-      room,
-      server,
-      modelSource({ idleWatts: 1, nanojoulesPerByte: 0 }),
+    const r = rig(room, server, modelSource({ idleWatts: 1, nanojoulesPerByte: 0 }), {
       spool,
-      new ManualClock(B0 + 1000n),
-      new ManualClock(0n),
-      {
-        servers: [server.url, refusing.url],
-      },
-    );
+      servers: [server.url, refusing.url],
+    });
     await r.agent.start();
     await r.at(1n);
     await r.at(2n);
@@ -110,14 +96,14 @@ describe('delivery', () => {
     const spool = join(tempDir(), 'spool');
     const clock = new ManualClock(B0 + 1000n);
     const energy = modelSource({ idleWatts: 2, nanojoulesPerByte: 0 });
-    const a = rig(room, server, energy, spool, clock, new ManualClock(0n));
+    const a = rig(room, server, energy, { spool, clock });
     await a.agent.start();
     await a.at(1n);
     await a.at(2n);
     await a.agent.stop();
     expect(readdirSync(join(spool, 'records')).filter((n) => n.endsWith('.wmh')).length).toBe(2);
     await server.up();
-    const b = rig(room, server, energy, spool, clock, new ManualClock(0n));
+    const b = rig(room, server, energy, { spool, clock });
     await b.agent.start();
     expect(await b.agent.delivered()).toBe(true);
     expect(b.logs.some((l) => l.msg === 'resending the spool' && l.records === 2)).toBe(true);
@@ -131,17 +117,6 @@ describe('delivery', () => {
     expect(server.received.length).toBe(3);
   });
 });
-
-/** A signed record of period k (a model of 1 W), and its spool item. */
-function recordOf(room: TestRoom, k: bigint) {
-  const energy = modelSource({ idleWatts: 1, nanojoulesPerByte: 0 });
-  const span = { start: B0 + k * P, end: B0 + (k + 1n) * P };
-  const rec = signPeriod(
-    { room: room.roomId, key: room.hops[0]!, energy },
-    { span, traffic: emptyTraffic() },
-  );
-  return { rec, item: { name: rec.name, start: span.start, end: span.end, bytes: rec.bytes } };
-}
 
 /** Deliveries logging into an array; `line()` resolves with the next period line. */
 function deliveries(servers: readonly string[], lag: bigint, dryRun = false) {

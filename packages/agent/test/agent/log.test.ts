@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { instantField, stampedLog } from '../../src/agent/log.js';
+import { instantField, SourceState, stampedLog } from '../../src/agent/log.js';
 
 describe("the agent's log", () => {
   it('an instant in RFC 3339 to the millisecond, its exact µs beside it', () => {
@@ -27,5 +27,31 @@ describe("the agent's log", () => {
       expect(t >= before && t <= after, String(l.time)).toBe(true);
       expect(l.time).toBe(new Date(t).toISOString());
     }
+  });
+
+  it("a source's failures said once, until it reads again", () => {
+    const lines: Record<string, unknown>[] = [];
+    const state = new SourceState((l) => lines.push(l), 'traffic', 'nginx /var/log/a.log');
+    state.read();
+    state.failed('lost');
+    state.failed('lost again');
+    state.read();
+    state.read();
+    state.failed('gone');
+    expect(lines).toEqual([
+      {
+        level: 'error',
+        msg: 'traffic source unreadable; its periods are signed unmetered',
+        source: 'nginx /var/log/a.log',
+        error: 'lost',
+      },
+      { msg: 'traffic source readable again', source: 'nginx /var/log/a.log' },
+      {
+        level: 'error',
+        msg: 'traffic source unreadable; its periods are signed unmetered',
+        source: 'nginx /var/log/a.log',
+        error: 'gone',
+      },
+    ]);
   });
 });

@@ -4,29 +4,25 @@ import { describe, expect, it } from 'vitest';
 import { newCounts } from '../../src/agent/counts.js';
 import { CounterReadings } from '../../src/agent/readings.js';
 import { type EnergySource, modelSource, raplSource } from '../../src/index.js';
-import { B0, counterTree, P, rig, stated, upServer } from '../helpers/rig.js';
-import { ManualClock, makeRoom, tempDir } from '../helpers/room.js';
+import { B0, counterHop, counterTree, P, readEach, stated } from '../helpers/rig.js';
+import { ManualClock } from '../helpers/room.js';
+
+/** A counter hop started, its counter read at 10 µJ at boundary 1 and 20 µJ at boundary 2. */
+async function readTwice() {
+  const mono = new ManualClock(0n);
+  const { server, pc, clock, hop } = await counterHop({ mono });
+  const r = hop();
+  await r.agent.start();
+  await readEach(r, pc, [
+    [1n, 10n],
+    [2n, 20n],
+  ]);
+  return { server, pc, clock, mono, r };
+}
 
 describe('a step of the room clock', () => {
   it('forward: the periods it spans are signed unmetered, none skipped', async () => {
-    const room = makeRoom([['energy/OnChipCounter', 'live/hop']]);
-    const server = await upServer(room);
-    const pc = counterTree();
-    const clock = new ManualClock(B0 + P / 2n);
-    const mono = new ManualClock(0n);
-    const r = rig(
-      room,
-      server,
-      raplSource({ root: pc.root }),
-      join(tempDir(), 'spool'),
-      clock,
-      mono,
-    );
-    await r.agent.start();
-    pc.set(10n);
-    await r.at(1n);
-    pc.set(20n);
-    await r.at(2n);
+    const { server, pc, clock, mono, r } = await readTwice();
     // The room clock jumps 2.5 periods ahead while 0.2 s pass.
     pc.set(30n);
     clock.set(B0 + 4n * P + 700_000n);
@@ -51,26 +47,8 @@ describe('a step of the room clock', () => {
   });
 
   it('back: no span is cut twice; the period the step falls in is unmetered', async () => {
-    const room = makeRoom([['energy/OnChipCounter', 'live/hop']]);
-    const server = await upServer(room);
-    const pc = counterTree();
-    const clock = new ManualClock(B0 + P / 2n);
-    const mono = new ManualClock(0n);
-    const r = rig(
-      room,
-      server,
-      raplSource({ root: pc.root }),
-      join(tempDir(), 'spool'),
-      clock,
-      mono,
-    );
-    await r.agent.start();
-    pc.set(10n);
-    await r.at(1n);
-    pc.set(20n);
-    await r.at(2n);
-    pc.set(30n);
-    await r.at(3n);
+    const { server, pc, clock, mono, r } = await readTwice();
+    await readEach(r, pc, [[3n, 30n]]);
     // Back 1.5 periods: boundaries 2 and 3 are seen again.
     const steps: [bigint, bigint, bigint][] = [
       [2n, 4n, 40n],

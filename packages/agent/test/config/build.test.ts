@@ -10,7 +10,7 @@ import {
   parseHopConfig,
   readHopMaterials,
 } from '../../src/index.js';
-import { base } from '../helpers/config.js';
+import { base, prom } from '../helpers/config.js';
 import { makeRoom, type TestRoom, tempDir } from '../helpers/room.js';
 
 /** The agent a configuration builds, its files (room, key log, key) written beside it. */
@@ -94,10 +94,6 @@ describe('building what hop.yaml describes', () => {
   });
 
   it('a counter claims only the class its source backs: built, with the class it states', () => {
-    const prom = (e: Record<string, unknown>) => ({
-      ...base,
-      energy: { source: 'prometheus', url: 'http://127.0.0.1:9100/metrics', ...e },
-    });
     // What each may claim: built, with the class it states.
     const cls = (e: Record<string, unknown>) => createHopAgentOf(prom(e)).class;
     expect(cls({ preset: 'node_rapl' })).toBe(CLASS.OnChipCounter);

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { knownFields } from '../../src/config/schema.js';
 import { hopConfigSchema, parseHopConfig, readHopConfig } from '../../src/index.js';
-import { base, configError as refusal } from '../helpers/config.js';
+import { base, prom, configError as refusal } from '../helpers/config.js';
 
 describe('hop.yaml', () => {
   it('names the field that breaks a rule', () => {
@@ -60,10 +60,6 @@ describe('hop.yaml', () => {
   });
 
   it('a counter must be of energy: its name says joules, or the config states the unit', () => {
-    const prom = (e: Record<string, unknown>) => ({
-      ...base,
-      energy: { source: 'prometheus', url: 'http://127.0.0.1:9100/metrics', ...e },
-    });
     expect(refusal(prom({ metric: 'node_cpu_seconds_total', class: 'OnChipCounter' }))).toBe(
       'hop config: energy.metric: node_cpu_seconds_total is not a counter of energy: its name says seconds (an energy counter is in joules: its name ends in _joules_total, or it states no unit and the config gives unit: joules, millijoules or microjoules)',
     );
@@ -89,10 +85,6 @@ describe('hop.yaml', () => {
   });
 
   it('a counter claims only the class its source backs; more is refused with the reason', () => {
-    const prom = (e: Record<string, unknown>) => ({
-      ...base,
-      energy: { source: 'prometheus', url: 'http://127.0.0.1:9100/metrics', ...e },
-    });
     expect(refusal(prom({ preset: 'scaphandre', class: 'OnChipCounter' }))).toMatch(
       /^hop config: energy\.class: class OnChipCounter is more than scaph_host_energy_microjoules can back \(Scaphandre's exposition does not say whether its value is the host's RAPL counter or, in a virtual machine, a share the hypervisor computed: .*\): state Estimator$/,
     );

@@ -13,6 +13,12 @@ export const base = {
   energy: { source: 'model', idle_watts: 10, nanojoules_per_byte: '1.5' },
 };
 
+/** `base` with a Prometheus counter of energy, `e` its fields beside the source and URL. */
+export const prom = (e: Record<string, unknown>) => ({
+  ...base,
+  energy: { source: 'prometheus', url: 'http://127.0.0.1:9100/metrics', ...e },
+});
+
 /** The one line a configuration that does not read is refused with (an AgentConfigError). */
 export function configError(input: unknown): string {
   try {

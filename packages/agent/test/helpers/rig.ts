@@ -8,8 +8,18 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { HopRecord } from '@wai-steering/wire';
 import { afterEach } from 'vitest';
-import { type EnergySource, HopAgent, type HopAgentOptions, noTraffic } from '../../src/index.js';
-import { type ManualClock, type TestRoom, tempDir } from './room.js';
+import { signPeriod } from '../../src/agent/record.js';
+import {
+  type EnergySource,
+  emptyTraffic,
+  HopAgent,
+  type HopAgentOptions,
+  modelSource,
+  noTraffic,
+  raplSource,
+} from '../../src/index.js';
+import { makeUnwritable, type Unwritable } from './read-only.js';
+import { ManualClock, makeRoom, type TestRoom, tempDir } from './room.js';
 import { TestSteeringServer } from './steering.js';
 
 /** P, the period of the rig's agents: 1 s. */
@@ -46,16 +56,25 @@ export interface Rig {
   at: (k: bigint, extraUs?: bigint) => Promise<void>;
 }
 
-/** A manual agent of the room's first hop, stopped after the test. */
+/** Options of {@link rig}: the agent's, but for its clocks, which the test sets. */
+export interface RigOptions extends Omit<Partial<HopAgentOptions>, 'clock' | 'monotonic'> {
+  /** The room clock (default: 1 ms after B0). */
+  readonly clock?: ManualClock;
+  /** The monotonic clock (default: at 0). */
+  readonly mono?: ManualClock;
+}
+
+/**
+ * A manual agent of the room's first hop, with a spool of its own unless `spool` is given,
+ * stopped after the test.
+ */
 export function rig(
   room: TestRoom,
   server: TestSteeringServer | string,
   energy: EnergySource,
-  spool: string,
-  clock: ManualClock,
-  mono: ManualClock,
-  more: Partial<HopAgentOptions> = {},
+  o: RigOptions = {},
 ): Rig {
+  const { clock = new ManualClock(B0 + 1000n), mono = new ManualClock(0n), ...more } = o;
   const logs: Record<string, unknown>[] = [];
   const agent = new HopAgent({
     room: room.ctx,
@@ -64,7 +83,7 @@ export function rig(
     energy,
     traffic: noTraffic(),
     servers: [typeof server === 'string' ? server : server.url],
-    spool,
+    spool: join(tempDir(), 'spool'),
     clock: clock.now,
     monotonic: mono.now,
     cutDelay: 0n,
@@ -86,6 +105,61 @@ export function rig(
       await agent.poll();
     },
   };
+}
+
+/**
+ * A counter hop: the first hop of a room that grants it `energy/OnChipCounter`, reading RAPL
+ * through a powercap tree the test writes, posting to a steering server of the room. `hop()`
+ * makes its agent (again after a restart: the same spool and clocks), half a period into B0's.
+ */
+export async function counterHop(o: RigOptions = {}) {
+  const room = makeRoom([['energy/OnChipCounter', 'live/hop']]);
+  const server = await upServer(room);
+  const pc = counterTree();
+  const clock = o.clock ?? new ManualClock(B0 + P / 2n);
+  const spool = o.spool ?? join(tempDir(), 'spool');
+  const hop = (more: RigOptions = {}) =>
+    rig(room, server, raplSource({ root: pc.root }), { ...o, spool, clock, ...more });
+  return { room, server, pc, clock, spool, hop };
+}
+
+/** For each `[k, uj]`: the counter at `uj` when the agent reads boundary k. */
+export async function readEach(
+  r: Rig,
+  pc: { set: (uj: bigint) => void },
+  steps: readonly (readonly [bigint, bigint])[],
+): Promise<void> {
+  for (const [k, uj] of steps) {
+    pc.set(uj);
+    await r.at(k);
+  }
+}
+
+/** This hop's signed record of period k (a model of 1 W, no traffic), and its spool item. */
+export function recordOf(room: TestRoom, k: bigint, hop = 0) {
+  const span = { start: B0 + k * P, end: B0 + (k + 1n) * P };
+  const rec = signPeriod(
+    {
+      room: room.roomId,
+      key: room.hops[hop]!,
+      energy: modelSource({ idleWatts: 1, nanojoulesPerByte: 0 }),
+    },
+    { span, traffic: emptyTraffic() },
+  );
+  return { rec, item: { name: rec.name, start: span.start, end: span.end, bytes: rec.bytes } };
+}
+
+/** {@link makeUnwritable}, made writable again after the test when the test has not. */
+export function unwritable(dir: string, prefer?: 'EROFS' | 'EPERM'): Unwritable {
+  const u = makeUnwritable(dir, prefer);
+  let restored = false;
+  const restore = () => {
+    if (restored) return;
+    restored = true;
+    u.restore();
+  };
+  onCleanup(async () => restore());
+  return { code: u.code, restore };
 }
 
 /** A steering server of the room, up on a free port, taken down after the test. */

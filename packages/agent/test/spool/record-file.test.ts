@@ -1,5 +1,3 @@
-import { signHopRecord } from '@wai-steering/wire';
-import { nodeBackend } from '@wai-steering/wire/node';
 import { describe, expect, it } from 'vitest';
 import { signPeriod } from '../../src/agent/record.js';
 import { emptyTraffic, modelSource } from '../../src/index.js';
@@ -78,25 +76,18 @@ describe('a record file', () => {
   });
 
   it('without a hop or room to check, any hop and room reads', () => {
-    const other = signHopRecord(
+    const anyRoom = new Uint8Array(32).fill(7);
+    const any = signPeriod(
+      { room: anyRoom, key: room.hops[1]!, energy },
       {
-        room: new Uint8Array(32).fill(7),
-        hop: room.hops[1]!.publicKey,
-        start: B0,
-        end: B0 + P,
-        sessions: 0,
-        class: 0,
-        joules: 0n,
-        subscriber_us: new Array<bigint>(8).fill(0n),
-        tracks: [],
+        span,
+        traffic: emptyTraffic(),
       },
-      room.hops[1]!.secretKey,
-      { backend: nodeBackend },
     );
-    const digest = Buffer.from(nodeBackend.sha256(other.subarray(0, other.length - 64))).toString(
-      'hex',
+    expect(recordFileProblem(any.name, any.bytes)).toBeUndefined();
+    expect(recordFileProblem(any.name, any.bytes, checks)).toBe(
+      `a record of another hop (${Buffer.from(room.hops[1]!.publicKey).toString('hex')})`,
     );
-    expect(recordFileProblem(recordFileName(B0, digest), other)).toBeUndefined();
   });
 
   it('the end of bytes too short to hold one: none', () => {

@@ -3,9 +3,7 @@ import { join } from 'node:path';
 import { signHopRecord } from '@wai-steering/wire';
 import { nodeBackend } from '@wai-steering/wire/node';
 import { describe, expect, it } from 'vitest';
-import { signPeriod } from '../../src/agent/record.js';
 import {
-  emptyTraffic,
   metricsText,
   modelSource,
   Spool,
@@ -13,25 +11,12 @@ import {
   serverId,
   spoolProblem,
 } from '../../src/index.js';
-import { makeUnwritable } from '../helpers/read-only.js';
-import { B0, onCleanup, P, rig, spans, upServer } from '../helpers/rig.js';
+import { B0, P, recordOf, rig, spans, unwritable, upServer } from '../helpers/rig.js';
 import { ManualClock, makeRoom, type TestRoom, tempDir } from '../helpers/room.js';
 
 const SERVERS = ['http://127.0.0.1:9'];
 
-/** The spool item of this hop's signed record of period k. */
-function itemOf(room: TestRoom, k: bigint) {
-  const span = { start: B0 + k * P, end: B0 + (k + 1n) * P };
-  const rec = signPeriod(
-    {
-      room: room.roomId,
-      key: room.hops[0]!,
-      energy: modelSource({ idleWatts: 1, nanojoulesPerByte: 0 }),
-    },
-    { span, traffic: emptyTraffic() },
-  );
-  return { name: rec.name, start: span.start, end: span.end, bytes: rec.bytes };
-}
+const itemOf = (room: TestRoom, k: bigint) => recordOf(room, k).item;
 
 const files = (dir: string) => readdirSync(dir).sort();
 
@@ -62,7 +47,7 @@ describe('what the spool holds at start', () => {
     const clock = new ManualClock(B0 + 1000n);
     const energy = modelSource({ idleWatts: 2, nanojoulesPerByte: 0 });
     await server.down();
-    const a = rig(room, server, energy, spool, clock, new ManualClock(0n));
+    const a = rig(room, server, energy, { spool, clock });
     await a.agent.start();
     await a.at(1n);
     await a.at(2n);
@@ -94,7 +79,7 @@ describe('what the spool holds at start', () => {
     writeFileSync(join(spool, 'done', future), new Uint8Array(300).fill(255));
     writeFileSync(join(spool, 'cursor.json'), '{"end": "18446744073709551615"');
     await server.up();
-    const b = rig(room, server, energy, spool, clock, new ManualClock(0n));
+    const b = rig(room, server, energy, { spool, clock });
     clock.set(B0 + 2n * P + 1000n);
     await b.agent.start();
     await b.at(3n);
@@ -236,11 +221,7 @@ describe('a spool that cannot be written later', () => {
     const room = makeRoom([['energy/ModelBased', 'live/hop']]);
     const dir = join(tempDir(), 'spool');
     const spool = new Spool(dir, SERVERS);
-    const unwritable = makeUnwritable(dir);
-    let restored = false;
-    onCleanup(async () => {
-      if (!restored) unwritable.restore();
-    });
+    const u = unwritable(dir);
     const err = (() => {
       try {
         spool.add(itemOf(room, 0n), undefined);
@@ -248,12 +229,11 @@ describe('a spool that cannot be written later', () => {
         return e;
       }
     })();
-    unwritable.restore();
-    restored = true;
+    u.restore();
     expect(err).toBeInstanceOf(SpoolWriteError);
     expect([(err as SpoolWriteError).code, (err as Error).message]).toEqual([
-      unwritable.code,
-      spoolProblem(join(dir, 'records'), unwritable.code),
+      u.code,
+      spoolProblem(join(dir, 'records'), u.code),
     ]);
     expect([files(join(dir, 'records')), spool.pending(SERVERS[0]!)]).toEqual([[], []]);
   });
