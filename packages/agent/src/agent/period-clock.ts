@@ -30,7 +30,10 @@ function minBig(...xs: bigint[]): bigint {
   return m;
 }
 
-/** How far from its boundary a reading may be, and a clock from the other, by default: min(P/4, 2 s). */
+/**
+ * How far from its boundary a reading may be, and a clock from the other, by default:
+ * min(P/4, 2 s).
+ */
 export function defaultTolerance(period: bigint): bigint {
   return minBig(period / 4n, 2_000_000n);
 }
