@@ -6,7 +6,9 @@
  * answers `5xx` or `429`, is retried; a later record is never sent before an earlier one is taken.
  */
 import { causeOf } from './internal/cause.js';
-import { type Spool, type SpooledRecord, SpoolWriteError } from './spool.js';
+import { SpoolWriteError } from './spool/directories.js';
+import type { SpooledRecord } from './spool/record-file.js';
+import type { Spool } from './spool/spool.js';
 
 /** What a server answered. */
 export interface PostResult {
@@ -117,6 +119,9 @@ export class Courier {
     if (this.running === undefined) {
       this.running = this.loop().finally(() => {
         this.running = undefined;
+        // A record pushed as the loop ended (its last `kick` found it still running) is sent
+        // now, not at the next push.
+        if (!this.stopped && this.queue.length > 0) this.kick();
       });
     }
   }

@@ -4,7 +4,7 @@
  */
 import { createServer, type Server } from 'node:http';
 import { CLASS_LABEL } from '@wai-steering/wire';
-import type { HopAgent } from './agent.js';
+import type { HopAgent } from './agent/agent.js';
 
 function escapeLabel(v: string): string {
   return v.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n');
