@@ -2,7 +2,7 @@
 // Checks that each public package's README names every export of its entry points (each name in
 // backticks somewhere in the README), so that a reader of the README sees the whole surface. The
 // entries are the package's `exports` (its `./internal` subpath, not public API, excepted).
-import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 const root = new URL('..', import.meta.url).pathname;
