@@ -9,7 +9,13 @@
  */
 import { readFileSync } from 'node:fs';
 import { dirname, isAbsolute, resolve } from 'node:path';
-import { didYouMean, parseDuration, renameAliases } from '@wai-steering/config-text';
+import {
+  didYouMean,
+  notAMapping,
+  parseDuration,
+  parseProblem,
+  renameAliases,
+} from '@wai-steering/config-text';
 import type { RoomContext } from '@wai-steering/verifier';
 import { CLASS, readPolicy } from '@wai-steering/wire';
 import { parse as parseYaml } from 'yaml';
@@ -306,11 +312,13 @@ export interface ReadHopConfig {
 }
 
 /**
- * Validates a configuration object, with the warnings of its reading. The error names the first
- * field that breaks a rule, an unknown field first (with the known field it is most likely meant
- * to be), and how many more there are.
+ * Validates a configuration object, with the warnings of its reading. The error names every
+ * field that breaks a rule, on one line (`; ` between them; also in its `issues`), unknown fields
+ * first (each with the known field it is most likely meant to be).
  */
 export function readHopConfig(input: unknown, baseDir: string, name = 'hop config'): ReadHopConfig {
+  const top = notAMapping(input);
+  if (top !== undefined) throw new AgentConfigError(`${name}: ${top}`, [top]);
   // An old spelling where its new one is not a field (`idleWatts` of a rapl source) stays an
   // unknown field.
   const renamed = renameAliases(input, HOP_CONFIG_ALIASES, (at, now, top) =>
@@ -325,8 +333,7 @@ export function readHopConfig(input: unknown, baseDir: string, name = 'hop confi
       ...renamed.issues,
       ...all.filter((i) => i.code !== 'unrecognized_keys').flatMap(describe),
     ];
-    const more = issues.length > 1 ? ` (and ${issues.length - 1} more)` : '';
-    throw new AgentConfigError(`${name}: ${issues[0]}${more}`);
+    throw new AgentConfigError(`${name}: ${issues.join('; ')}`, issues);
   }
   return { config: { ...parsed.data, baseDir }, warnings: renamed.warnings };
 }
@@ -350,9 +357,7 @@ export function readHopConfigFile(file: string): ReadHopConfig {
   try {
     input = parseYaml(text);
   } catch (e) {
-    throw new AgentConfigError(
-      `hop config ${file}: does not parse: ${(e as Error).message.split('\n')[0]}`,
-    );
+    throw new AgentConfigError(`hop config ${file}: does not parse: ${parseProblem(e, text)}`);
   }
   return readHopConfig(input, dirname(resolve(file)), `hop config ${file}`);
 }

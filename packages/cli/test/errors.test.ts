@@ -33,8 +33,23 @@ const run = (argv: readonly string[]) => cli(argv, dir);
 
 describe('the command line', () => {
   it('a missing command, an unknown command, subcommand or option', async () => {
-    expectUserError(await run([]), /^wai-steer: missing command \(see wai-steer --help\)\n$/);
-    expectUserError(await run(['frobnicate']), /unknown command "frobnicate"/);
+    // No command: the commands listed (as --help lists them), exit 2.
+    const bare = await run([]);
+    expect([bare.code, bare.stderr, bare.stdout]).toEqual([2, '', (await run(['--help'])).stdout]);
+    expect(bare.stdout).toContain('  serve ');
+    expectUserError(await run(['frobnicate']), /^wai-steer: unknown command "frobnicate" \(see/);
+    expectUserError(
+      await run(['serv', '--config', 'x.yaml']),
+      /^wai-steer: unknown command "serv" \(did you mean "serve"\?\) \(see wai-steer --help\)\n$/,
+    );
+    expectUserError(
+      await run(['rom', 'create']),
+      /unknown command "rom" \(did you mean "room"\?\)/,
+    );
+    expectUserError(
+      await run(['keylog', 'creat']),
+      /^wai-steer: keylog: unknown subcommand "creat" \(did you mean "keylog create"\?; see wai-steer keylog --help\)\n$/,
+    );
     expectUserError(await run(['room']), /room: missing subcommand \(create, inspect;/);
     expectUserError(await run(['keylog', 'delete']), /keylog: unknown subcommand "delete"/);
     expectUserError(

@@ -44,7 +44,12 @@ export {
   type StartOptions,
   startServer,
 } from './server.js';
-export { type Materials, readMaterials } from './start/materials.js';
+export {
+  type CheckedMaterials,
+  checkMaterials,
+  type Materials,
+  readMaterials,
+} from './start/materials.js';
 export { type OpenStoreOptions, openConfiguredStore, openStore } from './store/open.js';
 export { PgStore, type PgStoreOptions } from './store/postgres.js';
 export { SqliteStore, type SqliteStoreOptions } from './store/sqlite.js';

@@ -118,8 +118,9 @@ store (SQLite in WAL mode, or PostgreSQL) and the loads; a worker that dies is s
         dropAfterMs: config.instances?.dropAfter ?? 1000,
         log: (line) => ctx.io.stderr.write(`${line}\n`),
       });
+      const consoleAt = config.console.enabled ? `, the console at ${pool.url}/console/` : '';
       ctx.io.stderr.write(
-        `wai-steer: serving at ${pool.url} with ${pool.pids().length} workers (SIGHUP reads the key log and the policy again; SIGINT or SIGTERM stops)\n`,
+        `wai-steer: serving at ${pool.url} with ${pool.pids().length} workers${consoleAt} (SIGHUP reads the key log and the policy again; SIGINT or SIGTERM stops)\n`,
       );
       // SIGHUP: each worker reads the key log file and the policy file again.
       const forward = (): void => {
@@ -160,8 +161,9 @@ store (SQLite in WAL mode, or PostgreSQL) and the loads; a worker that dies is s
       for (const warning of running.warnings) ctx.warn(warning);
     }
     if (!cluster.isWorker) {
+      const consoleAt = running.consoleUrl === null ? '' : `, the console at ${running.consoleUrl}`;
       ctx.io.stderr.write(
-        `wai-steer: serving at ${running.url} (SIGHUP reads the key log and the policy again; SIGINT or SIGTERM stops)\n`,
+        `wai-steer: serving at ${running.url}${consoleAt} (SIGHUP reads the key log and the policy again; SIGINT or SIGTERM stops)\n`,
       );
     }
     // SIGHUP: the origin published a new key log head (a key added or revoked), or the operator
