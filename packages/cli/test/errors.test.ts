@@ -351,7 +351,7 @@ describe('policy compile: the config', () => {
     );
     expectUserError(
       await compile('- 1\n'),
-      /^wai-steer: the policy: expected a mapping, got a list/,
+      /^wai-steer: the policy: the file's top level must be a mapping of fields .*but it is a list/,
     );
   });
 
@@ -417,6 +417,11 @@ describe('policy compile: the config', () => {
       await compile(good().replace('period: 2s', 'period: x').replace('lag: 500ms', 'lag: y')),
       /^wai-steer: period: expected a duration .*; lag: expected a duration /,
     );
+    // A field that does not read and a rule between two that do: named in one run.
+    expectUserError(
+      await compile(good().replace('lag: 500ms', 'lag: y').replace('window: 4s', 'window: 5s')),
+      /^wai-steer: lag: expected a duration .*; window: 5s is not a multiple of the period \(2s\) above 0/,
+    );
   });
 
   it("reports a rule of §3.3 that wire refuses, in the config's words", async () => {
@@ -424,17 +429,17 @@ describe('policy compile: the config', () => {
       [
         'window: 4s',
         'window: 3s',
-        /^wai-steer: window: window_us is not a multiple of period_us above 0 \(policy_invalid, §3\.3\)/,
+        /^wai-steer: window: 3s is not a multiple of the period \(2s\) above 0: the window is a whole number of periods \(policy_invalid, §3\.3\)/,
       ],
       [
         '"2.5M", "6M"',
         '"6M", "2.5M"',
-        /^wai-steer: tiers\[2\]: bitrates not ascending \(policy_invalid/,
+        /^wai-steer: tiers\[2\]: not above tiers\[1\]: the tiers are strictly ascending \(policy_invalid/,
       ],
       [
         'min_ttl: 30s',
         'min_ttl: 400s',
-        /^wai-steer: min_ttl: min_ttl_s is not from 1 to ttl_s \(policy_invalid/,
+        /^wai-steer: min_ttl: 400s is above ttl \(300s\) \(policy_invalid/,
       ],
       [
         'https://steer.example.com/steer\n',
@@ -449,7 +454,7 @@ describe('policy compile: the config', () => {
       [
         ex.keys['hop-c-edge']!,
         ex.keys['hop-b-edge']!,
-        /^wai-steer: pathways\[2\]\.hops\[0\]\.key: a hop key named twice \(policy_invalid/,
+        /^wai-steer: pathways\[2\]\.hops\[0\]\.key: a hop key named twice \(also at pathways\[1\]\.hops\[0\]: a hop belongs to one pathway\) \(policy_invalid/,
       ],
       [
         'latency: 60ms',

@@ -35,6 +35,7 @@ export type {
   Steered,
   StoreUnavailable,
 } from './engine/types.js';
+export { type ClockCheckOptions, checkClock } from './guard/clock.js';
 export { createHttpServer, type HttpOptions, listen } from './http.js';
 export { type RunningWorkers, runWorkers, type WorkersOptions } from './instances/workers.js';
 export type { AppRequest, AppResponse, Route, RouteContext } from './routes/types.js';
@@ -47,6 +48,7 @@ export {
 export {
   type CheckedMaterials,
   checkMaterials,
+  checkStoredHead,
   type Materials,
   readMaterials,
 } from './start/materials.js';

@@ -1,9 +1,6 @@
 import type { RunningServer, ServerConfig } from '@wai-steering/server';
-import { readPolicy } from '@wai-steering/wire';
-import type { Command } from '../internal/command.js';
+import type { Command, Context } from '../internal/command.js';
 import { UserError } from '../internal/errors.js';
-import { readBytes } from '../internal/files.js';
-import { uriMismatches } from '../internal/uris.js';
 
 function issuesOf(e: unknown): readonly string[] | undefined {
   if (!(e instanceof Error) || e.name !== 'ConfigError') return undefined;
@@ -27,16 +24,16 @@ function configProblem(path: string, issues: readonly string[]): UserError {
   return new UserError(`server config ${path}: ${all}`);
 }
 
-/** Refuses a policy whose URIs do not reach the server (`uriMismatches`). */
-function checkUris(path: string, config: ServerConfig): void {
-  const read = readPolicy(readBytes(config.policy, 'policy'));
-  if (!read.ok) return; // the server's own check names what is wrong with the file
-  const mismatches = uriMismatches(read.value, config.listen, config.publicUrl);
-  if (mismatches.length > 0) {
-    throw new UserError(
-      `server config ${path}: ${mismatches.join('; ')}: players and verifiers would ask elsewhere (compile the policy again with the URIs of this server, or set public_url to the URL a proxy serves it at)`,
-    );
-  }
+/**
+ * The checks before the start (`doctor/preflight.ts`): every problem of the materials and the
+ * policy's URIs refuses it, on one line; keys readable by others and hops the key log does not
+ * list are warned of.
+ */
+async function checkBeforeStart(ctx: Context, path: string, config: ServerConfig): Promise<void> {
+  const { preflight } = await import('../internal/doctor/preflight.js');
+  const { problem, warnings } = preflight(path, config);
+  if (problem !== undefined) throw new UserError(`server config ${path}: ${problem}`);
+  for (const w of warnings) ctx.warn(w);
 }
 
 export const serve: Command = {
@@ -104,7 +101,7 @@ store (SQLite in WAL mode, or PostgreSQL) and the loads; a worker that dies is s
             `server config ${path}: store.path: ":memory:" cannot be shared by --workers; name a file or a PostgreSQL store.url`,
           );
         }
-        checkUris(path, config);
+        await checkBeforeStart(ctx, path, config);
         // The store is created (when asked) and checked once, before the workers open it.
         await (await openConfiguredStore(config, { init: ctx.flag('init') })).close();
       } catch (e) {
@@ -144,7 +141,7 @@ store (SQLite in WAL mode, or PostgreSQL) and the loads; a worker that dies is s
       // The primary of --workers told the config's warnings and checked its URIs already.
       if (!cluster.isWorker) {
         for (const warning of read.warnings) ctx.warn(`server config ${path}: ${warning}`);
-        checkUris(path, read.config);
+        await checkBeforeStart(ctx, path, read.config);
       }
       running = await startServer(read.config, {
         init: ctx.flag('init'),

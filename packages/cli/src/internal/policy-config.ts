@@ -271,12 +271,9 @@ function relationProblems(data: Record<string, unknown>): string[] {
           ? readOr(place, (h as { place?: unknown }).place)
           : undefined,
       );
-      if (pw.hops.length === 0)
-        out.push(`pathways[${i}].hops: none; a pathway has at least one hop${rule}`);
+      if (pw.hops.length === 0) out.push(`pathways[${i}].hops: a pathway with no hop${rule}`);
       else if (places.every((x) => x === 2)) {
-        out.push(
-          `pathways[${i}].hops: no edge hop; a pathway has at least one (place: edge)${rule}`,
-        );
+        out.push(`pathways[${i}].hops: a pathway with no edge hop${rule}`);
       }
       pw.hops.forEach((h: unknown, k: number) => {
         const key = h !== null && typeof h === 'object' ? (h as { key?: unknown }).key : undefined;
@@ -284,12 +281,16 @@ function relationProblems(data: Record<string, unknown>): string[] {
         const at = `pathways[${i}].hops[${k}]`;
         const before = seen.get(key.toLowerCase());
         if (before !== undefined) {
-          out.push(`${at}.key: the key of ${before} too; a hop belongs to one pathway${rule}`);
+          out.push(
+            `${at}.key: a hop key named twice (also at ${before}: a hop belongs to one pathway)${rule}`,
+          );
         } else seen.set(key.toLowerCase(), at);
       });
     });
     if (shares > 1_000_000) {
-      out.push(`pathways: the min_share values add up to more than 100%${rule}`);
+      out.push(
+        `pathways: min_share_ppm sums above 1 000 000 (the min_share values add up to more than 100%)${rule}`,
+      );
     }
   }
   return out;

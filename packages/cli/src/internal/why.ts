@@ -42,11 +42,21 @@ export interface NoFigure {
   readonly status: 'stale' | 'unmetered' | 'mixed' | 'empty';
   /** Starts with the pathway's id: `cdn-b: hop 0 (edge …): no record for …`. */
   readonly text: string;
+  /** What to do about it. */
+  readonly fix: string;
 }
 
-/** The lines of {@link NoFigure}s, the status first in a column of `width`. */
+const STALE_FIX =
+  "check that the hop's agent runs and delivers to this server (its log says what was sent and refused), and that the hop's clock is right";
+
+/**
+ * The lines of {@link NoFigure}s, the status first in a column of `width`, each with its fix
+ * (a stale one's is not repeated under every hop).
+ */
 export function noFigureText(why: readonly NoFigure[], width = 9): string[] {
-  return why.map((w) => `${w.status.padEnd(width - 1)} ${w.text}`);
+  return why.map(
+    (w) => `${w.status.padEnd(width - 1)} ${w.text}${w.status === 'stale' ? '' : `: ${w.fix}`}`,
+  );
 }
 
 /**
@@ -79,13 +89,16 @@ export function noFigure(
     switch (ev.status) {
       case STATUS.stale: {
         const own = staleText.filter((l) => l.startsWith(`${id}: `));
-        for (const text of own) lines.push({ pathway: i, id, status: 'stale', text });
+        for (const text of own) {
+          lines.push({ pathway: i, id, status: 'stale', text, fix: STALE_FIX });
+        }
         if (own.length === 0) {
           lines.push({
             pathway: i,
             id,
             status: 'stale',
             text: `${id}: every hop tiles the window, but its evidence cannot be stated (more than 255 records, or a sum of 2^128 or more)`,
+            fix: 'a longer period P, or fewer records per period',
           });
         }
         break;
@@ -98,7 +111,8 @@ export function noFigure(
           pathway: i,
           id,
           status: 'unmetered',
-          text: `${id}: ${hops.map((k) => hopName(policy, i, k)).join(', ')} signed the unmetered marker (class 0: its energy was not measured); an unmetered hop is not a hop of zero joules, so the pathway has no figure (§5.4): give that hop's agent an energy source (rapl, prometheus or model; docs/metering.md)`,
+          text: `${id}: ${hops.map((k) => hopName(policy, i, k)).join(', ')} signed the unmetered marker (class 0: its energy was not measured); an unmetered hop is not a hop of zero joules, so the pathway has no figure (§5.4)`,
+          fix: "give that hop's agent an energy source (rapl, prometheus or model; docs/metering.md)",
         });
         break;
       }
@@ -113,7 +127,8 @@ export function noFigure(
           pathway: i,
           id,
           status: 'mixed',
-          text: `${id}: its records are of more than one class (${byHop.join('; ')}); figures of two classes are never summed (§5.4): meter the pathway's hops in one class`,
+          text: `${id}: its records are of more than one class (${byHop.join('; ')}); figures of two classes are never summed (§5.4)`,
+          fix: "meter the pathway's hops in one class",
         });
         break;
       }
@@ -127,7 +142,8 @@ export function noFigure(
           pathway: i,
           id,
           status: 'empty',
-          text: `${id}: its records state ${joulesText(tally.joules)} over the window (${formatDuration(window.b - window.a)}), but its edge hops' records state ${what}, so D = 0 and there is no rate to state (§5.3, §5.4): a hop agent with traffic: none (the default) states no traffic; give each edge hop's agent a traffic source (traffic: nginx or prometheus; docs/metering.md)`,
+          text: `${id}: its records state ${joulesText(tally.joules)} over the window (${formatDuration(window.b - window.a)}), but its edge hops' records state ${what}, so D = 0 and there is no rate to state (§5.3, §5.4); a hop agent with traffic: none (the default) states no traffic`,
+          fix: "give each edge hop's agent a traffic source (traffic: nginx or prometheus; docs/metering.md)",
         });
         break;
       }
