@@ -142,8 +142,8 @@ export function noFigure(
           pathway: i,
           id,
           status: 'empty',
-          text: `${id}: its records state ${joulesText(tally.joules)} over the window (${formatDuration(window.b - window.a)}), but its edge hops' records state ${what}, so D = 0 and there is no rate to state (§5.3, §5.4); a hop agent with traffic: none (the default) states no traffic`,
-          fix: "give each edge hop's agent a traffic source (traffic: nginx or prometheus; docs/metering.md)",
+          text: `${id}: its records state ${joulesText(tally.joules)} over the window (${formatDuration(window.b - window.a)}), but its edge hops' records state ${what}, so D = 0 and there is no rate to state (§5.3, §5.4)`,
+          fix: "give each edge hop's agent a traffic source (traffic: nginx or prometheus; docs/metering.md): traffic: none, the default, states no traffic",
         });
         break;
       }

@@ -24,6 +24,8 @@ export interface CheckedHop {
   readonly key: string;
   readonly class: number;
   readonly keyPath: string;
+  /** It has no traffic source (`traffic: none`): as an edge hop, its pathway is empty. */
+  readonly noTraffic: boolean;
 }
 
 function fixOfProbe(problem: string): string {
@@ -140,5 +142,10 @@ export async function checkHop(
       `key ${key}${found.length === 0 ? '' : `, the ${found.join(', ')}`}; energy ${sources.energy.describe}; traffic ${sources.traffic.describe}`,
     );
   }
-  return { key, class: sources.energy.class, keyPath };
+  return {
+    key,
+    class: sources.energy.class,
+    keyPath,
+    noTraffic: sources.traffic.describe === 'none',
+  };
 }

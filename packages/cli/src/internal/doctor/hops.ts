@@ -31,12 +31,16 @@ export function lastClasses(records: readonly EvidenceRecord[]): Map<string, num
   return new Map([...last].map(([k, r]) => [k, r.class]));
 }
 
-/** Checks the hops and the pathways at `now` (µs) by `records` (the store's last hour). */
+/**
+ * Checks the hops and the pathways at `now` (µs) by `records` (the store's last hour);
+ * `noTraffic`: the keys of hops whose agents are known to have no traffic source.
+ */
 export function checkHops(
   policy: Policy,
   records: readonly EvidenceRecord[],
   now: bigint,
   report: Report,
+  noTraffic: ReadonlySet<string> = new Set(),
 ): void {
   const P = policy.period_us;
   const L = policy.lag_us;
@@ -78,7 +82,20 @@ export function checkHops(
   }
   const none = noFigure(policy, now, records);
   const without = new Set(none.map((n) => n.pathway));
-  for (const n of none) report.problem('pathways', `${n.status}: ${n.text}`, n.fix);
+  for (const n of none) {
+    // An empty pathway is one whose edge hops delivered nothing over the window: a pathway with
+    // no audience yet is so, and that is no fault of the setup, unless an edge hop's agent is
+    // known to have no traffic source, when it can never be otherwise.
+    const edges = policy.pathways[n.pathway]!.hops.filter((h) => h.place === 1);
+    const never = edges.some((h) => noTraffic.has(toHex(h.key)));
+    if (n.status === 'empty' && !never) {
+      report.warning(
+        'pathways',
+        `${n.status}: ${n.text}`,
+        `nothing, if ${n.id} has no audience yet; otherwise check its edge hops' traffic sources (\`wai-steer doctor --hop hop.yaml\` on each)`,
+      );
+    } else report.problem('pathways', `${n.status}: ${n.text}`, n.fix);
+  }
   policy.pathways.forEach((p, i) => {
     if (!without.has(i)) report.ok('pathways', `${p.id}: a figure over the window in use`);
   });

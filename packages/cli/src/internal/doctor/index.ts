@@ -60,7 +60,8 @@ export async function runDoctor(o: DoctorOptions): Promise<Report> {
     const classes = records === undefined ? new Map<string, number>() : lastClasses(records);
     for (const h of hops) classes.set(h.key, h.class);
     checkGrants(m, config.keyLog, (k) => classes.get(k), report);
-    if (records !== undefined) checkHops(m.policy, records, now, report);
+    const noTraffic = new Set(hops.filter((h) => h.noTraffic).map((h) => h.key));
+    if (records !== undefined) checkHops(m.policy, records, now, report, noTraffic);
   }
   if (o.probe !== false) await checkServer(config, report);
   return report;
