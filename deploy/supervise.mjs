@@ -204,7 +204,7 @@ function main() {
     const err = s.stderr === undefined ? out : output(s.stderr);
     const started = Date.now();
     child = spawn(cmd, args, { env, cwd: s.cwd, stdio: ['ignore', out, err] });
-    for (const fd of [out, err]) if (typeof fd === 'number') closeSync(fd);
+    for (const fd of new Set([out, err])) if (typeof fd === 'number') closeSync(fd);
     child.on('error', (e) => log(`cannot start: ${e.message}`));
     child.on('exit', (code, signal) => {
       child = undefined;
