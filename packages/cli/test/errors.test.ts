@@ -344,7 +344,7 @@ describe('policy compile: the config', () => {
       await compile('room: [1, 2\nperiod: 2s\n'),
       /policy config .*bad\.yaml, line \d+: /,
     );
-    expectUserError(await compile('a: 1\na: 2\n'), /line 2: Map keys must be unique/);
+    expectUserError(await compile('a: 1\na: 2\n'), /line 2: Map keys must be unique \("a: 2"\)$/m);
     expectUserError(
       await compile('{"room": ', 'bad.json'),
       /policy config .*bad\.json is not JSON: /,

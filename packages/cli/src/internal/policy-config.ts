@@ -7,7 +7,12 @@
  * digits, a `1e5` or an `0x10` reaches the validator as written, never as a number.
  */
 import { dirname, extname } from 'node:path';
-import { type DurationUnit, notAMapping, parseDuration } from '@wai-steering/config-text';
+import {
+  type DurationUnit,
+  notAMapping,
+  parseDuration,
+  parseProblem,
+} from '@wai-steering/config-text';
 import {
   NO_CAPACITY_LIMIT,
   NOT_A_CLONE,
@@ -171,11 +176,18 @@ export function readConfigFile(path: string): unknown {
       );
     }
   }
-  const doc = parseDocument(source, { schema: 'failsafe', uniqueKeys: true, prettyErrors: false });
+  const doc = parseDocument(source, { schema: 'failsafe', uniqueKeys: true, prettyErrors: true });
   const error = doc.errors[0];
   if (error !== undefined) {
     const line = source.slice(0, error.pos[0]).split('\n').length;
-    throw new UserError(`policy config ${path}, line ${line}: ${error.message.split('\n')[0]}`);
+    // The parser's message without its position, which parseProblem says with the line's text.
+    const bare = Object.assign(
+      new Error(error.message.replace(/ at line \d+, column \d+:?[\s\S]*$/, '')),
+      { linePos: error.linePos },
+    );
+    throw new UserError(
+      `policy config ${path}, line ${line}: ${parseProblem(bare, source).replace(/: (".*")$/, ' ($1)')}`,
+    );
   }
   return doc.toJS();
 }
