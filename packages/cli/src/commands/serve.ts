@@ -64,8 +64,8 @@ export const serve: Command = {
   description: `
 Loads the server's config and starts the steering server: it answers steering requests with
 signed decisions and their manifests, serves each decision at its URI, and ingests per-hop
-records. It prints where it listens on stderr and runs until SIGINT or SIGTERM, then closes
-cleanly (answers what is queued, writes the store). SIGHUP reads the key log file and the policy
+records. It prints where it listens, and its console's URL, on stderr and runs until SIGINT or
+SIGTERM, then closes cleanly (answers what is queued, writes the store). SIGHUP reads the key log file and the policy
 file again (after the origin published a new head, or the operator signed a new policy): a new
 policy is put in force with the sessions and their loads kept; a head that does not verify, or
 does not follow the head in use (its seq greater and its prev the digest of the head in use), or
@@ -76,9 +76,11 @@ right.
 
 The config's fields are in the repository's docs/server.md ("Configuration"), the commands
 of an operator in its docs/cli.md; a config that does not read is one line on stderr naming every problem.
-Before it listens it checks that the policy's server_uri, reload_uri and decision_uri are this
-server's (its listen address, or public_url when a proxy serves it elsewhere), and refuses to
-start when they are not, naming each.
+Before it listens it checks the room, the key log, the policy and the steering key, and that
+the policy's server_uri, reload_uri and decision_uri are this server's (its listen address, or
+public_url when a proxy serves it elsewhere), and refuses to start naming every problem at once.
+It warns of a key file others can read and of a hop the key log does not list. wai-steer doctor
+checks all this and more without starting anything.
 
 --workers N runs N worker processes (auto: one per core) sharing the listening socket, the
 store (SQLite in WAL mode, or PostgreSQL) and the loads; a worker that dies is started again.`,
