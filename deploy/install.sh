@@ -143,7 +143,8 @@ missing=()
 [ -n "$(pg_bin)" ] || missing+=(postgresql)
 [ -x /usr/sbin/haproxy ] || missing+=(haproxy)
 [ -x /usr/sbin/nginx ] || missing+=(nginx)
-command -v logrotate >/dev/null 2>&1 || missing+=(logrotate)
+command -v logrotate >/dev/null 2>&1 || [ -x /usr/sbin/logrotate ] || missing+=(logrotate)
+command -v curl >/dev/null 2>&1 || missing+=(curl)
 if [ ${#missing[@]} -gt 0 ]; then
   [ "$WAI_APT" = 1 ] || die "missing Debian packages: ${missing[*]} (apt-get install ${missing[*]})"
   say "installing ${missing[*]}"
