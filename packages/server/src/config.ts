@@ -5,7 +5,13 @@
  */
 import { readFileSync } from 'node:fs';
 import { dirname, isAbsolute, resolve } from 'node:path';
-import { didYouMean, parseDuration, renameAliases } from '@wai-steering/config-text';
+import {
+  didYouMean,
+  notAMapping,
+  parseDuration,
+  parseProblem,
+  renameAliases,
+} from '@wai-steering/config-text';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 
@@ -441,6 +447,8 @@ export interface ReadConfig {
  * to be).
  */
 export function readConfig(input: unknown, baseDir: string = process.cwd()): ReadConfig {
+  const top = notAMapping(input);
+  if (top !== undefined) throw new ConfigError([top]);
   const renamed = renameAliases(input, ALIASES);
   const parsed = configSchema.safeParse(renamed.input);
   if (!parsed.success || renamed.issues.length > 0) {
@@ -530,7 +538,7 @@ export function readConfigFile(file: string): ReadConfig {
   try {
     input = /\.ya?ml$/i.test(file) ? parseYaml(text) : JSON.parse(text);
   } catch (e) {
-    throw new ConfigError([`does not parse: ${(e as Error).message.split('\n')[0]}`], file);
+    throw new ConfigError([`does not parse: ${parseProblem(e, text)}`], file);
   }
   try {
     return readConfig(input, dirname(resolve(file)));

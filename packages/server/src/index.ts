@@ -35,6 +35,7 @@ export type {
   Steered,
   StoreUnavailable,
 } from './engine/types.js';
+export { type ClockCheckOptions, checkClock } from './guard/clock.js';
 export { createHttpServer, type HttpOptions, listen } from './http.js';
 export { type RunningWorkers, runWorkers, type WorkersOptions } from './instances/workers.js';
 export type { AppRequest, AppResponse, Route, RouteContext } from './routes/types.js';
@@ -44,7 +45,13 @@ export {
   type StartOptions,
   startServer,
 } from './server.js';
-export { type Materials, readMaterials } from './start/materials.js';
+export {
+  type CheckedMaterials,
+  checkMaterials,
+  checkStoredHead,
+  type Materials,
+  readMaterials,
+} from './start/materials.js';
 export { type OpenStoreOptions, openConfiguredStore, openStore } from './store/open.js';
 export { PgStore, type PgStoreOptions } from './store/postgres.js';
 export { SqliteStore, type SqliteStoreOptions } from './store/sqlite.js';

@@ -171,6 +171,53 @@ export class HopAgent {
     return this.o.energy.class;
   }
 
+  /** What the agent reads: its energy source (kind, class stated) and its traffic source. */
+  get sources(): {
+    readonly energy: {
+      readonly kind: EnergySource['kind'];
+      readonly class: number;
+      readonly describe: string;
+    };
+    readonly traffic: { readonly describe: string };
+  } {
+    const e = this.o.energy;
+    return {
+      energy: { kind: e.kind, class: e.class, describe: e.describe },
+      traffic: { describe: this.o.traffic.describe },
+    };
+  }
+
+  /**
+   * The checks of {@link start} without starting (`wai-steer doctor`): the key against the key
+   * log (C5.4), a counter read once, the traffic source opened and closed. Every problem, each
+   * one line naming what to fix; empty when all is well. The agent must not be started.
+   */
+  async probe(): Promise<string[]> {
+    if (this.started) throw new TypeError('probe: the agent is started');
+    const problems: string[] = [];
+    try {
+      this.checkKey();
+    } catch (err) {
+      problems.push((err as Error).message);
+    }
+    const e = this.o.energy;
+    if (e.kind === 'counter') {
+      try {
+        await e.read();
+      } catch (err) {
+        problems.push(`energy source ${e.describe}: ${(err as Error).message}`);
+      }
+    }
+    try {
+      await this.o.traffic.start(this.clock.current(), this.P);
+    } catch (err) {
+      problems.push(`traffic source ${this.o.traffic.describe}: ${(err as Error).message}`);
+    } finally {
+      await this.o.traffic.close().catch(() => undefined);
+    }
+    return problems;
+  }
+
   /** C5.4: the hop's key may sign records of its class in the room (when the room is opened). */
   private checkKey(): void {
     if (!(this.o.room instanceof Uint8Array)) {

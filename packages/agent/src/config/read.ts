@@ -7,7 +7,12 @@
  */
 import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import { didYouMean, renameAliases } from '@wai-steering/config-text';
+import {
+  didYouMean,
+  notAMapping,
+  parseProblem,
+  renameAliases,
+} from '@wai-steering/config-text';
 import { parse as parseYaml } from 'yaml';
 import type { z } from 'zod';
 import { AgentConfigError } from '../types.js';
@@ -39,11 +44,13 @@ export interface ReadHopConfig {
 }
 
 /**
- * Validates a configuration object, with the warnings of its reading. The error names the first
- * field that breaks a rule, an unknown field first (with the known field it is most likely meant
- * to be), and how many more there are.
+ * Validates a configuration object, with the warnings of its reading. The error names every
+ * field that breaks a rule, on one line (`; ` between them; also in its `issues`), unknown fields
+ * first (each with the known field it is most likely meant to be).
  */
 export function readHopConfig(input: unknown, baseDir: string, name = 'hop config'): ReadHopConfig {
+  const top = notAMapping(input);
+  if (top !== undefined) throw new AgentConfigError(`${name}: ${top}`, [top]);
   // An old spelling where its new one is not a field (`idleWatts` of a rapl source) stays an
   // unknown field.
   const renamed = renameAliases(input, HOP_CONFIG_ALIASES, (at, now, top) =>
@@ -58,8 +65,7 @@ export function readHopConfig(input: unknown, baseDir: string, name = 'hop confi
       ...renamed.issues,
       ...all.filter((i) => i.code !== 'unrecognized_keys').flatMap(describe),
     ];
-    const more = issues.length > 1 ? ` (and ${issues.length - 1} more)` : '';
-    throw new AgentConfigError(`${name}: ${issues[0]}${more}`);
+    throw new AgentConfigError(`${name}: ${issues.join('; ')}`, issues);
   }
   return { config: { ...parsed.data, baseDir }, warnings: renamed.warnings };
 }
@@ -83,9 +89,7 @@ export function readHopConfigFile(file: string): ReadHopConfig {
   try {
     input = parseYaml(text);
   } catch (e) {
-    throw new AgentConfigError(
-      `hop config ${file}: does not parse: ${(e as Error).message.split('\n')[0]}`,
-    );
+    throw new AgentConfigError(`hop config ${file}: does not parse: ${parseProblem(e, text)}`);
   }
   return readHopConfig(input, dirname(resolve(file)), `hop config ${file}`);
 }

@@ -147,3 +147,39 @@ describe('reading hop.yaml', () => {
     );
   });
 });
+
+describe('hop.yaml: every problem at once', () => {
+  it('names every field that breaks a rule, unknown fields first, in the message and in issues', () => {
+    let error: AgentConfigError | undefined;
+    const { spool: _, ...noSpool } = base;
+    try {
+      parseHopConfig(
+        { ...noSpool, servers: [], spol: 'x', period: 'soon' },
+        '/tmp',
+        'hop config h.yaml',
+      );
+    } catch (e) {
+      error = e as AgentConfigError;
+    }
+    expect(error).toBeInstanceOf(AgentConfigError);
+    expect(error!.issues).toHaveLength(4);
+    expect(error!.issues[0]).toBe('spol: unknown field (did you mean "spool"?)');
+    expect(error!.message).toBe(`hop config h.yaml: ${error!.issues.join('; ')}`);
+    expect(error!.message).toMatch(/servers: expected at least one steering server/);
+    expect(error!.message).toMatch(/period: the period P: expected a duration/);
+    expect(error!.message).toMatch(/spool: missing/);
+    expect(error!.message).not.toMatch(/more\)/);
+  });
+
+  it('says a top level that is a list, or a line that does not parse, in words', () => {
+    const dir = tempDir();
+    writeFileSync(join(dir, 'list.yaml'), '- room: room.wrd\n  key: hop.jwk\n');
+    expect(() => readHopConfigFile(join(dir, 'list.yaml'))).toThrow(
+      /list\.yaml: the file's top level must be a mapping of fields .*but it is a list/,
+    );
+    writeFileSync(join(dir, 'bad.yaml'), 'room: room.wrd\nkey: hop.jwk: x\n');
+    expect(() => readHopConfigFile(join(dir, 'bad.yaml'))).toThrow(
+      /bad\.yaml: does not parse: Nested mappings are not allowed in compact mappings at line 2, column 6: "key: hop\.jwk: x"$/,
+    );
+  });
+});

@@ -50,6 +50,7 @@ import type {
   ReadResult,
   StoreUnavailable,
 } from './types.js';
+import { unusedReason } from './unused.js';
 
 function found(bytes: Uint8Array | undefined): ReadResult {
   return bytes === undefined ? { kind: 'absent' } : { kind: 'found', bytes };
@@ -360,17 +361,15 @@ export class SteeringEngine {
     }
     this.metrics.ingested.inc({ result: inserted ? 'new' : 'duplicate' });
     this.o.observer?.ingested(record.hop, inserted ? 'new' : 'duplicate', record);
-    // Taken, but named by no decision while its hop is on no pathway of the policy in force (§5.2
-    // names only a pathway's hops): said, so that a hop's operator sees it.
-    const onPathway = this.policy.pathways.some((p) =>
-      p.hops.some((h) => bytesEqual(h.key, record.hop)),
-    );
+    // Taken, but named by no decision the server will make (`unused.ts`): said, so that a hop's
+    // operator sees it.
+    const unused = unusedReason(this.policy, record, now);
     return {
       kind: 'stored',
       digest,
       inserted,
       record,
-      ...(onPathway ? {} : { unused: 'its hop is on no pathway of the policy in force' }),
+      ...(unused === undefined ? {} : { unused }),
     };
   }
 

@@ -12,6 +12,7 @@ import { ingest } from './ingest.js';
 import { listing } from './listing.js';
 import { healthz, metrics } from './ops.js';
 import { decision, keyLog, policy, record, roomDescriptor } from './reads.js';
+import { root } from './root.js';
 import { steer } from './steer.js';
 import { isDigestHex, pathOfUri } from './target.js';
 import { NOT_FOUND, type Route } from './types.js';
@@ -191,5 +192,13 @@ export function buildRoutes(o: RouteTableOptions): Route[] {
       },
     );
   }
+  // `/`: where a person's browser goes first (the console, or where the server answers).
+  routes.push({
+    name: 'root',
+    methods: READ,
+    allow: 'GET, HEAD',
+    match: exactly('/'),
+    handler: root(c !== undefined),
+  });
   return routes;
 }
