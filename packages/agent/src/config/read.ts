@@ -7,12 +7,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import {
-  didYouMean,
-  notAMapping,
-  parseProblem,
-  renameAliases,
-} from '@wai-steering/config-text';
+import { didYouMean, notAMapping, parseProblem, renameAliases } from '@wai-steering/config-text';
 import { parse as parseYaml } from 'yaml';
 import type { z } from 'zod';
 import { AgentConfigError } from '../types.js';
