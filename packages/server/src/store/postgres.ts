@@ -144,6 +144,7 @@ interface CheckpointRow {
   issued: string;
   text: string;
 }
+/** (Ordered by `log_checkpoints.size`: `size` alone would be the text column of the output.) */
 const CHECKPOINTS = 'SELECT size::text AS size, issued::text AS issued, text FROM log_checkpoints';
 function checkpointOf(r: CheckpointRow): StoredCheckpoint {
   return { size: BigInt(r.size), issued: asU64(r.issued), text: r.text };
@@ -758,7 +759,7 @@ export class PgStore implements SteeringStore {
       if (heads[0] === undefined) throw new Error('the decision log has not begun (beginLog)');
       const head = headOf(heads[0]);
       const { rows: latest } = await c.query<{ size: string }>(
-        'SELECT size::text AS size FROM log_checkpoints ORDER BY size DESC LIMIT 1',
+        'SELECT size::text AS size FROM log_checkpoints ORDER BY log_checkpoints.size DESC LIMIT 1',
       );
       const checkpointed = latest[0] === undefined ? undefined : BigInt(latest[0].size);
       const { rows } = await c.query<{
@@ -968,14 +969,14 @@ export class PgStore implements SteeringStore {
 
   async latestLogCheckpoint(): Promise<StoredCheckpoint | undefined> {
     const { rows } = await this.pool.query<CheckpointRow>(
-      `${CHECKPOINTS} ORDER BY size DESC LIMIT 1`,
+      `${CHECKPOINTS} ORDER BY log_checkpoints.size DESC LIMIT 1`,
     );
     return rows[0] === undefined ? undefined : checkpointOf(rows[0]);
   }
 
   async logCheckpoints(fromSize: bigint, limit: number): Promise<StoredCheckpoint[]> {
     const { rows } = await this.pool.query<CheckpointRow>(
-      `${CHECKPOINTS} WHERE size >= $1 ORDER BY size LIMIT $2`,
+      `${CHECKPOINTS} WHERE size >= $1 ORDER BY log_checkpoints.size LIMIT $2`,
       [clamp(fromSize).toString(), limit],
     );
     return rows.map(checkpointOf);
@@ -984,7 +985,7 @@ export class PgStore implements SteeringStore {
   async logEntries(from: bigint, to: bigint): Promise<LogEntryRow[]> {
     const { rows } = await this.pool.query<{ idx: string; t: string; digest: Buffer }>(
       `SELECT idx::text AS idx, t::text AS t, digest FROM log_entries
-       WHERE idx >= $1 AND idx < $2 ORDER BY idx`,
+       WHERE idx >= $1 AND idx < $2 ORDER BY log_entries.idx`,
       [clamp(from).toString(), clamp(to).toString()],
     );
     return rows.map((r) => ({ index: BigInt(r.idx), t: asU64(r.t), digest: asBytes(r.digest) }));
