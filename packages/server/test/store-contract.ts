@@ -3,10 +3,6 @@
  * (`sqlite-store.test.ts`, `pg-store.test.ts`).
  */
 import { createHash } from 'node:crypto';
-import { type DecisionFields, signDecision } from '@wai-steering/wire';
-import { nodeBackend } from '@wai-steering/wire/node';
-import fc from 'fast-check';
-import { afterEach, describe, expect, it } from 'vitest';
 import {
   emptyRoot,
   encodeEntry,
@@ -18,6 +14,10 @@ import {
   TileHashReader,
   verifyConsistency,
 } from '@wai-steering/tlog';
+import { type DecisionFields, signDecision } from '@wai-steering/wire';
+import { nodeBackend } from '@wai-steering/wire/node';
+import fc from 'fast-check';
+import { afterEach, describe, expect, it } from 'vitest';
 import { planIntegration } from '../src/log/plan.js';
 import { splitDecision } from '../src/store/compact.js';
 import type { DecisionCursor, SteeringStore, StoredRecord } from '../src/store/store.js';

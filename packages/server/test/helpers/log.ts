@@ -3,14 +3,17 @@
 import {
   type Checkpoint,
   ed25519Signer,
+  encodeEntry,
+  leafHash,
   openCheckpoint,
   readEntry,
   SIGNATURE_TYPE,
   type Tile,
   TileHashReader,
-  tilePath,
   type VerifierKey,
   verifierKey,
+  verifyInclusion,
+  verifyTlogProof,
 } from '@wai-steering/tlog';
 import { nodeBackend } from '@wai-steering/wire/node';
 import { type LogSigning, planIntegration } from '../../src/log/plan.js';
@@ -119,4 +122,62 @@ export async function servedEntries(log: ServedLog): Promise<{ t: bigint; digest
   return out;
 }
 
-export { tilePath };
+/**
+ * Waits for `what` to hold, asking every 20 ms, at most `ceilingMs` (a bound on a busy machine,
+ * never a wait of its own: it returns as soon as the condition holds).
+ */
+export async function until(
+  what: () => Promise<boolean> | boolean,
+  ceilingMs = 60_000,
+  why = 'the condition',
+): Promise<void> {
+  const deadline = Date.now() + ceilingMs;
+  for (;;) {
+    if (await what()) return;
+    if (Date.now() > deadline) throw new Error(`${why} did not hold within ${ceilingMs} ms`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+/**
+ * The served log checked against the decisions a test saw served: each is in it exactly once,
+ * its inclusion proof computed from the served tiles verifies, and so does the one
+ * `/log/proof/<digest>` gives (tlog-proof, with the log's key). The entries, in the log's order.
+ */
+export async function checkServedLog(
+  base: string,
+  origin: string,
+  key: VerifierKey,
+  digests: readonly string[],
+): Promise<{ log: ServedLog; entries: { t: bigint; digest: string }[] }> {
+  const log = await readServedLog(base, origin, key);
+  const entries = await servedEntries(log);
+  const at = new Map<string, number>();
+  entries.forEach((e, i) => {
+    if (at.has(e.digest)) throw new Error(`${e.digest} is in the log twice`);
+    at.set(e.digest, i);
+  });
+  for (const digest of digests) {
+    const index = at.get(digest);
+    if (index === undefined)
+      throw new Error(`${digest} is not in the log of size ${log.checkpoint.size}`);
+    const e = entries[index]!;
+    const entry = encodeEntry({ t: e.t, digest: Buffer.from(e.digest, 'hex') });
+    const inclusion = await log.reader.inclusionProof(BigInt(index));
+    const refused = verifyInclusion({
+      leafHash: leafHash(entry),
+      index: BigInt(index),
+      size: log.checkpoint.size,
+      proof: inclusion,
+      root: log.checkpoint.root,
+    });
+    if (refused !== undefined) throw new Error(`${digest}: ${refused.message}`);
+    const res = await fetch(`${base}/log/proof/${digest}`);
+    if (res.status !== 200) throw new Error(`/log/proof/${digest}: ${res.status}`);
+    const proof = verifyTlogProof(await res.text(), { entry, origin, logKeys: [key] });
+    if (!proof.ok) throw new Error(`/log/proof/${digest}: ${proof.refusal.message}`);
+    if (proof.value.index !== BigInt(index))
+      throw new Error(`/log/proof/${digest}: index ${proof.value.index}, not ${index}`);
+  }
+  return { log, entries };
+}
