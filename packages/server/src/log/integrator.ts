@@ -45,7 +45,8 @@ export interface IntegratorOptions {
 export class LogIntegrator {
   /** Whether this instance held the lease at its latest run. */
   holding = false;
-  /** Entries appended, checkpoints signed, runs that failed, by this instance. */
+  /** Runs done, entries appended, checkpoints signed, runs that failed, by this instance. */
+  runs = 0;
   appended = 0;
   checkpoints = 0;
   failures = 0;
@@ -113,6 +114,8 @@ export class LogIntegrator {
       this.o.metrics?.storeErrors.inc({ op: 'log' });
       health?.fail('log', `the decision log's integration fails: ${describeError(e)}`);
       return 0;
+    } finally {
+      this.runs++;
     }
   }
 
