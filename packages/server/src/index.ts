@@ -37,6 +37,15 @@ export type {
 } from './engine/types.js';
 export { createHttpServer, type HttpOptions, listen } from './http.js';
 export { type RunningWorkers, runWorkers, type WorkersOptions } from './instances/workers.js';
+export { DecisionLog, type DecisionLogOptions, defaultLogOrigin } from './log/log.js';
+export { type LogSigning, planIntegration } from './log/plan.js';
+export {
+  LogReader,
+  type LogReaderOptions,
+  type ProofAnswer,
+  type TileAnswer,
+} from './log/reader.js';
+export type { WitnessStatus } from './log/witnesses.js';
 export type { AppRequest, AppResponse, Route, RouteContext } from './routes/types.js';
 export {
   type ReloadResult,
@@ -51,9 +60,19 @@ export { SqliteStore, type SqliteStoreOptions } from './store/sqlite.js';
 export type {
   CommitBatch,
   CommitResult,
+  DecisionCursor,
   DecisionPage,
+  ListedDecision,
+  LogEntryRow,
+  LogHead,
+  LogIntegrated,
+  LogPlan,
+  LogPlanInput,
+  LogReads,
+  LogWrites,
   PruneResult,
   SteeringStore,
+  StoredCheckpoint,
   StoredDecision,
   StoredRecord,
 } from './store/store.js';

@@ -50,11 +50,18 @@ export async function startWitness(
       return;
     }
     if (req.method !== 'POST' || req.url !== '/witness/add-checkpoint') {
-      return answer(404, 'text/plain', 'not found\n');
+      answer(404, 'text/plain', 'not found\n');
+      return;
     }
-    if (mode === 'refuse') return answer(403, 'text/plain', 'refused\n');
+    if (mode === 'refuse') {
+      answer(403, 'text/plain', 'refused\n');
+      return;
+    }
     const read = parseAddCheckpoint(body);
-    if (!read.ok) return answer(400, 'text/plain', `${read.refusal.message}\n`);
+    if (!read.ok) {
+      answer(400, 'text/plain', `${read.refusal.message}\n`);
+      return;
+    }
     const origin = read.value.parsed.origin;
     const keys = logKeys.filter((k) => k.name === origin);
     // The check of the old size and the new state, in one synchronous step.

@@ -97,6 +97,10 @@ describe('the log’s pruning', () => {
     // Checkpoints issued a second apart, an hour later, and seconds after that.
     const H = POLICY_LAG_US;
     const T = 1_800_000_000_000_000n;
+    const signing = {
+      origin: log.origin,
+      signer: ed25519Signer(log.origin, secretKey, nodeBackend),
+    };
     const issuedAt = [T, T + 1_000_000n, T + H, T + H + 2_500_000n, T + H + 3_000_000n];
     let n = 0;
     for (const at of issuedAt) {
@@ -104,7 +108,7 @@ describe('the log’s pruning', () => {
         records: [],
         decisions: Array.from({ length: 10 }, () => decisionAt(BigInt(n), n++, [[]])),
       });
-      await integrateAll(s, log.integrator['o'].signing, { issued: () => at });
+      await integrateAll(s, signing, { issued: () => at });
     }
     // Only the lease's holder prunes.
     expect(await log.prune()).toBeUndefined();
