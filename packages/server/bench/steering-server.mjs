@@ -14,6 +14,10 @@ process.on('message', async (m) => {
       sessions: server.engine.sessions.size,
       sessionBytes: server.engine.sessions.bytes,
       store: await server.store.stats(),
+      // A decision it served, hex: the log bench commits decisions of its shape.
+      sample: Buffer.from(
+        (await server.store.listDecisions(0n, 1n << 63n, null, 1)).decisions[0]?.bytes ?? [],
+      ).toString('hex'),
     });
   }
   if (m?.cmd === 'stop') {

@@ -504,9 +504,10 @@ export function storeContract(name: string, open: () => Promise<ContractStore>):
       expect(entries.map((e) => e.index)).toEqual(entries.map((_, i) => BigInt(i)));
       for (const e of entries) {
         expect(e.t).toBe(new DataView(distinct.get(hex(e.digest))!.buffer).getBigUint64(101, true));
-        expect(await store.logIndexOf(e.digest)).toBe(e.index);
+        expect(await store.logIndexOf(e.t, e.digest)).toBe(e.index);
       }
-      expect(await store.logIndexOf(new Uint8Array(32).fill(0xee))).toBeUndefined();
+      expect(await store.logIndexOf(entries[0]!.t, new Uint8Array(32).fill(0xee))).toBeUndefined();
+      expect(await store.logIndexOf(entries[0]!.t + 1n, entries[0]!.digest)).toBeUndefined();
       // The root is RFC 6962's of the entries (computed here without the store).
       const leaves = entries.map((e) => leafHash(encodeEntry({ t: e.t, digest: e.digest })));
       expect(hex(head!.root)).toBe(hex(rootOf(leaves)));
@@ -540,6 +541,38 @@ export function storeContract(name: string, open: () => Promise<ContractStore>):
           }),
         ).toBeUndefined();
       }
+    });
+
+    it('logs two digests that share their t and first 8 bytes, and a digest stored twice once', async () => {
+      const { store } = await fresh();
+      await store.beginLog(TEST_ORIGIN);
+      const base = decisionAt(7_000n, 1, [[new Uint8Array(32).fill(5)]]);
+      const cut = splitDecision(base.bytes);
+      // Digests given by the caller (the store keeps what it is given): the second shares the
+      // first's first 8 bytes, the third is the first again.
+      const d1 = base.digest;
+      const d2 = d1.slice();
+      d2[31]! ^= 0xff;
+      const as = (digest: Uint8Array) => ({ digest, set: cut.set, tail: cut.tail });
+      await store.commit({ records: [], decisions: [as(d1), as(d2)] });
+      await integrateAll(store);
+      await store.commit({ records: [], decisions: [as(d1), as(d2), as(d1)] });
+      await integrateAll(store);
+      const entries = await store.logEntries(0n, 10n);
+      expect(entries.map((e) => [hex(e.digest), e.t])).toEqual([
+        [hex(d1), 7_000n],
+        [hex(d2), 7_000n],
+      ]);
+      expect(await store.logIndexOf(7_000n, d1)).toBe(0n);
+      expect(await store.logIndexOf(7_000n, d2)).toBe(1n);
+      const d3 = d1.slice();
+      d3[30]! ^= 0xff;
+      expect(await store.logIndexOf(7_000n, d3)).toBeUndefined();
+      // A third digest of the same t and prefix, in a batch with the others again.
+      await store.commit({ records: [], decisions: [as(d2), as(d3), as(d3)] });
+      await integrateAll(store);
+      expect(await store.logIndexOf(7_000n, d3)).toBe(2n);
+      expect((await store.logHead())?.size).toBe(3n);
     });
 
     it('stores the tiles of level 1 and above that the writer makes, and the edge it needs', async () => {

@@ -19,7 +19,7 @@
 import { describeError, type Health } from '../health.js';
 import type { Metrics } from '../metrics.js';
 import type { SteeringStore, StoredCheckpoint } from '../store/store.js';
-import { type LogSigning, planIntegration } from './plan.js';
+import { type LogSigning, planIntegration, type WriterMemo } from './plan.js';
 
 export interface IntegratorOptions {
   readonly store: SteeringStore;
@@ -56,6 +56,8 @@ export class LogIntegrator {
   private running: Promise<number> | undefined;
   private stopped = false;
   private readonly leaseMs: number;
+  /** The writer's state after this instance's latest plan (`plan.ts`). */
+  private readonly memo: WriterMemo = {};
 
   constructor(private readonly o: IntegratorOptions) {
     this.leaseMs = o.leaseMs ?? 3 * o.intervalMs + 1000;
@@ -94,7 +96,7 @@ export class LogIntegrator {
         // Before the store reads what is pending: every commit before it is read.
         const issued = this.o.clock();
         const done = await store.integrateLog(
-          (input) => planIntegration(input, this.o.signing, issued),
+          (input) => planIntegration(input, this.o.signing, issued, this.memo),
           { maxEntries: this.o.maxEntries ?? 100_000, maxDelayMs: this.o.maxDelayMs },
         );
         if (done === undefined) break;

@@ -55,21 +55,46 @@ export function stateOf(
 }
 
 /**
+ * The writer's state of the log as of a plan, kept by an integrator between its runs: when the
+ * stored head is still of its size and root (no other instance integrated since), the next plan
+ * starts from it rather than from the stored edge (up to 255 leaf and 254 node hashes a level
+ * spared; `@wai-steering/tlog`'s states keep their right edge). Keyed by root as well as size, a
+ * state whose transaction rolled back never matches a head.
+ */
+export interface WriterMemo {
+  last?: { readonly size: bigint; readonly root: Uint8Array; readonly state: LogState };
+}
+
+/**
  * The plan of one integration: the entries appended to the stored state, which must give the
  * stored root first (a store whose edge does not is damaged: an error, nothing written); the
- * tiles of level ≥ 1 the batch completed or changed; a checkpoint signed at `issued` when the
+ * entry bundles and tiles of level ≥ 1 the batch completed or changed; a checkpoint signed at `issued` when the
  * store says the batch is complete and the tree is not the latest checkpoint's already.
  */
-export function planIntegration(input: LogPlanInput, signing: LogSigning, issued: bigint): LogPlan {
+export function planIntegration(
+  input: LogPlanInput,
+  signing: LogSigning,
+  issued: bigint,
+  memo?: WriterMemo,
+): LogPlan {
   const { head } = input;
   const backend = signing.backend;
-  const before = integrate(stateOf(head.size, input.edge, backend), [], backend);
-  if (!bytesEqual(before.root, head.root)) {
-    throw new Error(
-      `the decision log's stored tiles do not give its root at size ${head.size}: the store is damaged`,
-    );
+  const last = memo?.last;
+  let state: LogState;
+  if (last !== undefined && last.size === head.size && bytesEqual(last.root, head.root)) {
+    state = last.state;
+  } else {
+    const before = integrate(stateOf(head.size, input.edge, backend), [], backend);
+    if (!bytesEqual(before.root, head.root)) {
+      throw new Error(
+        `the decision log's stored tiles do not give its root at size ${head.size}: the store is damaged`,
+      );
+    }
+    state = before.state;
   }
-  const step = integrate(before.state, input.entries, backend);
+  const step = integrate(state, input.entries, backend);
+  if (memo !== undefined) memo.last = { size: step.size, root: step.root, state: step.state };
+  const bundles = step.bundles.map((b) => ({ index: b.tile.index, data: b.data }));
   const tiles: { level: number; index: bigint; data: Uint8Array }[] = [];
   for (const t of step.tiles) {
     if (typeof t.tile.level === 'number' && t.tile.level >= 1) {
@@ -80,6 +105,7 @@ export function planIntegration(input: LogPlanInput, signing: LogSigning, issued
   return {
     size: step.size,
     root: step.root,
+    bundles,
     tiles,
     ...(sign
       ? {

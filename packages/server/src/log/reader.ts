@@ -155,19 +155,22 @@ export class LogReader {
   }
 
   /**
-   * The proof (tlog-proof@v1, no `extra` line) of the entry of a decision's digest against the
-   * latest checkpoint: its index, its inclusion proof computed from the tiles (each checked
-   * against the checkpoint's root by the tile reader), the checkpoint with its cosignatures.
+   * The proof (tlog-proof@v1, no `extra` line) of the entry of a decision the store holds, by
+   * its digest, against the latest checkpoint: its index, its inclusion proof computed from the
+   * tiles (each checked against the checkpoint's root by the tile reader), the checkpoint with
+   * its cosignatures. A decision the store no longer holds (pruned) is `absent`.
    */
   async proof(digest: Uint8Array): Promise<ProofAnswer> {
     const pending: ProofAnswer = {
       kind: 'pending',
       retryAfterS: Math.max(1, Math.ceil(this.o.intervalMs / 1000)),
     };
-    const index = await this.store.logIndexOf(digest);
-    if (index === undefined) {
-      return (await this.store.getDecision(digest)) === undefined ? { kind: 'absent' } : pending;
-    }
+    // The decision's t (§7.1, after the header and the room, signer and policy), then its entry.
+    const decision = await this.store.getDecision(digest);
+    if (decision === undefined) return { kind: 'absent' };
+    const t = new DataView(decision.buffer, decision.byteOffset + 101, 8).getBigUint64(0, true);
+    const index = await this.store.logIndexOf(t, digest);
+    if (index === undefined) return pending;
     let c = await this.latest();
     if (c === undefined || index >= c.checkpoint.size) c = await this.latest(true);
     if (c === undefined || index >= c.checkpoint.size) return pending;

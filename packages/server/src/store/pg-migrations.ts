@@ -181,17 +181,27 @@ export const MIGRATIONS: readonly Migration[] = [
         holder text NOT NULL,
         until timestamptz NOT NULL
       );
-      -- The entries by index; key: the digest's first 8 bytes (the proofs' lookup); t: the
-      -- entry's u64 t in a signed column (two's complement, exact).
-      CREATE TABLE log_entries (
-        idx bigint PRIMARY KEY,
-        key bigint NOT NULL,
+      -- The entries, as tlog-tiles' entry bundles: bundle idx (entries idx·256 onwards), its
+      -- bytes (the full ones never change; the partial one is rewritten as it grows).
+      CREATE TABLE log_bundles (idx bigint PRIMARY KEY, data bytea NOT NULL);
+      -- Each entry's index by its t (a u64 in a signed column, two's complement) and its
+      -- digest's first 8 bytes (the proofs' lookup, and no digest logged twice): ordered by t,
+      -- so that appending touches the index's last pages; a (t, key) two digests share (never
+      -- yet seen) has its later ones in log_keys_more.
+      CREATE TABLE log_keys (
         t bigint NOT NULL,
-        digest bytea NOT NULL
+        key bigint NOT NULL,
+        idx bigint NOT NULL,
+        PRIMARY KEY (t, key)
       );
-      CREATE INDEX log_entries_key ON log_entries (key);
-      -- Tiles of level 1 and above, each the latest (widest) of its index; level 0 and the entry
-      -- bundles are derived from the entries.
+      CREATE TABLE log_keys_more (
+        t bigint NOT NULL,
+        key bigint NOT NULL,
+        idx bigint NOT NULL,
+        PRIMARY KEY (t, key, idx)
+      );
+      -- Tiles of level 1 and above, each the latest (widest) of its index; level 0 is derived
+      -- from the bundles.
       CREATE TABLE log_tiles (
         level smallint NOT NULL,
         idx bigint NOT NULL,

@@ -150,12 +150,13 @@ function checkpointOf(r: CheckpointRow): StoredCheckpoint {
   return { size: BigInt(r.size), issued: asU64(r.issued), text: r.text };
 }
 
-/** A decision log entry's 40 bytes. */
-function entryOf(t: bigint, digest: Uint8Array): Uint8Array {
-  const e = new Uint8Array(ENTRY);
-  new DataView(e.buffer).setBigUint64(0, t, true);
-  e.set(digest, 8);
-  return e;
+/** The entries of an entry bundle the log wrote (big-endian u16 lengths, 40 bytes each). */
+function bundleEntries(data: Uint8Array): Uint8Array[] {
+  const out: Uint8Array[] = [];
+  for (let at = 0; at + 2 + ENTRY <= data.length; at += 2 + ENTRY) {
+    out.push(data.subarray(at + 2, at + 2 + ENTRY));
+  }
+  return out;
 }
 
 /** The name of the partition of day `day` (days since the epoch). */
@@ -790,14 +791,15 @@ export class PgStore implements SteeringStore {
         await c.query('COMMIT');
         return undefined;
       }
-      const entries = await this.freshEntries(
+      const entries = await this.admit(
         c,
         taken.map((r) => asBytes(r.entries!)),
+        head.size,
       );
       const edge = await this.edgeOf(c, head.size);
       const p = plan({
         head,
-        entries,
+        entries: entries.map((e) => e.entry),
         edge,
         complete: !more && !rows[0]!.held,
         checkpointed,
@@ -806,15 +808,25 @@ export class PgStore implements SteeringStore {
         throw new TypeError('integrateLog: the plan is not of the entries given');
       }
       if (entries.length > 0) {
+        // Each entry's (t, key): in log_keys, or log_keys_more when another digest holds it.
+        const [one, more] = [entries.filter((e) => !e.shared), entries.filter((e) => e.shared)];
+        for (const [table, list] of [
+          ['log_keys', one],
+          ['log_keys_more', more],
+        ] as const) {
+          if (list.length === 0) continue;
+          await c.query(
+            `INSERT INTO ${table} (t, key, idx)
+             SELECT * FROM unnest($1::int8[], $2::int8[], $3::int8[])`,
+            [list.map((e) => e.t), list.map((e) => e.key), list.map((e) => e.index.toString())],
+          );
+        }
+      }
+      if (p.bundles.length > 0) {
         await c.query(
-          `INSERT INTO log_entries (idx, key, t, digest)
-           SELECT * FROM unnest($1::int8[], $2::int8[], $3::int8[], $4::bytea[])`,
-          [
-            entries.map((_, i) => (head.size + BigInt(i)).toString()),
-            entries.map((e) => keyOf(e.subarray(8))),
-            entries.map((e) => asInt64(tailTime(e))),
-            entries.map((e) => buf(e.subarray(8))),
-          ],
+          `INSERT INTO log_bundles (idx, data) SELECT * FROM unnest($1::int8[], $2::bytea[])
+           ON CONFLICT (idx) DO UPDATE SET data = EXCLUDED.data`,
+          [p.bundles.map((b) => b.index.toString()), p.bundles.map((b) => buf(b.data))],
         );
       }
       if (p.tiles.length > 0) {
@@ -864,38 +876,80 @@ export class PgStore implements SteeringStore {
     }
   }
 
-  /** The entries of the pending rows, in order, but those whose digest the log holds already. */
-  private async freshEntries(c: pg.PoolClient, rows: readonly Uint8Array[]): Promise<Uint8Array[]> {
+  /**
+   * The entries of the pending rows, in order, each with the next index, but those whose digest
+   * the log holds already (looked up by t and key, one query for the batch); `shared`: a (t,
+   * key) another digest holds (never yet seen), kept in `log_keys_more`.
+   */
+  private async admit(
+    c: pg.PoolClient,
+    rows: readonly Uint8Array[],
+    size: bigint,
+  ): Promise<{ entry: Uint8Array; t: string; key: bigint; index: bigint; shared: boolean }[]> {
     const all: Uint8Array[] = [];
     for (const row of rows) {
       for (let at = 0; at + ENTRY <= row.length; at += ENTRY)
         all.push(row.subarray(at, at + ENTRY));
     }
-    if (all.length === 0) return all;
-    const keys = [...new Set(all.map((e) => keyOf(e.subarray(8))))];
-    const { rows: held } = await c.query<{ digest: Buffer }>(
-      'SELECT digest FROM log_entries WHERE key = ANY($1::int8[])',
-      [keys],
+    const out: { entry: Uint8Array; t: string; key: bigint; index: bigint; shared: boolean }[] = [];
+    if (all.length === 0) return out;
+    const ts = all.map((e) => asInt64(tailTime(e)));
+    const keys = all.map((e) => keyOf(e.subarray(8)));
+    const { rows: held } = await c.query<{ t: string; key: string; idx: string }>(
+      `SELECT k.t::text AS t, k.key::text AS key, k.idx::text AS idx
+       FROM unnest($1::int8[], $2::int8[]) AS w(t, key)
+       JOIN LATERAL (SELECT t, key, idx FROM log_keys WHERE t = w.t AND key = w.key
+                     UNION ALL SELECT t, key, idx FROM log_keys_more WHERE t = w.t AND key = w.key) k
+         ON true`,
+      [ts, keys],
     );
-    const seen = new Set(held.map((r) => r.digest.toString('hex')));
-    const out: Uint8Array[] = [];
-    for (const e of all) {
-      const hex = buf(e.subarray(8)).toString('hex');
-      if (seen.has(hex)) continue;
-      seen.add(hex);
-      out.push(e);
+    // The digests the log holds under these (t, key) (rare: a duplicate, or two digests sharing
+    // them), read from their bundles.
+    const byKey = new Map<string, Uint8Array[]>();
+    for (const h of held) {
+      const digest = await this.digestAt(c, BigInt(h.idx));
+      const k = `${h.t}/${h.key}`;
+      byKey.set(k, [...(byKey.get(k) ?? []), digest]);
     }
+    all.forEach((entry, i) => {
+      const k = `${ts[i]}/${keys[i]}`;
+      const digest = entry.subarray(8);
+      const same = byKey.get(k);
+      if (same?.some((d) => equal(d, digest))) return;
+      out.push({
+        entry,
+        t: ts[i]!,
+        key: keys[i]!,
+        index: size + BigInt(out.length),
+        shared: same !== undefined,
+      });
+      byKey.set(k, [...(same ?? []), digest]);
+    });
     return out;
+  }
+
+  /** The digest of entry `index`, from its bundle. */
+  private async digestAt(c: pg.ClientBase | pg.Pool, index: bigint): Promise<Uint8Array> {
+    const { rows } = await c.query<{ data: Buffer }>(
+      'SELECT data FROM log_bundles WHERE idx = $1',
+      [(index >> 8n).toString()],
+    );
+    const at = Number(index & 255n) * (2 + ENTRY);
+    const data = rows[0]?.data;
+    if (data === undefined || at + 2 + ENTRY > data.length) return new Uint8Array(0);
+    return asBytes(data).subarray(at + 10, at + 2 + ENTRY);
   }
 
   /** The right edge of the log of `size` entries, as stored. */
   private async edgeOf(c: pg.PoolClient, size: bigint): Promise<LogPlanInput['edge']> {
-    const from = size - (size % 256n);
-    const { rows } = await c.query<{ t: string; digest: Buffer }>(
-      'SELECT t::text AS t, digest FROM log_entries WHERE idx >= $1 AND idx < $2 ORDER BY idx',
-      [from.toString(), size.toString()],
-    );
-    const entries = rows.map((r) => entryOf(asU64(r.t), r.digest));
+    let entries: Uint8Array[] = [];
+    if (size % 256n !== 0n) {
+      const { rows } = await c.query<{ data: Buffer }>(
+        'SELECT data FROM log_bundles WHERE idx = $1',
+        [(size >> 8n).toString()],
+      );
+      entries = rows[0] === undefined ? [] : bundleEntries(asBytes(rows[0].data));
+    }
     const want: { level: number; index: bigint; width: number }[] = [];
     for (let level = 1; size >> BigInt(8 * level) > 0n; level++) {
       const width = Number((size >> BigInt(8 * level)) & 255n);
@@ -950,15 +1004,36 @@ export class PgStore implements SteeringStore {
         await c.query('COMMIT');
         return { minIndex: head.minIndex, entries: 0, checkpoints: 0 };
       }
-      const minIndex = BigInt(cut) > head.minIndex ? BigInt(cut) : head.minIndex;
-      const gone = await c.query('DELETE FROM log_checkpoints WHERE size <= $1', [cut]);
-      // The entries of the level-0 tiles wholly below the minimum index (tlog-tiles, Pruning).
-      const dropped = await c.query('DELETE FROM log_entries WHERE idx < $1', [
-        (minIndex - (minIndex % 256n)).toString(),
-      ]);
+      // Never lowered (bigints: no Math.max).
+      let minIndex = head.minIndex;
+      if (BigInt(cut) > minIndex) minIndex = BigInt(cut);
+      const checkpoints = await c.query('DELETE FROM log_checkpoints WHERE size <= $1', [cut]);
+      // The bundles wholly below the minimum index, and their entries' keys (tlog-tiles,
+      // Pruning: the level-0 tiles derived from them go too; level 1 keeps their hashes).
+      const { rows: bundles } = await c.query<{ idx: string; data: Buffer }>(
+        'DELETE FROM log_bundles WHERE idx < $1 RETURNING idx::text AS idx, data',
+        [(minIndex >> 8n).toString()],
+      );
+      const ts: string[] = [];
+      const keys: bigint[] = [];
+      const idxs: string[] = [];
+      for (const b of bundles) {
+        bundleEntries(asBytes(b.data)).forEach((e, i) => {
+          ts.push(asInt64(tailTime(e)));
+          keys.push(keyOf(e.subarray(8)));
+          idxs.push(((BigInt(b.idx) << 8n) + BigInt(i)).toString());
+        });
+      }
+      for (const table of ['log_keys', 'log_keys_more']) {
+        await c.query(
+          `DELETE FROM ${table} k USING unnest($1::int8[], $2::int8[], $3::int8[]) AS g(t, key, idx)
+           WHERE k.t = g.t AND k.key = g.key AND k.idx = g.idx`,
+          [ts, keys, idxs],
+        );
+      }
       await c.query('UPDATE log_head SET min_index = $1 WHERE id = 1', [minIndex.toString()]);
       await c.query('COMMIT');
-      return { minIndex, entries: dropped.rowCount ?? 0, checkpoints: gone.rowCount ?? 0 };
+      return { minIndex, entries: keys.length, checkpoints: checkpoints.rowCount ?? 0 };
     } catch (e) {
       await c.query('ROLLBACK').catch(() => {});
       throw e;
@@ -983,22 +1058,39 @@ export class PgStore implements SteeringStore {
   }
 
   async logEntries(from: bigint, to: bigint): Promise<LogEntryRow[]> {
-    const { rows } = await this.pool.query<{ idx: string; t: string; digest: Buffer }>(
-      `SELECT idx::text AS idx, t::text AS t, digest FROM log_entries
-       WHERE idx >= $1 AND idx < $2 ORDER BY log_entries.idx`,
-      [clamp(from).toString(), clamp(to).toString()],
+    const lo = clamp(from);
+    const hi = clamp(to);
+    if (hi <= lo) return [];
+    const { rows } = await this.pool.query<{ idx: string; data: Buffer }>(
+      `SELECT idx::text AS idx, data FROM log_bundles WHERE idx >= $1 AND idx < $2
+       ORDER BY log_bundles.idx`,
+      [(lo >> 8n).toString(), (((hi - 1n) >> 8n) + 1n).toString()],
     );
-    return rows.map((r) => ({ index: BigInt(r.idx), t: asU64(r.t), digest: asBytes(r.digest) }));
+    const out: LogEntryRow[] = [];
+    for (const r of rows) {
+      const first = BigInt(r.idx) << 8n;
+      bundleEntries(asBytes(r.data)).forEach((e, i) => {
+        const index = first + BigInt(i);
+        if (index < lo || index >= hi) return;
+        out.push({ index, t: tailTime(e), digest: e.slice(8) });
+      });
+    }
+    return out;
   }
 
-  async logIndexOf(digest: Uint8Array): Promise<bigint | undefined> {
+  async logIndexOf(t: bigint, digest: Uint8Array): Promise<bigint | undefined> {
     if (digest.length !== 32) return undefined;
-    const { rows } = await this.pool.query<{ idx: string; digest: Buffer }>(
-      'SELECT idx::text AS idx, digest FROM log_entries WHERE key = $1',
-      [keyOf(digest)],
+    const key = keyOf(digest);
+    const { rows } = await this.pool.query<{ idx: string }>(
+      `SELECT idx::text AS idx FROM log_keys WHERE t = $1 AND key = $2
+       UNION ALL SELECT idx::text FROM log_keys_more WHERE t = $1 AND key = $2`,
+      [asInt64(t), key],
     );
-    const hit = rows.find((r) => equal(r.digest, digest));
-    return hit === undefined ? undefined : BigInt(hit.idx);
+    for (const r of rows) {
+      const index = BigInt(r.idx);
+      if (equal(await this.digestAt(this.pool, index), digest)) return index;
+    }
+    return undefined;
   }
 
   async logTile(level: number, index: bigint): Promise<Uint8Array | undefined> {

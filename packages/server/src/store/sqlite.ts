@@ -135,12 +135,19 @@ function clampIndex(v: bigint): bigint {
 }
 const INT64_MAX = (1n << 63n) - 1n;
 
-/** A decision log entry's 40 bytes. */
-function entryBytes(t: bigint, digest: Uint8Array): Uint8Array {
-  const e = new Uint8Array(ENTRY);
-  new DataView(e.buffer).setBigUint64(0, t, true);
-  e.set(digest, 8);
-  return e;
+/** The entries of an entry bundle the log wrote (big-endian u16 lengths, 40 bytes each). */
+function bundleEntries(data: Uint8Array): Uint8Array[] {
+  const out: Uint8Array[] = [];
+  for (let at = 0; at + 2 + ENTRY <= data.length; at += 2 + ENTRY) {
+    out.push(data.subarray(at + 2, at + 2 + ENTRY));
+  }
+  return out;
+}
+
+/** Entry `i` of an entry bundle the log wrote. */
+function bundleEntry(data: Uint8Array, i: number): Uint8Array | undefined {
+  const at = i * (2 + ENTRY);
+  return at + 2 + ENTRY <= data.length ? data.subarray(at + 2, at + 2 + ENTRY) : undefined;
 }
 
 function checkpointOf(r: { size: bigint; issued: bigint; text: string }): StoredCheckpoint {
@@ -368,17 +375,26 @@ export class SqliteStore implements SteeringStore {
         holder TEXT NOT NULL,
         until INTEGER NOT NULL
       );
-      -- The entries by index (the row id); key: the digest's first 8 bytes, for the proofs' lookup.
-      -- t: the entry's u64 t in a signed column (two's complement, exact).
-      CREATE TABLE IF NOT EXISTS log_entries (
-        idx INTEGER PRIMARY KEY,
-        key INTEGER NOT NULL,
+      -- The entries, as tlog-tiles' entry bundles: bundle idx (entries idx·256 onwards), its
+      -- bytes (the full ones never change; the partial one is rewritten as it grows).
+      CREATE TABLE IF NOT EXISTS log_bundles (idx INTEGER PRIMARY KEY, data BLOB NOT NULL);
+      -- Each entry's index by its t and its digest's first 8 bytes (the proofs' lookup, and no
+      -- digest logged twice): ordered by t, so that appending touches the index's last pages;
+      -- a (t, key) two digests share (never yet seen) has its later ones in log_keys_more.
+      CREATE TABLE IF NOT EXISTS log_keys (
         t INTEGER NOT NULL,
-        digest BLOB NOT NULL
-      );
-      CREATE INDEX IF NOT EXISTS log_entries_key ON log_entries (key);
-      -- Tiles of level 1 and above, each the latest (widest) of its index; level 0 and the entry
-      -- bundles are derived from the entries.
+        key INTEGER NOT NULL,
+        idx INTEGER NOT NULL,
+        PRIMARY KEY (t, key)
+      ) WITHOUT ROWID;
+      CREATE TABLE IF NOT EXISTS log_keys_more (
+        t INTEGER NOT NULL,
+        key INTEGER NOT NULL,
+        idx INTEGER NOT NULL,
+        PRIMARY KEY (t, key, idx)
+      ) WITHOUT ROWID;
+      -- Tiles of level 1 and above, each the latest (widest) of its index; level 0 is derived
+      -- from the bundles.
       CREATE TABLE IF NOT EXISTS log_tiles (
         level INTEGER NOT NULL,
         idx INTEGER NOT NULL,
@@ -907,15 +923,22 @@ export class SqliteStore implements SteeringStore {
       ),
       release: db.prepare('DELETE FROM log_lease WHERE id = 1 AND holder = ?'),
       pending: db.prepare('SELECT id, entries FROM log_pending ORDER BY id'),
-      byKey: db.prepare('SELECT digest FROM log_entries WHERE key = ?').pluck(),
-      indexByKey: big(db.prepare('SELECT idx, digest FROM log_entries WHERE key = ?')),
-      entries: big(
+      addKey: db.prepare('INSERT OR IGNORE INTO log_keys (t, key, idx) VALUES (?, ?, ?)'),
+      addMoreKey: db.prepare('INSERT INTO log_keys_more (t, key, idx) VALUES (?, ?, ?)'),
+      keyIdx: big(
         db.prepare(
-          'SELECT idx, t, digest FROM log_entries WHERE idx >= ? AND idx < ? ORDER BY idx',
+          `SELECT idx FROM log_keys WHERE t = ? AND key = ?
+           UNION ALL SELECT idx FROM log_keys_more WHERE t = ? AND key = ?`,
         ),
+      ).pluck(),
+      dropKey: db.prepare('DELETE FROM log_keys WHERE t = ? AND key = ? AND idx = ?'),
+      dropMoreKey: db.prepare('DELETE FROM log_keys_more WHERE t = ? AND key = ? AND idx = ?'),
+      bundle: db.prepare('SELECT data FROM log_bundles WHERE idx = ?').pluck(),
+      bundles: big(
+        db.prepare('SELECT idx, data FROM log_bundles WHERE idx >= ? AND idx < ? ORDER BY idx'),
       ),
+      putBundle: db.prepare('INSERT OR REPLACE INTO log_bundles (idx, data) VALUES (?, ?)'),
       tile: db.prepare('SELECT data FROM log_tiles WHERE level = ? AND idx = ?').pluck(),
-      insertEntry: db.prepare('INSERT INTO log_entries (idx, key, t, digest) VALUES (?, ?, ?, ?)'),
       putTile: db.prepare('INSERT OR REPLACE INTO log_tiles (level, idx, data) VALUES (?, ?, ?)'),
       putCheckpoint: db.prepare(
         `INSERT INTO log_checkpoints (size, issued, text) VALUES (?, ?, ?)
@@ -1015,18 +1038,13 @@ export class SqliteStore implements SteeringStore {
       count += row.entries.length / ENTRY;
     }
     if (last === undefined && checkpointed === head.size) return undefined;
-    const entries = this.freshEntries(taken);
+    const entries = this.admit(taken, head.size);
     const edge = this.edgeOf(head.size);
     const p = plan({ head, entries, edge, complete: !more, checkpointed });
     if (p.size !== head.size + BigInt(entries.length)) {
       throw new TypeError('integrateLog: the plan is not of the entries given');
     }
-    for (let i = 0; i < entries.length; i++) {
-      const e = entries[i]!;
-      const digest = e.subarray(8);
-      const t = new DataView(e.buffer, e.byteOffset, 8).getBigUint64(0, true);
-      st.insertEntry.run(asInt64(head.size + BigInt(i)), keyOf(digest), asInt64(t), digest);
-    }
+    for (const b of p.bundles) st.putBundle.run(asInt64(b.index), b.data);
     for (const tile of p.tiles) st.putTile.run(tile.level, asInt64(tile.index), tile.data);
     let checkpoint: StoredCheckpoint | undefined;
     if (p.checkpoint !== undefined) {
@@ -1043,34 +1061,51 @@ export class SqliteStore implements SteeringStore {
     };
   }
 
-  /** The entries of the pending rows, in order, but those whose digest the log holds already. */
-  private freshEntries(rows: readonly Uint8Array[]): Uint8Array[] {
+  /**
+   * The entries of the pending rows, in order, each given the next index under its `t` and its
+   * digest's first 8 bytes (one insert of `log_keys` an entry, which tells a digest already
+   * logged): a (t, key) held already is a digest the log holds (left out) or another digest of
+   * the same t and first 8 bytes (kept, its index in `log_keys_more`).
+   */
+  private admit(rows: readonly Uint8Array[], size: bigint): Uint8Array[] {
+    const st = this.logStmt;
     const out: Uint8Array[] = [];
-    const seen = new Map<bigint, Uint8Array[]>();
     for (const row of rows) {
       for (let at = 0; at + ENTRY <= row.length; at += ENTRY) {
         const e = row.subarray(at, at + ENTRY);
         const digest = e.subarray(8);
         const key = keyOf(digest);
-        const same = seen.get(key);
-        if (same?.some((d) => bytesEqual(d, digest))) continue;
-        const held = this.logStmt.byKey.all(key) as Buffer[];
-        if (held.some((d) => bytesEqual(asBytes(d), digest))) continue;
-        if (same === undefined) seen.set(key, [digest]);
-        else same.push(digest);
+        const t = new DataView(e.buffer, e.byteOffset, 8).getBigInt64(0, true);
+        const idx = asInt64(size + BigInt(out.length));
+        if (st.addKey.run(t, key, idx).changes === 1) {
+          out.push(e);
+          continue;
+        }
+        const held = (st.keyIdx.all(t, key, t, key) as bigint[]).map(asU64);
+        if (held.some((i) => bytesEqual(this.digestAt(i, size, out), digest))) continue;
+        st.addMoreKey.run(t, key, idx);
         out.push(e);
       }
     }
     return out;
   }
 
+  /** The digest of entry `index`: from its bundle, or from the batch being admitted. */
+  private digestAt(index: bigint, size: bigint, batch: readonly Uint8Array[]): Uint8Array {
+    if (index >= size) return batch[Number(index - size)]!.subarray(8);
+    const data = this.logStmt.bundle.get(asInt64(index >> 8n)) as Buffer | undefined;
+    const entry = data === undefined ? undefined : bundleEntry(asBytes(data), Number(index & 255n));
+    return entry?.subarray(8) ?? new Uint8Array(0);
+  }
+
   /** The right edge of the log of `size` entries, as stored. */
   private edgeOf(size: bigint): LogPlanInput['edge'] {
     const st = this.logStmt;
-    const from = size - (size % 256n);
-    const entries = (
-      st.entries.all(asInt64(from), asInt64(size)) as { t: bigint; digest: Buffer }[]
-    ).map((r) => entryBytes(asU64(r.t), asBytes(r.digest)));
+    let entries: Uint8Array[] = [];
+    if (size % 256n !== 0n) {
+      const data = st.bundle.get(asInt64(size >> 8n)) as Buffer | undefined;
+      entries = data === undefined ? [] : bundleEntries(asBytes(data));
+    }
     const tiles = new Map<number, Uint8Array>();
     for (let level = 1; size >> BigInt(8 * level) > 0n; level++) {
       const width = Number((size >> BigInt(8 * level)) & 255n);
@@ -1119,10 +1154,33 @@ export class SqliteStore implements SteeringStore {
           const checkpoints = db
             .prepare('DELETE FROM log_checkpoints WHERE size <= ?')
             .run(cut).changes;
-          // The entries of the level-0 tiles wholly below the minimum index (tlog-tiles, Pruning).
-          const entries = db
-            .prepare('DELETE FROM log_entries WHERE idx < ?')
-            .run(asInt64(minIndex - (minIndex % 256n))).changes;
+          // The bundles wholly below the minimum index, and their entries' keys (tlog-tiles,
+          // Pruning: the level-0 tiles derived from them go too; level 1 keeps their hashes).
+          const st = this.logStmt;
+          let entries = 0;
+          const below = asInt64(minIndex >> 8n);
+          const lowest = db
+            .prepare('SELECT min(idx) FROM log_bundles')
+            .safeIntegers(true)
+            .pluck()
+            .get() as bigint | null;
+          // A page of bundles at a time (a statement cannot run while another iterates).
+          for (let from = lowest ?? below; from < below; from += 64n) {
+            const page = st.bundles.all(from, from + 64n < below ? from + 64n : below) as {
+              idx: bigint;
+              data: Buffer;
+            }[];
+            for (const b of page) {
+              bundleEntries(asBytes(b.data)).forEach((e, i) => {
+                const key = keyOf(e.subarray(8));
+                const t = new DataView(e.buffer, e.byteOffset, 8).getBigInt64(0, true);
+                const idx = asInt64((asU64(b.idx) << 8n) + BigInt(i));
+                if (st.dropKey.run(t, key, idx).changes === 0) st.dropMoreKey.run(t, key, idx);
+                entries++;
+              });
+            }
+          }
+          db.prepare('DELETE FROM log_bundles WHERE idx < ?').run(asInt64(minIndex >> 8n));
           db.prepare('UPDATE log_head SET min_index = ? WHERE id = 1').run(asInt64(minIndex));
           return { minIndex, entries, checkpoints };
         })
@@ -1152,23 +1210,41 @@ export class SqliteStore implements SteeringStore {
   }
 
   logEntries(from: bigint, to: bigint): Promise<LogEntryRow[]> {
-    return settle(() =>
-      (
-        this.logStmt.entries.all(clampIndex(from), clampIndex(to)) as {
-          idx: bigint;
-          t: bigint;
-          digest: Buffer;
-        }[]
-      ).map((r) => ({ index: asU64(r.idx), t: asU64(r.t), digest: asBytes(r.digest) })),
-    );
+    return settle(() => {
+      const lo = clampIndex(from);
+      const hi = clampIndex(to);
+      const out: LogEntryRow[] = [];
+      if (hi <= lo) return out;
+      for (const b of this.logStmt.bundles.iterate(lo >> 8n, ((hi - 1n) >> 8n) + 1n) as Iterable<{
+        idx: bigint;
+        data: Buffer;
+      }>) {
+        const first = asU64(b.idx) << 8n;
+        bundleEntries(asBytes(b.data)).forEach((e, i) => {
+          const index = first + BigInt(i);
+          if (index < lo || index >= hi) return;
+          out.push({
+            index,
+            t: new DataView(e.buffer, e.byteOffset, 8).getBigUint64(0, true),
+            digest: e.slice(8),
+          });
+        });
+      }
+      return out;
+    });
   }
 
-  logIndexOf(digest: Uint8Array): Promise<bigint | undefined> {
+  logIndexOf(t: bigint, digest: Uint8Array): Promise<bigint | undefined> {
     return settle(() => {
       if (digest.length !== 32) return undefined;
-      const rows = this.logStmt.indexByKey.all(keyOf(digest)) as { idx: bigint; digest: Buffer }[];
-      const hit = rows.find((r) => bytesEqual(asBytes(r.digest), digest));
-      return hit === undefined ? undefined : asU64(hit.idx);
+      const head = this.logHeadSync();
+      if (head === undefined) return undefined;
+      const key = keyOf(digest);
+      const at = asInt64(t);
+      for (const i of (this.logStmt.keyIdx.all(at, key, at, key) as bigint[]).map(asU64)) {
+        if (i < head.size && bytesEqual(this.digestAt(i, head.size, []), digest)) return i;
+      }
+      return undefined;
     });
   }
 

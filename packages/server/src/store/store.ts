@@ -144,8 +144,8 @@ export interface PolicyClaim {
  * The decision log (`docs/server.md`, *The decision log*): a tiled transparency log (C2SP
  * tlog-tiles) of every decision the store keeps, one 40-byte entry each (`t` u64 little-endian,
  * then the decision's digest), in the order of their commits. The store keeps its head, its
- * entries, its tiles of level 1 and above, and its checkpoints; level-0 tiles and entry bundles
- * are derived from the entries (`src/log/reader.ts`).
+ * entries as entry bundles with each one's index by its digest, its tiles of level 1 and above,
+ * and its checkpoints; level-0 tiles are derived from the bundles (`src/log/reader.ts`).
  */
 export interface LogHead {
   /** The log's origin (tlog-checkpoint), fixed when the log begins. */
@@ -209,10 +209,15 @@ export interface LogPlanInput {
   readonly checkpointed: bigint | undefined;
 }
 
-/** What the integrator writes: the new head, its tiles of level ≥ 1, and maybe a checkpoint. */
+/**
+ * What the integrator writes: the new head, the entry bundles and tiles of level ≥ 1 it changed,
+ * and maybe a checkpoint.
+ */
 export interface LogPlan {
   readonly size: bigint;
   readonly root: Uint8Array;
+  /** Entry bundles: each full one completed, and the new partial one (tlog-tiles' bytes). */
+  readonly bundles: readonly { readonly index: bigint; readonly data: Uint8Array }[];
   /** Tiles of level 1 and above: each full tile completed, and each partial tile changed. */
   readonly tiles: readonly {
     readonly level: number;
@@ -253,8 +258,11 @@ export interface LogReads {
    * caller reads a large log a page at a time).
    */
   logEntries(from: bigint, to: bigint): Promise<LogEntryRow[]>;
-  /** The index of the entry of a decision's digest, `undefined` when the log has none. */
-  logIndexOf(digest: Uint8Array): Promise<bigint | undefined>;
+  /**
+   * The index of the entry of a decision (its `t` and its digest), `undefined` when the log has
+   * none (the entries are found by `t`, then the digest).
+   */
+  logIndexOf(t: bigint, digest: Uint8Array): Promise<bigint | undefined>;
   /**
    * The hashes of tile `index` of `level` (1 and above) as of the latest integration: 32 bytes
    * each, 256 once full. Level 0 is derived from the entries.
@@ -291,10 +299,10 @@ export interface LogWrites {
   addLogCosignatures(size: bigint, text: string): Promise<void>;
   /**
    * Prunes the log with the decisions: the checkpoints issued before `issuedBefore` go but the
-   * latest; the minimum index becomes the size of the latest of them, and the entries of the
-   * level-0 tiles wholly below it go (their hashes stay in the tiles of level 1). Consistency
-   * between any two kept checkpoints, and the inclusion of every entry at or above the minimum
-   * index, stay provable.
+   * latest; the minimum index becomes the size of the latest of them, and the entry bundles
+   * wholly below it go (with the level-0 tiles derived from them; their hashes stay in the tiles
+   * of level 1). Consistency between any two kept checkpoints, and the inclusion of every entry
+   * at or above the minimum index, stay provable.
    */
   pruneLog(
     issuedBefore: bigint,
