@@ -38,7 +38,7 @@ export type {
 export { createHttpServer, type HttpOptions, listen } from './http.js';
 export { type RunningWorkers, runWorkers, type WorkersOptions } from './instances/workers.js';
 export { DecisionLog, type DecisionLogOptions, defaultLogOrigin } from './log/log.js';
-export { type LogSigning, planIntegration } from './log/plan.js';
+export { type LogSigning, planIntegration, type WriterMemo, writerBackend } from './log/plan.js';
 export {
   LogReader,
   type LogReaderOptions,

@@ -20,6 +20,7 @@ import { describeError, type Health } from '../health.js';
 import type { Metrics } from '../metrics.js';
 import { POLICY_LAG_US, type SteeringStore } from '../store/store.js';
 import { LogIntegrator } from './integrator.js';
+import { writerBackend } from './plan.js';
 import { LogReader } from './reader.js';
 import { Witnesses } from './witnesses.js';
 
@@ -116,7 +117,8 @@ export class DecisionLog {
           });
     const integrator = new LogIntegrator({
       store: o.store,
-      signing: { origin, signer, backend: o.backend },
+      // The writer hashes with node:crypto's one-shot hash (`plan.ts`); the key signs as given.
+      signing: { origin, signer, backend: writerBackend },
       intervalMs: settings.interval,
       maxDelayMs: settings.maxDelay,
       clock: o.clock,

@@ -124,6 +124,30 @@ const ENTRY = 40;
 /** Pending entries of the log are written this many to a row at most (the backfill's rows). */
 const PENDING_ROW = 4096;
 
+/** Entries' keys inserted by one statement (the integrator's common case). */
+const KEYS_AT_ONCE = 64;
+
+/**
+ * The log's key of an entry: its digest's first 6 bytes, a number (a 48-bit prefix: with the
+ * entry's t, two digests share it about never, and the store tells them apart when they do).
+ */
+function logKeyOf(entry: Uint8Array): number {
+  let k = 0;
+  for (let i = 8; i < 14; i++) k = k * 256 + entry[i]!;
+  return k;
+}
+
+/** An entry's t in a signed 64-bit column: a number when exact, else the bigint (two's complement). */
+function entryTime(entry: Uint8Array): number | bigint {
+  const t = new DataView(entry.buffer, entry.byteOffset, 8).getBigUint64(0, true);
+  return t <= INT_MAX ? Number(t) : asInt64(t);
+}
+
+/** An index in a signed 64-bit column: a number when exact. */
+function indexColumn(i: bigint): number | bigint {
+  return i <= INT_MAX ? Number(i) : asInt64(i);
+}
+
 /** `t` of a tail (its first 8 bytes, u64), µs; exact below 2^53. */
 function tailTimeOf(tail: Uint8Array): number {
   return Number(new DataView(tail.buffer, tail.byteOffset, 8).getBigUint64(0, true));
@@ -924,6 +948,15 @@ export class SqliteStore implements SteeringStore {
       release: db.prepare('DELETE FROM log_lease WHERE id = 1 AND holder = ?'),
       pending: db.prepare('SELECT id, entries FROM log_pending ORDER BY id'),
       addKey: db.prepare('INSERT OR IGNORE INTO log_keys (t, key, idx) VALUES (?, ?, ?)'),
+      addKeys: db.prepare(
+        `INSERT OR IGNORE INTO log_keys (t, key, idx) VALUES ${Array.from(
+          { length: KEYS_AT_ONCE },
+          () => '(?, ?, ?)',
+        ).join(', ')}`,
+      ),
+      savepoint: db.prepare('SAVEPOINT log_keys'),
+      releaseSavepoint: db.prepare('RELEASE log_keys'),
+      rollbackTo: db.prepare('ROLLBACK TO log_keys'),
       addMoreKey: db.prepare('INSERT INTO log_keys_more (t, key, idx) VALUES (?, ?, ?)'),
       keyIdx: big(
         db.prepare(
@@ -1069,14 +1102,38 @@ export class SqliteStore implements SteeringStore {
    */
   private admit(rows: readonly Uint8Array[], size: bigint): Uint8Array[] {
     const st = this.logStmt;
-    const out: Uint8Array[] = [];
+    const all: Uint8Array[] = [];
     for (const row of rows) {
-      for (let at = 0; at + ENTRY <= row.length; at += ENTRY) {
-        const e = row.subarray(at, at + ENTRY);
+      for (let at = 0; at + ENTRY <= row.length; at += ENTRY)
+        all.push(row.subarray(at, at + ENTRY));
+    }
+    const out: Uint8Array[] = [];
+    const params: (number | bigint)[] = new Array(3 * KEYS_AT_ONCE);
+    for (let from = 0; from < all.length; from += KEYS_AT_ONCE) {
+      const chunk = all.slice(from, from + KEYS_AT_ONCE);
+      // A whole chunk at once, in one statement, when none of it is held already (the rule):
+      // under a savepoint, undone when one was, and that chunk taken one entry at a time.
+      if (chunk.length === KEYS_AT_ONCE) {
+        const first = size + BigInt(out.length);
+        chunk.forEach((e, j) => {
+          params[3 * j] = entryTime(e);
+          params[3 * j + 1] = logKeyOf(e);
+          params[3 * j + 2] = indexColumn(first + BigInt(j));
+        });
+        st.savepoint.run();
+        if (st.addKeys.run(...params).changes === KEYS_AT_ONCE) {
+          st.releaseSavepoint.run();
+          out.push(...chunk);
+          continue;
+        }
+        st.rollbackTo.run();
+        st.releaseSavepoint.run();
+      }
+      for (const e of chunk) {
         const digest = e.subarray(8);
-        const key = keyOf(digest);
-        const t = new DataView(e.buffer, e.byteOffset, 8).getBigInt64(0, true);
-        const idx = asInt64(size + BigInt(out.length));
+        const t = entryTime(e);
+        const key = logKeyOf(e);
+        const idx = indexColumn(size + BigInt(out.length));
         if (st.addKey.run(t, key, idx).changes === 1) {
           out.push(e);
           continue;
@@ -1172,9 +1229,9 @@ export class SqliteStore implements SteeringStore {
             }[];
             for (const b of page) {
               bundleEntries(asBytes(b.data)).forEach((e, i) => {
-                const key = keyOf(e.subarray(8));
-                const t = new DataView(e.buffer, e.byteOffset, 8).getBigInt64(0, true);
-                const idx = asInt64((asU64(b.idx) << 8n) + BigInt(i));
+                const key = logKeyOf(e);
+                const t = entryTime(e);
+                const idx = indexColumn((asU64(b.idx) << 8n) + BigInt(i));
                 if (st.dropKey.run(t, key, idx).changes === 0) st.dropMoreKey.run(t, key, idx);
                 entries++;
               });
@@ -1239,8 +1296,11 @@ export class SqliteStore implements SteeringStore {
       if (digest.length !== 32) return undefined;
       const head = this.logHeadSync();
       if (head === undefined) return undefined;
-      const key = keyOf(digest);
-      const at = asInt64(t);
+      const entry = new Uint8Array(ENTRY);
+      new DataView(entry.buffer).setBigUint64(0, t, true);
+      entry.set(digest, 8);
+      const at = entryTime(entry);
+      const key = logKeyOf(entry);
       for (const i of (this.logStmt.keyIdx.all(at, key, at, key) as bigint[]).map(asU64)) {
         if (i < head.size && bytesEqual(this.digestAt(i, head.size, []), digest)) return i;
       }
