@@ -138,26 +138,8 @@ const signing = {
   backend: writerBackend,
 };
 
-/**
- * Decisions of the shape a server stores, `n` at a time: a served decision's bytes (`sample`),
- * each with its own t and session (§7.1: t at 101, the session after it) and a digest of its
- * own (the store keeps the digest it is given; it cuts the bytes against the evidence set).
- */
-function realDecisions(sample) {
-  const bytes = new Uint8Array(Buffer.from(sample, 'hex'));
-  let t = 0n;
-  return (n) =>
-    Array.from({ length: n }, () => {
-      const own = bytes.slice();
-      new DataView(own.buffer).setBigUint64(101, ++t, true);
-      own.set(randomBytes(16), 109);
-      return { bytes: own, digest: new Uint8Array(randomBytes(32)) };
-    });
-}
-
-const dir = mkdtempSync(join(tmpdir(), 'wai-bench-log-'));
-try {
-  // (a) The same load with the log and without its append.
+/** (a): the same load with the log and without its append, and the log's cost in parts. */
+async function costOfTheLog() {
   const servers = {};
   for (const [name, env] of [
     ['log', {}],
@@ -257,6 +239,30 @@ try {
   console.log(
     `(a, in parts) per decision: the append ${appendUs.toFixed(2)} µs (a commit of 16: ${median(append.off).toFixed(1)} µs a decision without, ${median(append.on).toFixed(1)} with), the integration ${integrationUs.toFixed(2)} µs (batches of ${rate}, one a second); against ${serverUs.toFixed(1)} µs of server CPU per decision: the append ${((appendUs / serverUs) * 100).toFixed(2)}%, the log ${(((appendUs + integrationUs) / serverUs) * 100).toFixed(2)}% (goal ≤ 3%)`,
   );
+}
+
+/**
+ * Decisions of the shape a server stores, `n` at a time: a served decision's bytes (`sample`),
+ * each with its own t and session (§7.1: t at 101, the session after it) and a digest of its
+ * own (the store keeps the digest it is given; it cuts the bytes against the evidence set).
+ */
+function realDecisions(sample) {
+  const bytes = new Uint8Array(Buffer.from(sample, 'hex'));
+  let t = 0n;
+  return (n) =>
+    Array.from({ length: n }, () => {
+      const own = bytes.slice();
+      new DataView(own.buffer).setBigUint64(101, ++t, true);
+      own.set(randomBytes(16), 109);
+      return { bytes: own, digest: new Uint8Array(randomBytes(32)) };
+    });
+}
+
+const dir = mkdtempSync(join(tmpdir(), 'wai-bench-log-'));
+// `LOG_BENCH_ONLY=integration`: part (b) alone.
+const costs = process.env.LOG_BENCH_ONLY !== 'integration';
+try {
+  if (costs) await costOfTheLog();
 
   // (b) Integration, on SQLite then PostgreSQL.
   const set = new Uint8Array(97 + 35);
@@ -309,7 +315,10 @@ try {
     let bytes = Number.NaN;
     try {
       bytes = db
-        .prepare("SELECT sum(pgsize) FROM dbstat WHERE name LIKE 'log\\_%' ESCAPE '\\'")
+        .prepare(
+          `SELECT sum(pgsize) FROM dbstat WHERE name IN
+             ('log_bundles', 'log_keys', 'log_keys_more', 'log_tiles', 'log_checkpoints')`,
+        )
         .pluck()
         .get();
     } catch {}
@@ -328,7 +337,8 @@ try {
       report('PostgreSQL', batch, await integrate(store, batch, () => childrenOf(cluster.pid)));
       const { rows } = await store.query(
         `SELECT sum(pg_total_relation_size(c.oid))::text AS b FROM pg_class c
-         WHERE c.relkind = 'r' AND c.relname IN ('log_entries', 'log_tiles', 'log_checkpoints')`,
+         WHERE c.relkind = 'r'
+           AND c.relname IN ('log_bundles', 'log_keys', 'log_keys_more', 'log_tiles', 'log_checkpoints')`,
         [],
       );
       console.log(
