@@ -12,6 +12,7 @@ import {
   parseProblem,
   renameAliases,
 } from '@wai-steering/config-text';
+import { parseVerifierKey, SIGNATURE_TYPE } from '@wai-steering/tlog';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 
@@ -196,6 +197,56 @@ const liveSchema = z
     max_ahead: duration('how far ahead of the room clock a report may be dated').default(5000),
   })
   .strict();
+/**
+ * A key name of signed-note (the log's origin is its key's name): non-empty, no Unicode space, no
+ * `+`, no control character.
+ */
+export function isLogOrigin(v: string): boolean {
+  return v.length > 0 && !/[\s+\p{Cc}]/u.test(v);
+}
+
+const logOrigin = z
+  .string({ error: "expected the log's name, such as steer.example.com/log" })
+  .refine(
+    isLogOrigin,
+    'expected the log\'s name: no space and no "+", such as steer.example.com/log',
+  );
+const witnessSchema = z
+  .object({
+    url: publicUrl,
+    vkey: z
+      .string({ error: "expected a witness's vkey, <name>+<key ID>+<key>" })
+      .superRefine((v, ctx) => {
+        const read = parseVerifierKey(v);
+        if (!read.ok) {
+          ctx.addIssue({ code: 'custom', message: `not a vkey (${read.refusal.message})` });
+        } else if (read.value.type !== SIGNATURE_TYPE.cosignatureV1) {
+          ctx.addIssue({
+            code: 'custom',
+            message: `a witness's vkey is of type 0x04 (tlog-cosignature, Ed25519), this one 0x${read.value.type.toString(16).padStart(2, '0')}`,
+          });
+        }
+      }),
+  })
+  .strict();
+const logObject = z
+  .object({
+    origin: logOrigin.nullable().default(null),
+    interval: duration('the interval between checkpoints')
+      .refine((ms) => ms >= 10, 'expected the interval between checkpoints: 10ms or more')
+      .default(1000),
+    max_delay: duration("the bound on a decision's wait for a checkpoint").default(2000),
+    witnesses: z
+      .array(witnessSchema, { error: 'expected a list of witnesses, each {url, vkey}' })
+      .default([]),
+  })
+  .strict();
+const logSchema = logObject.refine((v) => v.max_delay > v.interval, {
+  error:
+    'max_delay must be longer than interval (a decision may wait an interval for the integrator)',
+  path: ['max_delay'],
+});
+
 /** A bearer token, as the admin route and the console ask for it (`guard/auth.ts`). */
 const bearerToken = () =>
   z
@@ -270,6 +321,7 @@ export const configSchema = z
     admin: adminSchema.nullable().default(null),
     limits: limitsSchema.prefault({}),
     console: consoleSchema.prefault({}),
+    log: logSchema.prefault({}),
   })
   .strict();
 
@@ -291,6 +343,7 @@ const KNOWN: Readonly<Record<string, readonly string[]>> = {
   admin: Object.keys(adminSchema.shape),
   limits: Object.keys(limitsSchema.shape),
   console: Object.keys(consoleSchema.shape),
+  log: Object.keys(logObject.shape),
 };
 
 /**
@@ -405,6 +458,17 @@ export interface ServerConfig {
     readonly maxTargetBytes: number;
     readonly maxCmcdBytes: number;
   };
+  /**
+   * The decision log (`docs/server.md`, *The decision log*): its origin (`null`: the public URL
+   * without its scheme, then `/log`, or the store's when the log has begun), the interval between
+   * checkpoints and the bound on a decision's wait for one (ms), and its witnesses.
+   */
+  readonly log?: {
+    readonly origin: string | null;
+    readonly interval: number;
+    readonly maxDelay: number;
+    readonly witnesses: readonly { readonly url: string; readonly vkey: string }[];
+  };
   /** The operator console (`/status`, `/console/`): on by default, unprotected by default. */
   readonly console: {
     readonly enabled: boolean;
@@ -512,6 +576,12 @@ export function readConfig(input: unknown, baseDir: string = process.cwd()): Rea
       maxCmcdBytes: c.limits.max_cmcd_bytes,
     },
     console: c.console,
+    log: {
+      origin: c.log.origin,
+      interval: c.log.interval,
+      maxDelay: c.log.max_delay,
+      witnesses: c.log.witnesses,
+    },
   };
   return { config, warnings: renamed.warnings };
 }

@@ -1,13 +1,13 @@
 /**
  * The server's health: degraded is visible. A cause (`commit`: group commits fail; `prune`: pruning fails; `store`: the
- * store file was removed or replaced) is raised when it starts and cleared when it ends; while
+ * store file was removed or replaced; `log`: the decision log's integration or pruning fails) is raised when it starts and cleared when it ends; while
  * any is raised `/healthz` answers `503` with the causes. Each cause is logged once when raised
  * (its first error, one line, no stack trace) and once when cleared (with how many errors it
  * counted), never once per request.
  */
 
 /** A cause of degraded health. */
-export type HealthCause = 'commit' | 'store' | 'prune';
+export type HealthCause = 'commit' | 'store' | 'prune' | 'log';
 
 interface Raised {
   readonly since: number;

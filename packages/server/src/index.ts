@@ -38,6 +38,15 @@ export type {
 export { type ClockCheckOptions, checkClock } from './guard/clock.js';
 export { createHttpServer, type HttpOptions, listen } from './http.js';
 export { type RunningWorkers, runWorkers, type WorkersOptions } from './instances/workers.js';
+export { DecisionLog, type DecisionLogOptions, defaultLogOrigin } from './log/log.js';
+export { type LogSigning, planIntegration, type WriterMemo, writerBackend } from './log/plan.js';
+export {
+  LogReader,
+  type LogReaderOptions,
+  type ProofAnswer,
+  type TileAnswer,
+} from './log/reader.js';
+export type { WitnessStatus } from './log/witnesses.js';
 export type { AppRequest, AppResponse, Route, RouteContext } from './routes/types.js';
 export {
   type ReloadResult,
@@ -58,9 +67,19 @@ export { SqliteStore, type SqliteStoreOptions } from './store/sqlite.js';
 export type {
   CommitBatch,
   CommitResult,
+  DecisionCursor,
   DecisionPage,
+  ListedDecision,
+  LogEntryRow,
+  LogHead,
+  LogIntegrated,
+  LogPlan,
+  LogPlanInput,
+  LogReads,
+  LogWrites,
   PruneResult,
   SteeringStore,
+  StoredCheckpoint,
   StoredDecision,
   StoredRecord,
 } from './store/store.js';

@@ -142,7 +142,7 @@ export async function exportFromStore(
       keyLog,
     });
     const named = new Named();
-    let after = 0;
+    let after: Parameters<typeof store.listDecisions>[2] = null;
     for (;;) {
       const page = await store.listDecisions(span.from, span.to, after, 1000);
       for (const d of page.decisions) {

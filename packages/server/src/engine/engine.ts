@@ -28,7 +28,7 @@ import type { InstanceLink } from '../instances/link.js';
 import { addLoads } from '../instances/loads.js';
 import { Metrics } from '../metrics.js';
 import { SessionTable } from '../sessions.js';
-import type { DecisionPage, PruneResult, StoredRecord } from '../store/store.js';
+import type { DecisionCursor, DecisionPage, PruneResult, StoredRecord } from '../store/store.js';
 import { monotonicClock } from './clock.js';
 import { CommitQueue, commitObserver } from './commit.js';
 import { DEFAULT_HORIZON, EvidenceIndex } from './evidence-index.js';
@@ -389,7 +389,12 @@ export class SteeringEngine {
   }
 
   /** The decisions with `from` ≤ `t` < `to`, by time, a page at a time (`GET /decisions`). */
-  listDecisions(from: bigint, to: bigint, after: number, limit: number): Promise<DecisionPage> {
+  listDecisions(
+    from: bigint,
+    to: bigint,
+    after: DecisionCursor | null,
+    limit: number,
+  ): Promise<DecisionPage> {
     return this.o.store.listDecisions(from, to, after, limit);
   }
 

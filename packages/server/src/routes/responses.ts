@@ -186,6 +186,67 @@ export function current(bytes: Uint8Array): AppResponse {
   };
 }
 
+/**
+ * The decision log's checkpoint (tlog-tiles: `text/plain; charset=utf-8`, not cached beyond a
+ * few seconds).
+ */
+export function logCheckpoint(text: string): AppResponse {
+  return {
+    status: 200,
+    headers: {
+      'content-type': 'text/plain; charset=utf-8',
+      'cache-control': 'public, max-age=1',
+      ...CORS,
+    },
+    body: text,
+  };
+}
+
+/**
+ * A tile or an entry bundle of the decision log (tlog-tiles: immutable, long-cached); a bundle
+ * gzipped when the client takes it (`content-encoding: gzip`).
+ */
+export function logTile(bytes: Uint8Array, gzipped = false): AppResponse {
+  return {
+    status: 200,
+    headers: {
+      'content-type': OCTETS,
+      'cache-control': IMMUTABLE,
+      ...(gzipped ? { 'content-encoding': 'gzip', vary: 'accept-encoding' } : {}),
+      ...CORS,
+    },
+    body: bytes,
+  };
+}
+
+/** 404 of a tile below the log's minimum index (tlog-tiles, *Pruning*). */
+export function logPruned(minIndex: bigint): AppResponse {
+  return problem(
+    404,
+    'pruned',
+    `the decision log is pruned below index ${minIndex}: this tile's entries are gone`,
+  );
+}
+
+/** An entry's proof, `c2sp.org/tlog-proof@v1` (against the latest checkpoint: revalidated). */
+export function logProof(text: string): AppResponse {
+  return {
+    status: 200,
+    headers: { 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-cache', ...CORS },
+    body: text,
+  };
+}
+
+/** 404 with `Retry-After`: a decision no checkpoint holds yet. */
+export function logPending(retryAfterS: number): AppResponse {
+  return problem(
+    404,
+    'not_logged_yet',
+    'the decision is not in a checkpoint of the decision log yet',
+    { 'retry-after': String(retryAfterS) },
+  );
+}
+
 /** `/healthz`: 200 `ok`, 503 `closing`, 503 `degraded` with its causes (`health.ts`). */
 export function health(closing: boolean, causes: readonly unknown[] = []): AppResponse {
   if (closing) return json(503, { status: 'closing' });

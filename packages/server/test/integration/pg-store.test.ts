@@ -1,7 +1,11 @@
+import { createHash } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { splitDecision } from '../../src/store/compact.js';
 import { MIGRATIONS, SCHEMA_VERSION } from '../../src/store/pg-migrations.js';
 import { PgStore } from '../../src/store/postgres.js';
+import type { DecisionCursor } from '../../src/store/store.js';
+import { integrateAll, TEST_ORIGIN } from '../helpers/log.js';
 import { type PgCluster, startPostgres } from '../helpers/postgres.js';
 import { decisionAt, fakeRecord, storeContract } from '../store-contract.js';
 
@@ -39,6 +43,54 @@ describe('PgStore', () => {
     ]);
     await c.end();
     await expect(PgStore.open(url)).rejects.toThrow(/schema .* this server reads/);
+  });
+
+  it('migrates a database of schema 2: every decision held made a pending entry of the log, in the order of its ids', async () => {
+    const url = await freshDb();
+    const c = new pg.Client({ connectionString: url });
+    await c.connect();
+    // Schema 2 by hand (migrations 1 and 2), and decisions as the previous release wrote them.
+    await c.query(
+      'CREATE TABLE schema_migrations (version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())',
+    );
+    for (const m of MIGRATIONS.slice(0, 2)) {
+      await c.query(m.sql);
+      await c.query('INSERT INTO schema_migrations (version, name) VALUES ($1, $2)', [
+        m.version,
+        m.name,
+      ]);
+    }
+    const made = [3n, 1n, 2n].map((t, i) =>
+      decisionAt(1_000n + t, i, [[new Uint8Array(32).fill(4)]]),
+    );
+    const cut = splitDecision(made[0]!.bytes);
+    const { rows } = await c.query<{ id: string }>(
+      `INSERT INTO sets (digest, last_t, min_start, body) VALUES ($1, 0, 0, $2) RETURNING id`,
+      [createHash('sha256').update(cut.set).digest(), Buffer.from(cut.set)],
+    );
+    for (const d of made) {
+      const { tail } = splitDecision(d.bytes);
+      await c.query('INSERT INTO decisions (t, key, set_id, tail) VALUES ($1, $2, $3, $4)', [
+        new DataView(tail.buffer, tail.byteOffset).getBigUint64(0, true).toString(),
+        new DataView(d.digest.buffer, d.digest.byteOffset).getBigInt64(0, false).toString(),
+        rows[0]!.id,
+        Buffer.from(tail),
+      ]);
+    }
+    await c.end();
+    const store = await PgStore.open(url);
+    try {
+      await store.beginLog(TEST_ORIGIN);
+      await integrateAll(store);
+      expect(
+        (await store.logEntries(0n, 10n)).map((e) => Buffer.from(e.digest).toString('hex')),
+      ).toEqual(made.map((d) => Buffer.from(d.digest).toString('hex')));
+      // Listed by t (the migrated rows' transaction is 0: equal t would follow their ids).
+      const page = await store.listDecisions(0n, 1n << 62n, null, 10);
+      expect(page.decisions.map((d) => d.t)).toEqual([1_001n, 1_002n, 1_003n]);
+    } finally {
+      await store.close();
+    }
   });
 
   it('serves from one instance what another committed, and catches up on records', async () => {
@@ -153,7 +205,7 @@ describe('PgStore', () => {
       await store.commit({ records: [], decisions: all.slice(0, 4) });
       await store.commit({ records: [], decisions: all.slice(4) });
       const seen: string[] = [];
-      let after = 0;
+      let after: DecisionCursor | null = null;
       for (let page = 0; page < 10; page++) {
         const got = await store.listDecisions(1_001n, 1_006n, after, 2);
         for (const d of got.decisions) {
