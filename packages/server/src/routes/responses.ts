@@ -174,11 +174,33 @@ export function current(bytes: Uint8Array): AppResponse {
   };
 }
 
-/** `/healthz`: 200 `ok`, 503 `closing`, 503 `degraded` with its causes (`health.ts`). */
-export function health(closing: boolean, causes: readonly unknown[] = []): AppResponse {
+/**
+ * `/healthz`: 200 `ok`, 503 `closing`, 503 `degraded` with its causes, or 200 `damaged` with its
+ * cause when the store holds damaged rows and nothing else is wrong (`health.ts`).
+ */
+export function health(
+  closing: boolean,
+  causes: readonly { readonly cause: string }[] = [],
+): AppResponse {
   if (closing) return json(503, { status: 'closing' });
-  if (causes.length > 0) return json(503, { status: 'degraded', causes });
+  if (causes.some((c) => c.cause !== 'store_damaged')) {
+    return json(503, { status: 'degraded', causes });
+  }
+  if (causes.length > 0) return json(200, { status: 'damaged', causes });
   return json(200, { status: 'ok' });
+}
+
+/**
+ * 500 `store_damaged`: the store keeps a row under this digest that does not rebuild it (altered
+ * inside the database). Not a 404: the server did sign something under it, and says it cannot
+ * serve it, rather than that it never did.
+ */
+export function storeDamaged(what: string): AppResponse {
+  return problem(
+    500,
+    'store_damaged',
+    `the store keeps a damaged ${what} row under this digest: it cannot be served (the operator is told)`,
+  );
 }
 
 /**
@@ -190,11 +212,12 @@ export function overBudget(over: { readonly why: string; readonly waitS: number 
 }
 
 /**
- * 503 with `Retry-After` while the store cannot keep what would be served (§8.4): a minute when
- * its file is gone (until an operator acts), a few seconds when a write failed.
+ * 503 with `Retry-After` while the store cannot keep what would be served (§8.4), or read what
+ * was: a minute when its file is gone (until an operator acts), a few seconds when a write or a
+ * read failed.
  */
 export function storeUnavailable(u: {
-  readonly cause: 'file' | 'commit';
+  readonly cause: 'file' | 'commit' | 'query';
   readonly why: string;
 }): AppResponse {
   return problem(503, 'store_unavailable', u.why, {

@@ -93,6 +93,33 @@ export interface DecisionPage {
   readonly next: number | null;
 }
 
+/**
+ * A row of the store that does not rebuild the digest it is kept under (its bytes were altered
+ * inside the database, past what SQLite's `quick_check` sees): thrown by a read that finds one
+ * and nothing sound in its place, so that damage is never answered as an absence.
+ */
+export class StoreDamagedError extends Error {
+  override readonly name = 'StoreDamagedError';
+  constructor(
+    /** What the row holds. */
+    readonly what: 'decision' | 'record' | 'policy',
+    /** The digest asked for, in hex; or, from the listing, the row's key (its first 8 bytes). */
+    readonly digest: string,
+  ) {
+    super(
+      `the store keeps a damaged ${what} row for ${digest}: its bytes do not rebuild its digest`,
+    );
+  }
+}
+
+/**
+ * A write the operator asked for (a reload's policy or key log head) that the store did not
+ * take: the store failed, not the file (`POST /admin/reload` answers 503, not 409).
+ */
+export class StoreUnavailableError extends Error {
+  override readonly name = 'StoreUnavailableError';
+}
+
 /** A site's capacity report as the store keeps it for every instance (`docs/live-policy.md`). */
 export interface StoredCapacityReport {
   /** The pathway's ID. */
@@ -142,7 +169,11 @@ export interface SteeringStore {
   commit(batch: CommitBatch): Promise<CommitResult>;
   /** The `WMH1` bytes of the record of `digest`. */
   getRecord(digest: Uint8Array): Promise<Uint8Array | undefined>;
-  /** The exact `WSD1` bytes of the decision of `digest`, rebuilt and checked against it. */
+  /**
+   * The exact `WSD1` bytes of the decision of `digest`, rebuilt and checked against it; rejects
+   * with {@link StoreDamagedError} when a row kept under the digest does not rebuild the digest
+   * it is kept under and none does.
+   */
   getDecision(digest: Uint8Array): Promise<Uint8Array | undefined>;
   /**
    * Records whose `end` is above `end` (µs): those a current or later window may name, in order
@@ -156,7 +187,9 @@ export interface SteeringStore {
   /**
    * The decisions with `from` ≤ `t` < `to` (µs), in the order they were decided (ascending `t`
    * for a server's room clock), at most `limit` of them, after the cursor `after` (0: from the
-   * start). The listing ends at the first decision at or after `to`.
+   * start). The listing ends at the first decision at or after `to`. Rejects with
+   * {@link StoreDamagedError} at a row that does not rebuild the digest it is kept under (never
+   * a digest the server did not sign, nor a gap).
    */
   listDecisions(from: bigint, to: bigint, after: number, limit: number): Promise<DecisionPage>;
   /** Every kept blob of that kind (policies, rooms, key log heads: a handful). */
