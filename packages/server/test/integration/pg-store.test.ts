@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MIGRATIONS, SCHEMA_VERSION } from '../../src/store/pg-migrations.js';
 import { PgStore } from '../../src/store/postgres.js';
 import { type PgCluster, startPostgres } from '../helpers/postgres.js';
-import { decisionAt, fakeRecord, storeContract } from '../store-contract.js';
+import { altered, decisionAt, fakeRecord, keyOf, storeContract } from '../store-contract.js';
 
 let cluster: PgCluster;
 let databases = 0;
@@ -22,6 +22,21 @@ storeContract('PgStore', async () => {
     store: await PgStore.open(url),
     reopen: () => PgStore.open(url),
     dispose: async () => {},
+    damage: async (digest) => {
+      const c = new pg.Client({ connectionString: url });
+      await c.connect();
+      const { rows } = await c.query<{ id: string; tail: Buffer }>(
+        'SELECT id, tail FROM decisions WHERE key = $1',
+        [keyOf(digest)],
+      );
+      for (const r of rows) {
+        await c.query('UPDATE decisions SET tail = $1 WHERE id = $2', [
+          Buffer.from(altered(r.tail)),
+          r.id,
+        ]);
+      }
+      await c.end();
+    },
   };
 });
 

@@ -2,6 +2,7 @@
 import { createHash } from 'node:crypto';
 import { statSync } from 'node:fs';
 import type { DecisionFields } from '@wai-steering/wire';
+import Database from 'better-sqlite3';
 import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
 import { SqliteStore } from '../../src/store/sqlite.js';
@@ -14,7 +15,7 @@ afterEach(() => {
   cleanup = [];
 });
 
-import { storeContract } from '../store-contract.js';
+import { altered, keyOf, storeContract } from '../store-contract.js';
 
 storeContract('SqliteStore', async () => {
   const t = tempDir('wai-sqlite-contract-');
@@ -23,6 +24,21 @@ storeContract('SqliteStore', async () => {
     store: new SqliteStore(path),
     reopen: async () => new SqliteStore(path),
     dispose: async () => t.remove(),
+    damage: async (digest) => {
+      // Another connection to the file, as a tool would: the change passes quick_check.
+      const db = new Database(path);
+      const rows = db
+        .prepare('SELECT id, tail FROM decisions WHERE key = ?')
+        .all(keyOf(digest)) as {
+        id: number;
+        tail: Buffer;
+      }[];
+      for (const r of rows) {
+        db.prepare('UPDATE decisions SET tail = ? WHERE id = ?').run(altered(r.tail), r.id);
+      }
+      expect(db.pragma('quick_check', { simple: true })).toBe('ok');
+      db.close();
+    },
   };
 });
 
