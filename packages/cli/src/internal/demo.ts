@@ -121,6 +121,8 @@ export async function runDemo(options: DemoOptions): Promise<RunningDemo> {
           roomId: setup.roomId,
           pathway: fill,
           hop: edge,
+          // The sessions steered to the pathway are the ones its site serves.
+          sessions: () => server.engine.loadsNow()[pathway] ?? 0,
           periodUs: setup.policy.period_us,
           clock,
           ...(options.onReport === undefined ? {} : { onReport: options.onReport }),
