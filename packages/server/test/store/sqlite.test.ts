@@ -105,7 +105,8 @@ describe('SqliteStore', () => {
     }
     // The writer never checkpoints (wal_autocheckpoint = 0): the worker copies the pages over.
     let size = statSync(path).size;
-    for (let i = 0; i < 40 && size <= before + 100_000; i++) {
+    // Every 250 ms, or later on a busy machine: a generous ceiling.
+    for (let i = 0; i < 600 && size <= before + 100_000; i++) {
       await new Promise((done) => setTimeout(done, 100));
       size = statSync(path).size;
     }

@@ -25,7 +25,7 @@ import { signReport } from '../../live/world.js';
 const TOKEN = 'a-token-of-the-admin-route';
 const P_MS = 2000;
 
-async function until(what: string, ok: () => boolean | Promise<boolean>, ms = 5000) {
+async function until(what: string, ok: () => boolean | Promise<boolean>, ms = 60_000) {
   const end = Date.now() + ms;
   while (!(await ok())) {
     if (Date.now() > end) throw new Error(`timed out waiting until ${what}`);
