@@ -1,5 +1,6 @@
 // The demo (`wai-steer demo`): a fresh room, the steering server and hop agents with simulated
 // sources; every manifest verifies from what the server serves over HTTP.
+import { windowAt } from '@wai-steering/evidence';
 import {
   FetchError,
   type FetchFunction,
@@ -50,8 +51,11 @@ describe('the demo', () => {
     const reasons = new Set<string>();
     const statuses = new Set<string>();
     let reload: string | undefined;
-    // Over several periods, so that the window moves under the requests.
+    // Over several periods, so that the window moves under the requests: each round waits for
+    // the window to move (however late a busy machine makes it), not for a time.
+    const windowNow = () => windowAt(demo.setup.policy, demo.server.engine.now()).a;
     for (let round = 0; round < 4; round++) {
+      const moved = windowNow();
       for (const q of queries) {
         const url = reload !== undefined && q === '' ? reload : `${demo.steeringUrl}${q}`;
         const r = await fetchAndVerify(url, { backend: nodeBackend, cache });
@@ -72,7 +76,10 @@ describe('the demo', () => {
           expect(again.manifest).toBeNull();
         }
       }
-      await new Promise((done) => setTimeout(done, 300));
+      for (let i = 0; i < 3000 && windowNow() === moved; i++) {
+        await new Promise((done) => setTimeout(done, 20));
+      }
+      expect(windowNow()).not.toBe(moved);
     }
     expect(refusals).toEqual([]);
     // Real evidence: the metered pathways have figures, the one with the unmetered hop has none.
@@ -130,7 +137,7 @@ describe('demo --fill-site', () => {
   });
 
   it('fills cdn-b up until the limits send new sessions elsewhere', {
-    timeout: 60_000,
+    timeout: 120_000,
   }, async () => {
     const reports: number[] = [];
     const refused: string[] = [];
@@ -147,7 +154,7 @@ describe('demo --fill-site', () => {
     const engine = demo.server.engine;
     // 12 slots at first, one fewer each period: down to 0 within 13 periods (2.6 s).
     await expect
-      .poll(() => engine.policy.pathways[1]!.capacity, { timeout: 30_000, interval: 100 })
+      .poll(() => engine.policy.pathways[1]!.capacity, { timeout: 90_000, interval: 100 })
       .toBe(0);
     expect(reports.slice(0, 3)).toEqual([12, 11, 10]);
     expect(refused).toEqual([]);
