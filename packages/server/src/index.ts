@@ -26,6 +26,7 @@ export type {
   EngineOptions,
   IngestResult,
   KeyLogResult,
+  ListingResult,
   Overloaded,
   PolicyRotated,
   ReadResult,
@@ -33,6 +34,8 @@ export type {
   RecordRefused,
   RecordStored,
   Steered,
+  StoreDamaged,
+  StoredRead,
   StoreUnavailable,
 } from './engine/types.js';
 export { createHttpServer, type HttpOptions, listen } from './http.js';
@@ -48,12 +51,14 @@ export { type Materials, readMaterials } from './start/materials.js';
 export { type OpenStoreOptions, openConfiguredStore, openStore } from './store/open.js';
 export { PgStore, type PgStoreOptions } from './store/postgres.js';
 export { SqliteStore, type SqliteStoreOptions } from './store/sqlite.js';
-export type {
-  CommitBatch,
-  CommitResult,
-  DecisionPage,
-  PruneResult,
-  SteeringStore,
-  StoredDecision,
-  StoredRecord,
+export {
+  type CommitBatch,
+  type CommitResult,
+  type DecisionPage,
+  type PruneResult,
+  type SteeringStore,
+  StoreDamagedError,
+  type StoredDecision,
+  type StoredRecord,
+  StoreUnavailableError,
 } from './store/store.js';
