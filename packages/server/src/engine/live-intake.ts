@@ -121,15 +121,20 @@ export class LiveIntake {
     const { store, key, metrics } = this.o;
     if (store.putCapacityReport === undefined) return true;
     const pathway = this.o.policy.current.ids[report.pathway]!;
+    // Seen before it is written: a read of the store meanwhile does not take it as another's.
+    const id = `${pathway} ${report.hop}`;
+    const before = this.seen.get(id);
+    this.seen.set(id, report.t);
     try {
       const row = { pathway, hop: report.hop, t: report.t, jws };
       if (await store.putCapacityReport(key.roomId, row)) this.o.announce();
     } catch (e) {
+      if (before === undefined) this.seen.delete(id);
+      else this.seen.set(id, before);
       metrics.storeErrors.inc({ op: 'capacity' });
       this.o.health.fail('store_queries', `capacity reports are not kept: ${describeError(e)}`);
       return false;
     }
-    this.seen.set(`${pathway} ${report.hop}`, report.t);
     this.o.health.clear('store_queries');
     return true;
   }
