@@ -4,7 +4,7 @@
 import { cpSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { decodeFrames } from '@wai-steering/auditor';
-import { readDecision, toHex, unwrap } from '@wai-steering/wire';
+import { readDecision, STATUS, toHex, unwrap } from '@wai-steering/wire';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningDemo, runDemo } from '../src/internal/demo.js';
 import { cli, expectUserError, freePort, tempDir } from './helpers.js';
@@ -45,8 +45,15 @@ describe('the demo server audited', () => {
     dir = tempDir();
     demo = await runDemo({ dir: join(dir, 'demo'), port: await freePort(), periodMs: 500 });
     roomId = toHex(demo.setup.roomId);
-    // Wait for a window of records, then a load of players.
-    await new Promise((done) => setTimeout(done, 1200));
+    // Wait for a window of records (every pathway with a status other than stale), then a load
+    // of players.
+    const engine = demo.server.engine;
+    const covered = () =>
+      engine.evidenceAt(engine.now()).pathways.every((p) => p.status !== STATUS.stale);
+    for (let i = 0; i < 3000 && !covered(); i++) {
+      await new Promise((done) => setTimeout(done, 20));
+    }
+    expect(covered()).toBe(true);
     made = await load(demo.steeringUrl, 24, 12);
   });
   afterAll(async () => {

@@ -103,7 +103,8 @@ async function serve(config: string) {
     code = c;
     return c;
   });
-  for (let i = 0; i < 200 && code === undefined && !err.includes('serving at'); i++) {
+  // A start on a busy machine takes seconds: a generous ceiling (60 s).
+  for (let i = 0; i < 2400 && code === undefined && !err.includes('serving at'); i++) {
     await new Promise((r) => setTimeout(r, 25));
   }
   return {

@@ -418,6 +418,20 @@ describe('hop run against the real steering server', () => {
     await until('three records after the restart', () =>
       spooled(h).some((r) => r.rec.start > restartedAt + 3n * P),
     );
+    // Its start over (it answers on its own port; it stops cleanly on SIGTERM from then on),
+    // however long a busy machine makes it.
+    let up = false;
+    for (let i = 0; i < 1200 && !up; i++) {
+      up = await fetch(`http://127.0.0.1:${agentPort}/health`).then(
+        async (r) => {
+          await r.arrayBuffer();
+          return true;
+        },
+        () => false,
+      );
+      if (!up) await sleep(50);
+    }
+    expect(up).toBe(true);
     await stop(h);
     expect(h.child!.exitCode).toBe(0);
     const all = spooled(h);

@@ -195,6 +195,8 @@ const liveSchema = z
     capacity_threshold_ppm: integer(0, 1_000_000).default(100_000),
     latency_threshold_ms: integer(0, 0xffff_ffff).default(10),
     max_ahead: duration('how far ahead of the room clock a report may be dated').default(5000),
+    // null: ten periods of the policy (known once the policy is read).
+    max_expiry: duration('how far after its t a report may expire').nullable().default(null),
   })
   .strict();
 /**
@@ -442,6 +444,8 @@ export interface ServerConfig {
     readonly latencyThresholdMs: number;
     /** ms. */
     readonly maxAhead: number;
+    /** How far after its `t` a report may expire, ms; `null` or absent: ten periods of the policy. */
+    readonly maxExpiry?: number | null;
   } | null;
   /** The admin route `POST /admin/reload` and its bearer token; `null`: no admin route. */
   readonly admin: { readonly token: string } | null;
@@ -567,6 +571,7 @@ export function readConfig(input: unknown, baseDir: string = process.cwd()): Rea
             capacityThresholdPpm: c.live.capacity_threshold_ppm,
             latencyThresholdMs: c.live.latency_threshold_ms,
             maxAhead: c.live.max_ahead,
+            maxExpiry: c.live.max_expiry,
           },
     admin: c.admin,
     limits: {

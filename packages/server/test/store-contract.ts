@@ -29,6 +29,23 @@ export interface ContractStore {
   reopen(): Promise<SteeringStore>;
   /** Removes what the store left (after `store.close()`). */
   dispose(): Promise<void>;
+  /**
+   * Alters, inside the database and past the store (as damage would, or someone with access to
+   * it), one byte of the signed fields of each decision row kept under the key of `digest`.
+   */
+  damage(digest: Uint8Array): Promise<void>;
+}
+
+/** The decisions' lookup key of a digest: its first 8 bytes, a signed 64-bit integer. */
+export function keyOf(digest: Uint8Array): bigint {
+  return new DataView(digest.buffer, digest.byteOffset, 8).getBigInt64(0, false);
+}
+
+/** A tail with one byte of its signed fields changed (the 11th: past `t`, in the session). */
+export function altered(tail: Uint8Array): Uint8Array {
+  const out = Uint8Array.from(tail);
+  out[10] = out[10]! ^ 0x5a;
+  return out;
 }
 
 const secretKey = new Uint8Array(32).fill(3);
@@ -139,6 +156,30 @@ export function storeContract(name: string, open: () => Promise<ContractStore>):
       current.push(h.store);
       return h;
     };
+
+    it('answers a decision row altered inside the database as damage, never as absent', async () => {
+      const h = await fresh();
+      const a = decisionAt(1_000n, 1, [[]]);
+      const b = decisionAt(1_001n, 2, [[]]);
+      await h.store.commit({ records: [], decisions: [a, b] });
+      await h.damage(a.digest);
+      const hex = Buffer.from(a.digest).toString('hex');
+      await expect(h.store.getDecision(a.digest)).rejects.toMatchObject({
+        name: 'StoreDamagedError',
+        what: 'decision',
+        digest: hex,
+      });
+      // The others are served as ever; an absent digest is absent.
+      expect(same(await h.store.getDecision(b.digest), b.bytes)).toBe(true);
+      expect(await h.store.getDecision(new Uint8Array(32).fill(0xee))).toBeUndefined();
+      // The listing never lists the damaged row under a digest the server did not sign.
+      await expect(h.store.listDecisions(0n, 10_000n, null, 10)).rejects.toMatchObject({
+        name: 'StoreDamagedError',
+        digest: `${hex.slice(0, 16)}…`,
+      });
+      // From the row after it on, the listing goes on.
+      expect((await h.store.listDecisions(1_001n, 10_000n, null, 10)).decisions).toHaveLength(1);
+    });
 
     it('rebuilds every decision byte for byte, across evidence sets and a reopen', async () => {
       const h = await fresh();

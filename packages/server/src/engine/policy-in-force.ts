@@ -40,6 +40,11 @@ export interface PolicyInForceOptions {
   readonly closing: () => boolean;
 }
 
+/** A rotation that other instances' rotations kept overtaking (or one this one cannot follow). */
+export class RotationConflict extends Error {
+  override readonly name = 'RotationConflict';
+}
+
 /** How many times a rotation is tried again when other instances keep rotating first. */
 const ATTEMPTS = 8;
 
@@ -96,7 +101,7 @@ export class PolicyInForce {
       const r = await this.tryRotate(checked, by);
       if (r !== undefined) return r;
     }
-    throw new Error(
+    throw new RotationConflict(
       this.refusedSeq > this.seq
         ? 'rotatePolicy: the policy another instance put in force could not be taken here (see the log), so this one cannot follow it'
         : 'rotatePolicy: other instances kept rotating the policy first',

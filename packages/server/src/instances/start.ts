@@ -51,10 +51,8 @@ export function isLiveMessage(m: unknown): m is LiveMessage {
 
 /** What an announcement of live policy calls for: the store read again, the policy signed. */
 function onLive(engine: SteeringEngine, what: 'capacity' | 'policy'): void {
-  const done = what === 'policy' ? engine.adoptPolicy() : engine.syncLive();
-  done.catch((e: unknown) => {
-    console.error('wai-steering: reading the live policy of the other instances failed:', e);
-  });
+  // Neither rejects: a store that does not answer is told through health.
+  void (what === 'policy' ? engine.adoptPolicy() : engine.syncLive());
 }
 
 /**
@@ -109,8 +107,15 @@ export async function linkInstances(
   // The loads this instance's decisions state now (sessions whose end has come are out).
   const own = () => engine.loadsNow();
   const liveIntervals = Math.max(1, Math.ceil(o.dropAfterMs / o.heartbeatMs));
-  const exchange = { own, pathways, intervalMs: o.heartbeatMs, liveIntervals };
+  const exchange = {
+    own,
+    pathways,
+    intervalMs: o.heartbeatMs,
+    liveIntervals,
+    faults: engine.health,
+  };
   if (store instanceof PgStore) {
+    store.reportFaultsTo(engine.health);
     const feed = await StoreFeed.start(store, {
       windowStart: () => windowAt(engine.policy, engine.now()).a,
       onRecord: (r) => engine.learnRecord(r),

@@ -14,7 +14,7 @@
  */
 import { toHex } from '@wai-steering/wire';
 import type { DecisionCursor } from '../store/store.js';
-import { badQuery, json } from './responses.js';
+import { badQuery, json, storeDamaged, storeUnavailable } from './responses.js';
 import type { AppResponse, RouteContext } from './types.js';
 
 /** The most decisions in one page. */
@@ -92,6 +92,8 @@ export async function listing(ctx: RouteContext): Promise<AppResponse> {
   if ('error' in q) return badQuery(q.error);
   const { engine } = ctx;
   const page = await engine.listDecisions(q.from, q.to, q.after, q.limit);
+  if (page.kind === 'store_damaged') return storeDamaged(page.what);
+  if (page.kind === 'store_unavailable') return storeUnavailable(page);
   return json(200, {
     decisions: page.decisions.map((d) => ({ digest: toHex(d.digest), t: d.t.toString() })),
     next: page.next === null ? null : writeCursor(page.next),

@@ -247,14 +247,35 @@ export function logPending(retryAfterS: number): AppResponse {
   );
 }
 
-/** `/healthz`: 200 `ok`, 503 `closing`, 503 `degraded` with its causes (`health.ts`). */
-export function health(closing: boolean, causes: readonly unknown[] = []): AppResponse {
+/**
+ * `/healthz`: 200 `ok`, 503 `closing`, 503 `degraded` with its causes, or 200 `damaged` with its
+ * cause when the store holds damaged rows and nothing else is wrong (`health.ts`).
+ */
+export function health(
+  closing: boolean,
+  causes: readonly { readonly cause: string }[] = [],
+): AppResponse {
   if (closing) return json(503, { status: 'closing' });
-  if (causes.length > 0) return json(503, { status: 'degraded', causes });
+  if (causes.some((c) => c.cause !== 'store_damaged')) {
+    return json(503, { status: 'degraded', causes });
+  }
+  if (causes.length > 0) return json(200, { status: 'damaged', causes });
   return json(200, { status: 'ok' });
 }
 
 /**
+ * 500 `store_damaged`: the store keeps a row under this digest that does not rebuild it (altered
+ * inside the database). Not a 404: the server did sign something under it, and says it cannot
+ * serve it, rather than that it never did.
+ */
+export function storeDamaged(what: string): AppResponse {
+  return problem(
+    500,
+    'store_damaged',
+    `the store keeps a damaged ${what} row under this digest: it cannot be served (the operator is told)`,
+  );
+}
+
 /**
  * The status that makes a player come back later rather than stop steering, by the protocol of
  * its request (docs/players.md, the behaviour matrix): an HLS client is answered 503, after which
@@ -283,11 +304,11 @@ export function overBudget(
 
 /**
  * `store_unavailable` with `Retry-After` while the store cannot keep what would be served
- * (§8.4): 10 s when its file is gone (until an operator acts: a player polls gently meanwhile), 5 s
- * when a write failed.
+ * (§8.4), or read what was: 10 s when its file is gone (until an operator acts: a player polls
+ * gently meanwhile), 5 s when a write or a read failed.
  */
 export function storeUnavailable(
-  u: { readonly cause: 'file' | 'commit'; readonly why: string },
+  u: { readonly cause: 'file' | 'commit' | 'query'; readonly why: string },
   status: BackOff = 503,
 ): AppResponse {
   const seconds = u.cause === 'file' ? 10 : 5;

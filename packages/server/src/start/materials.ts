@@ -252,6 +252,9 @@ export function liveOptions(
     capacityThresholdPpm: live.capacityThresholdPpm,
     latencyThresholdMs: live.latencyThresholdMs,
     maxAheadUs: BigInt(live.maxAhead) * 1000n,
+    ...(live.maxExpiry === undefined || live.maxExpiry === null
+      ? {}
+      : { maxExpiryUs: BigInt(live.maxExpiry) * 1000n }),
   };
 }
 

@@ -27,6 +27,7 @@
  */
 import { hash } from 'node:crypto';
 import pg from 'pg';
+import { describeError, type FaultSink } from '../health.js';
 import { joinDecision, splitAgainst } from './compact.js';
 import { migrate, SCHEMA_LOCK } from './pg-migrations.js';
 import {
@@ -45,6 +46,7 @@ import {
   type PolicyClaim,
   type PruneResult,
   type SteeringStore,
+  StoreDamagedError,
   type StoredCapacityReport,
   type StoredCheckpoint,
   type StoredRecord,
@@ -69,7 +71,9 @@ export type StoreNotice =
   | { readonly kind: 'record'; readonly digest: Uint8Array }
   | { readonly kind: 'blob'; readonly blob: BlobKind; readonly digest: Uint8Array }
   /** A capacity report kept, or a policy put in force, for the room of that id. */
-  | { readonly kind: 'live'; readonly what: 'capacity' | 'policy'; readonly room: Uint8Array };
+  | { readonly kind: 'live'; readonly what: 'capacity' | 'policy'; readonly room: Uint8Array }
+  /** Listening again after the connection failed: notifications may have been missed. */
+  | { readonly kind: 'listening' };
 
 const DAY_US = 86_400_000_000n;
 const INT8_MAX = (1n << 63n) - 1n;
@@ -94,6 +98,16 @@ function keyOf(digest: Uint8Array): bigint {
 /** `t` of a tail (its first 8 bytes, u64 little-endian), µs. */
 function tailTime(tail: Uint8Array): bigint {
   return new DataView(tail.buffer, tail.byteOffset, 8).getBigUint64(0, true);
+}
+
+/** A decision's bytes from its set and tail; `undefined` when its set is gone or they do not join. */
+function rebuild(body: Buffer | null, tail: Buffer): Uint8Array | undefined {
+  if (body === null) return undefined;
+  try {
+    return joinDecision(asBytes(body), asBytes(tail));
+  } catch {
+    return undefined;
+  }
 }
 
 /** The digests an evidence set names (§7.1 chunks after room, signer, policy and m). */
@@ -172,6 +186,8 @@ export class PgStore implements SteeringStore {
   private listener: pg.Client | undefined;
   private readonly listeners = new Set<(n: StoreNotice) => void>();
   private closed = false;
+  /** Where the connections' faults are told (the server's health); nowhere until told. */
+  private faults: FaultSink = { fail() {}, clear() {} };
 
   private constructor(
     readonly url: string,
@@ -181,6 +197,15 @@ export class PgStore implements SteeringStore {
     /** Whether commits append to the decision log (always, but in the server's bench). */
     private readonly logAppend: boolean,
   ) {}
+
+  /**
+   * Tells the faults of the store's connections to `sink` (`health.ts`): a connection of the pool
+   * dropped (`store_queries`), the listening connection down and listening again
+   * (`store_notifications`). Each is told as it happens; the sink logs a state change once.
+   */
+  reportFaultsTo(sink: FaultSink): void {
+    this.faults = sink;
+  }
 
   /** Connects, applies the migrations the database lacks, creates the partitions ahead. */
   static async open(url: string, options: PgStoreOptions = {}): Promise<PgStore> {
@@ -192,8 +217,12 @@ export class PgStore implements SteeringStore {
       throw new Error(`${where}: cannot connect (${(e as Error).message})`);
     }
     const pool = new pg.Pool({ connectionString: url, max: options.readers ?? 4 });
-    pool.on('error', (e) => console.error('wai-steering: a store connection failed:', e.message));
     const store = new PgStore(url, writer, pool, options.daysAhead ?? 3, options.logAppend ?? true);
+    // An idle connection of the pool that drops (the database restarted): the pool opens
+    // another at the next query; told once until a query works again.
+    pool.on('error', (e) =>
+      store.faults.fail('store_queries', `a connection of the store dropped: ${describeError(e)}`),
+    );
     try {
       await migrate(writer, where);
       await store.maintain(BigInt(Date.now()) * 1000n);
@@ -388,20 +417,26 @@ export class PgStore implements SteeringStore {
 
   async getDecision(digest: Uint8Array): Promise<Uint8Array | undefined> {
     if (digest.length !== 32) return undefined;
-    const { rows } = await this.pool.query<{ body: Buffer; tail: Buffer }>(
-      'SELECT s.body, d.tail FROM decisions d JOIN sets s ON s.id = d.set_id WHERE d.key = $1',
-      [keyOf(digest)],
+    const key = keyOf(digest);
+    const { rows } = await this.pool.query<{ body: Buffer | null; tail: Buffer }>(
+      'SELECT s.body, d.tail FROM decisions d LEFT JOIN sets s ON s.id = d.set_id WHERE d.key = $1',
+      [key],
     );
+    // A row of this key whose bytes do not rebuild a digest of this key is damage (its set gone
+    // included); one that rebuilds another digest of the key is another decision.
+    let damaged = false;
     for (const row of rows) {
-      let bytes: Uint8Array;
-      try {
-        bytes = joinDecision(asBytes(row.body), asBytes(row.tail));
-      } catch {
+      const bytes = rebuild(row.body, row.tail);
+      if (bytes === undefined) {
+        damaged = true;
         continue;
       }
       // Served only when it hashes to the digest asked for (§7.3).
-      if (equal(sha256(bytes.subarray(0, bytes.length - 64)), digest)) return bytes;
+      const d = sha256(bytes.subarray(0, bytes.length - 64));
+      if (equal(d, digest)) return bytes;
+      if (keyOf(d) !== key) damaged = true;
     }
+    if (damaged) throw new StoreDamagedError('decision', buf(digest).toString('hex'));
     return undefined;
   }
 
@@ -596,11 +631,12 @@ export class PgStore implements SteeringStore {
       id: string;
       t: string;
       xid: string;
-      body: Buffer;
+      key: string;
+      body: Buffer | null;
       tail: Buffer;
     }>(
-      `SELECT d.id, d.t, d.xid::text AS xid, s.body, d.tail
-       FROM decisions d JOIN sets s ON s.id = d.set_id
+      `SELECT d.id, d.t, d.xid::text AS xid, d.key::text AS key, s.body, d.tail
+       FROM decisions d LEFT JOIN sets s ON s.id = d.set_id
        WHERE ${to > INT8_MAX ? 'd.t <= $1' : 'd.t < $1'}
          AND (d.t, d.xid, d.id) > ($2::int8, $3::xid8, $4::int8)
        ORDER BY d.t, d.xid, d.id LIMIT $5`,
@@ -613,8 +649,16 @@ export class PgStore implements SteeringStore {
       if (t >= to) return { decisions, next: null };
       next = { t: BigInt(r.t), xid: BigInt(r.xid), id: Number(r.id) };
       if (t < from) continue;
-      const bytes = joinDecision(asBytes(r.body), asBytes(r.tail));
-      decisions.push({ digest: asBytes(sha256(bytes.subarray(0, bytes.length - 64))), t, bytes });
+      // Listed with the digest of its bytes: a row that does not rebuild the digest it is kept
+      // under is damage, never listed under a digest the server did not sign.
+      const bytes = rebuild(r.body, r.tail);
+      const digest = bytes === undefined ? undefined : sha256(bytes.subarray(0, bytes.length - 64));
+      if (bytes === undefined || digest === undefined || keyOf(digest) !== BigInt(r.key)) {
+        const k = Buffer.alloc(8);
+        k.writeBigInt64BE(BigInt(r.key));
+        throw new StoreDamagedError('decision', `${k.toString('hex')}…`);
+      }
+      decisions.push({ digest: asBytes(digest), t, bytes });
     }
     return { decisions, next: rows.length === limit ? next : null };
   }
@@ -1126,30 +1170,49 @@ export class PgStore implements SteeringStore {
     };
   }
 
-  /** The notification connection: `LISTEN` on its three channels, listened again after a failure. */
-  private async listen(): Promise<void> {
+  /**
+   * The notification connection: `LISTEN` on its three channels, listened again a second after a
+   * failure (and again until it works). Once listening again, the listeners are told
+   * (`listening`), so that they read what was committed meanwhile.
+   */
+  private async listen(again = false): Promise<void> {
     const c = new pg.Client({ connectionString: this.url });
-    c.on('error', (e) => {
-      if (this.closed || this.listener !== c) return;
-      console.error('wai-steering: the store notification connection failed:', e.message);
-      this.listener = undefined;
-      c.end().catch(() => {});
-      // Listen again in a second; what was committed meanwhile comes with the next catch-up.
-      setTimeout(() => {
-        if (!this.closed && this.listener === undefined && this.listeners.size > 0) {
-          this.listen().catch(() => {});
-        }
-      }, 1000).unref();
-    });
+    c.on('error', (e) => this.listenerFailed(c, e));
     c.on('notification', (m) => {
       const notice = readNotice(m.channel, m.payload);
       if (notice !== undefined) for (const l of this.listeners) l(notice);
     });
     this.listener = c;
-    await c.connect();
-    await c.query('LISTEN wai_records');
-    await c.query('LISTEN wai_blobs');
-    await c.query('LISTEN wai_live');
+    try {
+      await c.connect();
+      await c.query('LISTEN wai_records');
+      await c.query('LISTEN wai_blobs');
+      await c.query('LISTEN wai_live');
+    } catch (e) {
+      this.listenerFailed(c, e);
+      throw e;
+    }
+    if (again) {
+      this.faults.clear('store_notifications');
+      for (const l of this.listeners) l({ kind: 'listening' });
+    }
+  }
+
+  /** The listening connection failed: told once, listened again in a second. */
+  private listenerFailed(c: pg.Client, e: unknown): void {
+    if (this.closed || this.listener !== c) return;
+    this.faults.fail(
+      'store_notifications',
+      `the store's notification connection failed: ${describeError(e)}`,
+    );
+    this.listener = undefined;
+    c.end().catch(() => {});
+    // What is committed meanwhile comes with the catch-up once listening again.
+    setTimeout(() => {
+      if (!this.closed && this.listener === undefined && this.listeners.size > 0) {
+        this.listen(true).catch(() => {});
+      }
+    }, 1000).unref();
   }
 
   /** A query on the readers' pool (the loads' heartbeat uses it). */
@@ -1176,10 +1239,8 @@ const broken = new WeakSet<pg.Client>();
 /** The writer's connection: `synchronous_commit = on`, whatever the database's default. */
 async function connectWriter(url: string): Promise<pg.Client> {
   const c = new pg.Client({ connectionString: url });
-  c.on('error', (e) => {
-    broken.add(c);
-    console.error('wai-steering: the store connection failed:', e.message);
-  });
+  // The commit that fails with it is what is told (`commit`); the next one connects again.
+  c.on('error', () => broken.add(c));
   c.on('end', () => broken.add(c));
   await c.connect();
   await c.query('SET synchronous_commit = on');

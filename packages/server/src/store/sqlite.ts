@@ -23,7 +23,7 @@
 import { closeSync as closeFd, fstatSync, openSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
-import { bytesEqual, sha256 } from '@wai-steering/wire';
+import { bytesEqual, sha256, toHex } from '@wai-steering/wire';
 import Database from 'better-sqlite3';
 import { joinDecision, splitAgainst } from './compact.js';
 import {
@@ -43,6 +43,7 @@ import {
   type PolicyClaim,
   type PruneResult,
   type SteeringStore,
+  StoreDamagedError,
   type StoredCapacityReport,
   type StoredCheckpoint,
   type StoredRecord,
@@ -148,6 +149,13 @@ function indexColumn(i: bigint): number | bigint {
   return i <= INT_MAX ? Number(i) : asInt64(i);
 }
 
+/** A listed decision row that does not rebuild its digest: named by its key (8 bytes, hex). */
+function damagedRow(key: bigint | number): StoreDamagedError {
+  const b = new Uint8Array(8);
+  new DataView(b.buffer).setBigInt64(0, BigInt(key), false);
+  return new StoreDamagedError('decision', `${toHex(b)}…`);
+}
+
 /** `t` of a tail (its first 8 bytes, u64), µs; exact below 2^53. */
 function tailTimeOf(tail: Uint8Array): number {
   return Number(new DataView(tail.buffer, tail.byteOffset, 8).getBigUint64(0, true));
@@ -194,8 +202,44 @@ export class StoreSchemaError extends Error {
   override readonly name = 'StoreSchemaError';
 }
 
-/** What sits at the store's path while the server runs (see {@link SqliteStore.fileState}). */
-export type StoreFileState = 'ok' | 'removed' | 'replaced';
+/**
+ * What sits at the store's path while the server runs (see {@link SqliteStore.fileState}): the
+ * database file, or its write-ahead log (`-wal`) or shared memory (`-shm`), removed or replaced.
+ */
+export type StoreFileState = 'ok' | 'removed' | 'replaced' | 'wal_removed' | 'wal_replaced';
+
+/** A file of the store watched: a descriptor of it as opened, and its inode. */
+interface Watched {
+  readonly path: string;
+  fd: number | undefined;
+  ino: number | bigint | undefined;
+}
+
+/** The identity of a watched file now: `ok`, `removed` or `replaced` (`undefined`: not yet seen). */
+function identity(w: Watched): 'ok' | 'removed' | 'replaced' | undefined {
+  if (w.fd === undefined) {
+    // Not there when the store opened (SQLite creates the log at the first transaction).
+    try {
+      w.fd = openSync(w.path, 'r');
+      w.ino = fstatSync(w.fd).ino;
+    } catch {
+      w.fd = undefined;
+    }
+    return undefined;
+  }
+  let ino: number | bigint;
+  try {
+    ino = statSync(w.path).ino;
+  } catch {
+    return 'removed';
+  }
+  if (ino !== w.ino) return 'replaced';
+  try {
+    return fstatSync(w.fd).nlink === 0 ? 'removed' : 'ok';
+  } catch {
+    return 'removed';
+  }
+}
 
 export class SqliteStore implements SteeringStore {
   readonly path: string;
@@ -215,9 +259,11 @@ export class SqliteStore implements SteeringStore {
   /** Whether commits append to the decision log (always, but in the server's bench). */
   private readonly logAppend: boolean;
   private logStmtCache: ReturnType<SqliteStore['logStatements']> | undefined;
-  /** A descriptor of the database file as opened, and its inode: to notice it removed or replaced. */
-  private watchFd: number | undefined;
-  private watchIno: number | bigint | undefined;
+  /**
+   * The database file, its `-wal` and its `-shm`, as opened: to notice one removed or replaced
+   * (a removed `-wal` takes the commits not yet checkpointed with it at the next open).
+   */
+  private watched: Watched[] = [];
 
   constructor(path: string, options: SqliteStoreOptions = {}) {
     this.path = path;
@@ -255,34 +301,32 @@ export class SqliteStore implements SteeringStore {
     this.loadCurrent();
     this.commitTx = this.db.transaction((batch: CommitBatch) => this.write(batch));
     if (!memory) {
-      try {
-        this.watchFd = openSync(path, 'r');
-        this.watchIno = fstatSync(this.watchFd).ino;
-      } catch {
-        this.watchFd = undefined;
-      }
+      this.watched = [path, `${path}-wal`, `${path}-shm`].map((p) => ({
+        path: p,
+        fd: undefined,
+        ino: undefined,
+      }));
+      for (const w of this.watched) identity(w);
     }
   }
 
   /**
    * Whether the database file is still the one opened: `replaced` when another inode sits at the
-   * path, `removed` when none does or the open inode has no link left (`fstat` gives `nlink` 0).
-   * Always `ok` for `:memory:`.
+   * path, `removed` when none does or the open inode has no link left (`fstat` gives `nlink` 0);
+   * and likewise its `-wal` and `-shm` (`wal_removed`, `wal_replaced`), once they exist. Always
+   * `ok` for `:memory:`.
    */
   fileState(): StoreFileState {
-    if (this.watchFd === undefined) return 'ok';
-    let ino: number | bigint;
-    try {
-      ino = statSync(this.path).ino;
-    } catch {
-      return 'removed';
+    const [main, ...log] = this.watched;
+    if (main === undefined) return 'ok';
+    const state = identity(main);
+    if (state === 'removed' || state === 'replaced') return state;
+    for (const w of log) {
+      const s = identity(w);
+      if (s === 'removed') return 'wal_removed';
+      if (s === 'replaced') return 'wal_replaced';
     }
-    if (ino !== this.watchIno) return 'replaced';
-    try {
-      return fstatSync(this.watchFd).nlink === 0 ? 'removed' : 'ok';
-    } catch {
-      return 'removed';
-    }
+    return 'ok';
   }
 
   /**
@@ -516,10 +560,13 @@ export class SqliteStore implements SteeringStore {
       getDecisions: db.prepare('SELECT set_id, tail FROM decisions WHERE key = ?'),
       // In (t, id) order after the cursor (t, id): the index's range on t, then the rows of the
       // cursor's own t that come before it filtered out.
-      decisionsAfter: db.prepare(
-        `SELECT id, set_id, tail, t FROM decisions WHERE t >= ? AND (t > ? OR id > ?)
-         ORDER BY t, id LIMIT ?`,
-      ),
+      // Safe integers: the key is a full signed 64-bit integer.
+      decisionsAfter: db
+        .prepare(
+          `SELECT id, key, set_id, tail, t FROM decisions WHERE t >= ? AND (t > ? OR id > ?)
+           ORDER BY t, id LIMIT ?`,
+        )
+        .safeIntegers(true),
       listBlobs: db.prepare('SELECT digest, bytes FROM blobs WHERE kind = ? ORDER BY digest'),
       putBlob: db.prepare('INSERT OR IGNORE INTO blobs (digest, kind, bytes) VALUES (?, ?, ?)'),
       getBlob: db.prepare('SELECT bytes FROM blobs WHERE kind = ? AND digest = ?').pluck(),
@@ -670,14 +717,34 @@ export class SqliteStore implements SteeringStore {
 
   private getDecisionSync(digest: Uint8Array): Uint8Array | undefined {
     if (digest.length !== 32) return undefined;
-    const rows = this.stmt.getDecisions.all(keyOf(digest)) as { set_id: number; tail: Buffer }[];
+    const key = keyOf(digest);
+    const rows = this.stmt.getDecisions.all(key) as { set_id: number; tail: Buffer }[];
+    // A row of this key whose bytes do not rebuild a digest of this key is damage; one that
+    // rebuilds another digest of the key is another decision (or a digest no decision has).
+    let damaged = false;
     for (const row of rows) {
-      const set = this.setBody(row.set_id);
-      if (set === undefined) continue;
-      const bytes = joinDecision(set, asBytes(row.tail));
-      if (bytesEqual(sha256(bytes.subarray(0, bytes.length - 64)), digest)) return bytes;
+      const bytes = this.rebuild(row.set_id, asBytes(row.tail));
+      if (bytes === undefined) {
+        damaged = true;
+        continue;
+      }
+      const d = sha256(bytes.subarray(0, bytes.length - 64));
+      if (bytesEqual(d, digest)) return bytes;
+      if (keyOf(d) !== key) damaged = true;
     }
+    if (damaged) throw new StoreDamagedError('decision', toHex(digest));
     return undefined;
+  }
+
+  /** A decision's bytes from its set and tail; `undefined` when its set is gone or they do not join. */
+  private rebuild(setId: number, tail: Uint8Array): Uint8Array | undefined {
+    const set = this.setBody(setId);
+    if (set === undefined) return undefined;
+    try {
+      return joinDecision(set, tail);
+    } catch {
+      return undefined;
+    }
   }
 
   private setBody(id: number): Uint8Array | undefined {
@@ -749,21 +816,28 @@ export class SqliteStore implements SteeringStore {
     // skipped.
     for (;;) {
       const rows = this.stmt.decisionsAfter.all(cursor.t, cursor.t, cursor.id, limit) as {
-        id: number;
-        set_id: number;
+        id: bigint;
+        key: bigint;
+        set_id: bigint;
         tail: Buffer;
         t: number;
       }[];
       for (const row of rows) {
         const tail = asBytes(row.tail);
+        if (tail.length < 8) throw damagedRow(row.key);
         const t = new DataView(tail.buffer, tail.byteOffset, 8).getBigUint64(0, true);
         if (t >= to) return { decisions, next: null };
-        cursor = { t: row.t, id: row.id };
+        cursor = { t: Number(row.t), id: Number(row.id) };
         if (t < from) continue;
-        const set = this.setBody(row.set_id);
-        if (set === undefined) continue;
-        const bytes = joinDecision(set, tail);
-        decisions.push({ digest: sha256(bytes.subarray(0, bytes.length - 64)), t, bytes });
+        // Every row is listed with the digest of its bytes: one that does not rebuild the digest
+        // it is kept under is damage, never listed under a digest the server did not sign.
+        const bytes = this.rebuild(Number(row.set_id), tail);
+        const digest =
+          bytes === undefined ? undefined : sha256(bytes.subarray(0, bytes.length - 64));
+        if (bytes === undefined || digest === undefined || keyOf(digest) !== row.key) {
+          throw damagedRow(row.key);
+        }
+        decisions.push({ digest, t, bytes });
         if (decisions.length === limit) {
           return { decisions, next: { t: BigInt(cursor.t), xid: 0n, id: cursor.id } };
         }
@@ -1358,14 +1432,16 @@ export class SqliteStore implements SteeringStore {
 
   /** Closes the database now; the checkpointer exits after ({@link SqliteStore.whenClosed}). */
   private closeSync(): void {
-    if (this.watchFd !== undefined) {
+    for (const w of this.watched) {
+      if (w.fd === undefined) continue;
       try {
-        closeFd(this.watchFd);
+        closeFd(w.fd);
       } catch {
         // closed already
       }
-      this.watchFd = undefined;
+      w.fd = undefined;
     }
+    this.watched = [];
     const worker = this.worker;
     this.worker = undefined;
     if (worker !== undefined) {

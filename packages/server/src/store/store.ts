@@ -105,6 +105,33 @@ export interface DecisionPage {
   readonly next: DecisionCursor | null;
 }
 
+/**
+ * A row of the store that does not rebuild the digest it is kept under (its bytes were altered
+ * inside the database, past what SQLite's `quick_check` sees): thrown by a read that finds one
+ * and nothing sound in its place, so that damage is never answered as an absence.
+ */
+export class StoreDamagedError extends Error {
+  override readonly name = 'StoreDamagedError';
+  constructor(
+    /** What the row holds. */
+    readonly what: 'decision' | 'record' | 'policy',
+    /** The digest asked for, in hex; or, from the listing, the row's key (its first 8 bytes). */
+    readonly digest: string,
+  ) {
+    super(
+      `the store keeps a damaged ${what} row for ${digest}: its bytes do not rebuild its digest`,
+    );
+  }
+}
+
+/**
+ * A write the operator asked for (a reload's policy or key log head) that the store did not
+ * take: the store failed, not the file (`POST /admin/reload` answers 503, not 409).
+ */
+export class StoreUnavailableError extends Error {
+  override readonly name = 'StoreUnavailableError';
+}
+
 /** A site's capacity report as the store keeps it for every instance (`docs/live-policy.md`). */
 export interface StoredCapacityReport {
   /** The pathway's ID. */
@@ -326,7 +353,11 @@ export interface SteeringStore extends LogReads, LogWrites {
   commit(batch: CommitBatch): Promise<CommitResult>;
   /** The `WMH1` bytes of the record of `digest`. */
   getRecord(digest: Uint8Array): Promise<Uint8Array | undefined>;
-  /** The exact `WSD1` bytes of the decision of `digest`, rebuilt and checked against it. */
+  /**
+   * The exact `WSD1` bytes of the decision of `digest`, rebuilt and checked against it; rejects
+   * with {@link StoreDamagedError} when a row kept under the digest does not rebuild the digest
+   * it is kept under and none does.
+   */
   getDecision(digest: Uint8Array): Promise<Uint8Array | undefined>;
   /**
    * Records whose `end` is above `end` (µs): those a current or later window may name, in order
@@ -340,7 +371,9 @@ export interface SteeringStore extends LogReads, LogWrites {
   /**
    * The decisions with `from` ≤ `t` < `to` (µs) in ascending `t`, decisions of equal `t` in the
    * decision log's order (whatever order the instances committed them in), at most `limit` of
-   * them, after the cursor `after` (`null`: from the start).
+   * them, after the cursor `after` (`null`: from the start). Rejects with
+   * {@link StoreDamagedError} at a row that does not rebuild the digest it is kept under (never
+   * a digest the server did not sign, nor a gap).
    */
   listDecisions(
     from: bigint,

@@ -7,7 +7,7 @@ import { PgStore } from '../../src/store/postgres.js';
 import type { DecisionCursor } from '../../src/store/store.js';
 import { integrateAll, TEST_ORIGIN } from '../helpers/log.js';
 import { type PgCluster, startPostgres } from '../helpers/postgres.js';
-import { decisionAt, fakeRecord, storeContract } from '../store-contract.js';
+import { altered, decisionAt, fakeRecord, keyOf, storeContract } from '../store-contract.js';
 
 let cluster: PgCluster;
 let databases = 0;
@@ -26,6 +26,21 @@ storeContract('PgStore', async () => {
     store: await PgStore.open(url),
     reopen: () => PgStore.open(url),
     dispose: async () => {},
+    damage: async (digest) => {
+      const c = new pg.Client({ connectionString: url });
+      await c.connect();
+      const { rows } = await c.query<{ id: string; tail: Buffer }>(
+        'SELECT id, tail FROM decisions WHERE key = $1',
+        [keyOf(digest)],
+      );
+      for (const r of rows) {
+        await c.query('UPDATE decisions SET tail = $1 WHERE id = $2', [
+          Buffer.from(altered(r.tail)),
+          r.id,
+        ]);
+      }
+      await c.end();
+    },
   };
 });
 
@@ -116,7 +131,8 @@ describe('PgStore', () => {
       expect(next.records.map((r) => Buffer.from(r.digest).toString('hex'))).toEqual([
         Buffer.from(r1.digest).toString('hex'),
       ]);
-      for (let i = 0; i < 100 && heard.length < 2; i++) await new Promise((r) => setTimeout(r, 20));
+      for (let i = 0; i < 3000 && heard.length < 2; i++)
+        await new Promise((r) => setTimeout(r, 20));
       expect(heard.sort()).toEqual(
         [r1, r2].map((r) => Buffer.from(r.digest).toString('hex')).sort(),
       );
@@ -169,8 +185,16 @@ describe('PgStore', () => {
     const url = await freshDb();
     const store = await PgStore.open(url);
     const heard: string[] = [];
+    let listening = 0;
     await store.subscribe((n) => {
       if (n.kind === 'record') heard.push(Buffer.from(n.digest).toString('hex'));
+      if (n.kind === 'listening') listening++;
+    });
+    // The faults it tells: the notification connection down, then up again.
+    const told: string[] = [];
+    store.reportFaultsTo({
+      fail: (cause) => told.push(`fail ${cause}`),
+      clear: (cause) => told.push(`clear ${cause}`),
     });
     try {
       const c = new pg.Client({ connectionString: url });
@@ -180,12 +204,18 @@ describe('PgStore', () => {
       );
       await c.end();
       expect(killed.rowCount).toBeGreaterThanOrEqual(2);
-      await new Promise((r) => setTimeout(r, 1500));
+      // Listening again (a second after the failure, later on a busy machine): told so.
+      for (let i = 0; i < 1200 && listening === 0; i++) await new Promise((r) => setTimeout(r, 50));
+      expect(listening).toBe(1);
+      expect(told.indexOf('fail store_notifications')).toBeGreaterThanOrEqual(0);
+      expect(told.lastIndexOf('clear store_notifications')).toBeGreaterThan(
+        told.indexOf('fail store_notifications'),
+      );
       const r = fakeRecord(1n, 2n, 9);
       const d = decisionAt(3n, 1, [[r.digest]]);
       await store.commit({ records: [r], decisions: [d] });
       expect(await store.getDecision(d.digest)).toBeDefined();
-      for (let i = 0; i < 200 && heard.length === 0; i++)
+      for (let i = 0; i < 6000 && heard.length === 0; i++)
         await new Promise((x) => setTimeout(x, 10));
       expect(heard).toEqual([Buffer.from(r.digest).toString('hex')]);
     } finally {

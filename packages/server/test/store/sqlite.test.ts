@@ -16,7 +16,7 @@ afterEach(() => {
   cleanup = [];
 });
 
-import { storeContract } from '../store-contract.js';
+import { altered, keyOf, storeContract } from '../store-contract.js';
 
 storeContract('SqliteStore', async () => {
   const t = tempDir('wai-sqlite-contract-');
@@ -25,6 +25,21 @@ storeContract('SqliteStore', async () => {
     store: new SqliteStore(path),
     reopen: async () => new SqliteStore(path),
     dispose: async () => t.remove(),
+    damage: async (digest) => {
+      // Another connection to the file, as a tool would: the change passes quick_check.
+      const db = new Database(path);
+      const rows = db
+        .prepare('SELECT id, tail FROM decisions WHERE key = ?')
+        .all(keyOf(digest)) as {
+        id: number;
+        tail: Buffer;
+      }[];
+      for (const r of rows) {
+        db.prepare('UPDATE decisions SET tail = ? WHERE id = ?').run(altered(r.tail), r.id);
+      }
+      expect(db.pragma('quick_check', { simple: true })).toBe('ok');
+      db.close();
+    },
   };
 });
 
@@ -135,7 +150,8 @@ describe('SqliteStore', () => {
     }
     // The writer never checkpoints (wal_autocheckpoint = 0): the worker copies the pages over.
     let size = statSync(path).size;
-    for (let i = 0; i < 40 && size <= before + 100_000; i++) {
+    // Every 250 ms, or later on a busy machine: a generous ceiling.
+    for (let i = 0; i < 600 && size <= before + 100_000; i++) {
       await new Promise((done) => setTimeout(done, 100));
       size = statSync(path).size;
     }
