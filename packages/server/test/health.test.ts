@@ -144,7 +144,7 @@ describe("the store's -wal removed while running", () => {
       status: 'degraded',
       causes: [{ cause: 'store' }],
     });
-    const steer = await get(server.app, '/steer');
+    const steer = await get(server.app, '/steer?_HLS_pathway=cdn-a');
     expect([steer.status, JSON.parse(text(steer.body)).error]).toEqual([503, 'store_unavailable']);
     expect(lines).toEqual([
       expect.stringMatching(/degraded \(store\): the store's -wal or -shm file was removed/),

@@ -33,16 +33,18 @@ async function withStoreGone() {
   return { c, digest, record, recordDigest };
 }
 
-function unavailable(res: AppResponse): void {
-  expect([res.status, JSON.parse(text(res.body)).error]).toEqual([503, 'store_unavailable']);
+function unavailable(res: AppResponse, status = 503): void {
+  expect([res.status, JSON.parse(text(res.body)).error]).toEqual([status, 'store_unavailable']);
   expect(Number(res.headers['retry-after'])).toBeGreaterThan(0);
 }
 
 describe('the store gone under the routes', () => {
-  it('steering: 503 store_unavailable, health commit', async () => {
+  it('steering: store_unavailable (503 to HLS, 429 to others), health commit', async () => {
     const { c } = await withStoreGone();
     ctx = c;
-    unavailable(await get(c.app, '/steer'));
+    unavailable(await get(c.app, '/steer?_HLS_pathway=cdn-a'));
+    // Any other client is answered 429, which the DASH players honour (docs/players.md).
+    unavailable(await get(c.app, '/steer'), 429);
     expect(c.engine.health.has('commit')).toBe(true);
     expect((await get(c.app, '/healthz')).status).toBe(503);
   });
