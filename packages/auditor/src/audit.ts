@@ -95,6 +95,29 @@ export interface AuditOptions {
   readonly mode?: 'fast' | 'reference';
 }
 
+/** The policy of the decisions being added, and the IDs of its pathways for the replay. */
+interface PolicyInUse {
+  readonly digest: Uint8Array;
+  readonly hex: string;
+  readonly policy: Policy | undefined;
+  /** The pathway IDs of a decision of `m` pathways under it, by `m`. */
+  readonly ids: Map<number, readonly string[]>;
+}
+
+/**
+ * The IDs of a decision's `m` pathways under `policy`: the policy's own; a pathway the archive
+ * cannot name (the policy is not in the archive, or the decision states more pathways than it
+ * has) is `#<index>`, which no pathway ID spells (§3.3), so that it is never taken for one.
+ */
+function idsOf(u: PolicyInUse, m: number): readonly string[] {
+  let ids = u.ids.get(m);
+  if (ids === undefined) {
+    ids = Array.from({ length: m }, (_, i) => u.policy?.pathways[i]?.id ?? `#${i}`);
+    u.ids.set(m, ids);
+  }
+  return ids;
+}
+
 function sessionKey(session: Uint8Array): string {
   return String.fromCharCode.apply(null, session as unknown as number[]);
 }
@@ -118,7 +141,7 @@ export class Audit {
   private accepted = 0;
   private checked = 0;
   private lastT = -1n;
-  private lastPolicy: { digest: Uint8Array; hex: string; policy: Policy | undefined } | undefined;
+  private lastPolicy: PolicyInUse | undefined;
 
   constructor(
     materials: AuditMaterials,
@@ -210,7 +233,7 @@ export class Audit {
     let lp = this.lastPolicy;
     if (lp === undefined || !bytesEqual(lp.digest, d.policy)) {
       const hex = toHex(d.policy);
-      lp = { digest: d.policy.slice(), hex, policy: this.policyLog.get(hex) };
+      lp = { digest: d.policy.slice(), hex, policy: this.policyLog.get(hex), ids: new Map() };
       this.lastPolicy = lp;
     }
     const policyHex = lp.hex;
@@ -224,11 +247,13 @@ export class Audit {
     }
 
     // §9.2: the loads, replayed just before the decision is placed.
+    const ids = idsOf(lp, m);
+    this.replay.follow(policyHex, ids);
     this.replay.advance(d.t);
-    const replayed = this.replay.loads(policyHex, m);
+    const replayed = this.replay.loads();
     const points: { pathway: string; stated: number; replayed: number }[] = [];
     for (let i = 0; i < m; i++) {
-      const id = policy?.pathways[i]?.id ?? String(i);
+      const id = ids[i]!;
       const stated = d.loads[i]!;
       const r = replayed[i]!;
       points.push({ pathway: id, stated, replayed: r });
@@ -244,7 +269,8 @@ export class Audit {
     }
     if (v.accepted) this.checked++;
     this.series.add(d.t, v.accepted ? (REASON_NAME[d.reason] ?? 'none') : 'refused', points);
-    this.replay.place(policyHex, key, d.first, d.t, d.ttl);
+    // A decision of no pathway (it does not verify) places nothing.
+    if (m > 0) this.replay.place(key, d.first, d.t, d.ttl);
   }
 
   /** The result, and the series the HTML report plots. */

@@ -32,7 +32,7 @@ export {
 export type { HopSpanResult } from './hops.js';
 export { renderHtml } from './html.js';
 export { flattenPolicy, type PolicyChange, type PolicyResult } from './policies.js';
-export { LoadReplay, secondOf } from './replay.js';
+export { LoadReplay } from './replay.js';
 export { MAX_BINS, type Series, type SeriesBin } from './series.js';
 export { type ShareResult, Z_FLAG } from './shares.js';
 export {

@@ -537,7 +537,7 @@ export async function startServer(
     () =>
       activity.sample(
         Number(engine.now() / 1_000_000n),
-        engine.sessions.loadsAt(engine.sessions.secondsAt(Number(engine.now() / 1000n))),
+        engine.sessions.loadsAt(Number(engine.now())),
       ),
     1000,
   );

@@ -134,8 +134,9 @@ export const audit: Command = {
   description: `
 Checks a steering server's decision log (§9.2, §12): every decision verifies (§9.1), each
 record's signature once; the loads replay (a session counts at the first pathway of its latest
-decision while the room clock's second is below that decision's second + TTL + grace, and each
-stated load must be the count just before the decision, within --load-tolerance); for each
+decision while the room clock is below that decision's t + (TTL + grace) s, to the µs, carried
+by pathway ID across a change of policy, and each stated load must be the count just before the
+decision, within --load-tolerance); for each
 pathway with a minimum share, the sessions whose draw falls in its band against the binomial
 expectation (flagged at |z| >= 4); each policy, its span and what changed from the one before;
 and, as a report, each interior hop's bytes out against its edge hops' bytes in.

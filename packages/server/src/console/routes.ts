@@ -90,7 +90,7 @@ export function engineStatusSource(
     evidenceAt: (t) => engine.evidenceAt(t),
     // The loads decisions state now (sessions whose end has come are out, swept or not).
     get loads() {
-      return engine.sessions.loadsAt(engine.sessions.secondsAt(Number(engine.now() / 1000n)));
+      return engine.sessions.loadsAt(Number(engine.now()));
     },
     liveValues: () => engine.liveValues(),
     get sessions() {

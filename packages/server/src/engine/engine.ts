@@ -129,11 +129,11 @@ export class SteeringEngine {
     this.keyLogBytes = o.keyLogBytes;
     this.now = o.clock ?? monotonicClock();
     this.graceS = Math.ceil(o.graceMs / 1000);
-    this.sessions = new SessionTable(o.policy.pathways.length, {
-      maxSessions: o.maxSessions,
-      // The room clock's own seconds (docs/audit.md, the load replay: s(t) = ⌊t / 10^6⌋).
-      base: 0,
-    });
+    // Counted in µs of the room clock (docs/audit.md, the load replay).
+    this.sessions = new SessionTable(
+      o.policy.pathways.map((p) => p.id),
+      { maxSessions: o.maxSessions },
+    );
     this.evidence = new MemoryEvidenceStore();
     this.inForce = this.build({
       policy: o.policy,
@@ -367,7 +367,8 @@ export class SteeringEngine {
   /** Puts a prepared policy in force under its claim. */
   private apply(next: InForce, claim: PolicyClaim, counted = true): PolicyRotated {
     const map = pathwayMap(this.inForce.policy, next.policy);
-    if (map !== undefined) this.sessions.remap(map, next.ids.length);
+    // The sessions follow the policy of the next decision by pathway ID (sessions.ts).
+    this.sessions.show(next.ids);
     const previous = this.inForce.digest;
     this.inForce = next;
     this.policySeq = claim.seq;
@@ -627,7 +628,7 @@ export class SteeringEngine {
       'wai_steering_load',
       'Sessions steered first to each pathway (§6), the loads decisions state.',
       () => {
-        const loads = this.sessions.loadsAt(this.sessions.secondsAt(Number(this.now() / 1000n)));
+        const loads = this.sessions.loadsAt(Number(this.now()));
         return this.inForce.ids.map((id, i) => [{ pathway: id }, loads[i]!] as const);
       },
     );
@@ -781,21 +782,23 @@ export class SteeringEngine {
       });
       t = request.t ?? this.now();
     }
-    const now = this.sessions.secondsAt(Number(t / 1000n));
+    const now = Number(t);
     // §6: the loads as they stand, this session's own count included (§6.1: c's load already
-    // counts the client); a session past its TTL and grace no longer counts.
+    // counts the client); a session past its TTL and grace no longer counts. The sessions are
+    // counted under this decision's policy, carried by pathway ID from the last decision's.
+    this.sessions.follow(under.ids);
     const previous = this.sessions.current(session, now);
     if (previous < 0 && this.sessions.size >= o.maxSessions) {
       return this.overloaded('the session table is full');
     }
     // §6: this instance's own loads, every session whose end has come out, swept or not
     // (docs/audit.md, the load replay), plus its live peers' latest (`instances/loads.ts`).
-    const loads = addLoads(this.sessions.loadsAt(now), this.link_?.peers);
+    const loads = addLoads(this.sessions.loadsAt(now, under.ids), this.link_?.peers);
     const { fields, evidence } = this.assembleUnder(under, t, session, protocol, report, loads);
     const signed = under.signer.sign(fields, evidence);
     const digest = signed.digest;
     // After deciding, the session counts in its new first pathway until TTL + grace.
-    this.sessions.place(session, fields.priority[0]!, now + fields.ttl + this.graceS);
+    this.sessions.place(session, fields.priority[0]!, now + (fields.ttl + this.graceS) * 1_000_000);
     try {
       await this.queue.addDecision(signed);
     } catch {
@@ -949,7 +952,7 @@ export class SteeringEngine {
   /** Drops sessions past their TTL and grace, and evidence no later window can name. */
   sweep(budget: number): void {
     const now = this.now();
-    this.sessions.sweep(budget, this.sessions.secondsAt(Number(now / 1000n)));
+    this.sessions.sweep(budget, Number(now));
     const { a } = windowAt(this.inForce.policy, now);
     this.evidence.prune(a);
     this.horizon.prune(now - this.retentionUs);

@@ -95,8 +95,7 @@ export async function linkInstances(
 ): Promise<Linked> {
   const pathways = () => engine.policy.pathways.length;
   // The loads this instance's decisions state now (sessions whose end has come are out).
-  const own = () =>
-    engine.sessions.loadsAt(engine.sessions.secondsAt(Number(engine.now() / 1000n)));
+  const own = () => engine.sessions.loadsAt(Number(engine.now()));
   const liveIntervals = Math.max(1, Math.ceil(o.dropAfterMs / o.heartbeatMs));
   const exchange = { own, pathways, intervalMs: o.heartbeatMs, liveIntervals };
   if (store instanceof PgStore) {
