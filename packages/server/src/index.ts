@@ -120,6 +120,7 @@ export type {
   BlobKind,
   CommitBatch,
   CommitResult,
+  DecisionCursor,
   DecisionPage,
   ListedDecision,
   NewestHeld,

@@ -4,14 +4,36 @@
  *
  *   {"decisions":[{"digest":"<hex>","t":"<decimal µs>"},…],"next":"<cursor>"|null}
  *
- * with the decisions of `from` ≤ `t` < `to` in the order they were decided (ascending `t`),
- * at most `limit` (1 to 1000, default 1000) after the cursor `after` (a page's `next`). `from`
+ * with the decisions of `from` ≤ `t` < `to` in ascending `t` (equal `t`: the order they were
+ * stored), whatever order the instances committed them in, at most `limit` (1 to 1000, default
+ * 1000) after the cursor `after` (a page's `next`, opaque; absent or `0`: the first page). `from`
  * defaults to 0 and `to` to 2^64 − 1. The server adds `"decision_uri"`, its policy's prefix
  * of decision URIs (each decision is fetched at that prefix and its digest, §8.4), and
  * `"grace_s"`, its session grace in whole seconds (the load replay's).
  */
 import { toHex } from '@wai-steering/wire';
-import type { SteeringStore } from './store/store.js';
+import type { DecisionCursor, SteeringStore } from './store/store.js';
+
+/**
+ * A page's cursor as the listing writes it, `<t>.<row id>` in decimal: opaque to clients, who
+ * give it back as `after`.
+ */
+function writeCursor(c: DecisionCursor): string {
+  return `${c.t}.${c.id}`;
+}
+
+const CURSOR = /^([0-9]{1,20})\.([0-9]{1,16})$/;
+
+/** `after`: absent or `0` from the start, or a cursor {@link writeCursor} wrote; else undefined. */
+function readCursor(text: string | undefined): DecisionCursor | null | undefined {
+  if (text === undefined || text === '0') return null;
+  const m = CURSOR.exec(text);
+  if (m === null) return undefined;
+  const t = BigInt(m[1]!);
+  const id = Number(m[2]!);
+  if (t > U64_MAX || !Number.isSafeInteger(id)) return undefined;
+  return { t, id };
+}
 
 /** The most decisions in one page. */
 export const MAX_LIST = 1000;
@@ -56,10 +78,8 @@ export async function listDecisions(
   if (typeof from === 'string') return bad(from);
   const to = u64('to', U64_MAX);
   if (typeof to === 'string') return bad(to);
-  const after = u64('after', 0n);
-  if (typeof after === 'string' || after > BigInt(Number.MAX_SAFE_INTEGER)) {
-    return bad('after is not a cursor this listing gave');
-  }
+  const after = readCursor(params.get('after'));
+  if (after === undefined) return bad('after is not a cursor this listing gave');
   const limitText = params.get('limit');
   const limit = limitText === undefined ? MAX_LIST : Number(limitText);
   if (
@@ -68,12 +88,12 @@ export async function listDecisions(
   ) {
     return bad(`limit is not 1 to ${MAX_LIST}`);
   }
-  const page = await store.listDecisions(from, to, Number(after), limit);
+  const page = await store.listDecisions(from, to, after, limit);
   return {
     status: 200,
     body: {
       decisions: page.decisions.map((d) => ({ digest: toHex(d.digest), t: d.t.toString() })),
-      next: page.next === null ? null : String(page.next),
+      next: page.next === null ? null : writeCursor(page.next),
       ...extra,
     },
   };

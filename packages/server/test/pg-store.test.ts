@@ -2,6 +2,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MIGRATIONS, SCHEMA_VERSION } from '../src/store/pg-migrations.js';
 import { PgStore } from '../src/store/postgres.js';
+import type { DecisionCursor } from '../src/store/store.js';
 import { type PgCluster, startPostgres } from './helpers/postgres.js';
 import { decisionAt, fakeRecord, storeContract } from './store-contract.js';
 
@@ -153,7 +154,7 @@ describe('PgStore', () => {
       await store.commit({ records: [], decisions: all.slice(0, 4) });
       await store.commit({ records: [], decisions: all.slice(4) });
       const seen: string[] = [];
-      let after = 0;
+      let after: DecisionCursor | null = null;
       for (let page = 0; page < 10; page++) {
         const got = await store.listDecisions(1_001n, 1_006n, after, 2);
         for (const d of got.decisions) {

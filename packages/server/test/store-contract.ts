@@ -8,7 +8,7 @@ import { nodeBackend } from '@wai-steering/wire/node';
 import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
 import { splitDecision } from '../src/store/compact.js';
-import type { SteeringStore, StoredRecord } from '../src/store/store.js';
+import type { DecisionCursor, SteeringStore, StoredRecord } from '../src/store/store.js';
 
 /** A store of the suite: `reopen` opens the same data again (once `store` is closed). */
 export interface ContractStore {
@@ -393,6 +393,54 @@ export function storeContract(name: string, open: () => Promise<ContractStore>):
       expect(s.sets).toBe(1);
       for (const d of [all[0]!, all[250]!, all[499]!]) {
         expect(same(await store.getDecision(d.digest), d.bytes)).toBe(true);
+      }
+    });
+
+    it('lists decisions in ascending t, equal t as stored, whatever order they were committed in', async () => {
+      const { store } = await fresh();
+      // Two instances' decisions: committed in batches whose t interleave, many t equal.
+      let seed = 11;
+      const rand = (n: number): number => {
+        seed = (Math.imul(seed, 1664525) + 1013904223) >>> 0;
+        return seed % n;
+      };
+      const T = 1_800_000_000_000_000n;
+      const stored: { digest: string; t: bigint }[] = [];
+      let n = 0;
+      for (let batch = 0; batch < 12; batch++) {
+        const ds = Array.from({ length: 1 + rand(6) }, () => {
+          const t = T + BigInt(rand(40)) * 1000n;
+          return { t, d: decisionAt(t, n++, [[new Uint8Array(32).fill(1)]]) };
+        });
+        await store.commit({ records: [], decisions: ds.map((x) => x.d) });
+        for (const x of ds)
+          stored.push({ digest: Buffer.from(x.d.digest).toString('hex'), t: x.t });
+      }
+      // The order: t, then the order stored (a stable sort of the order of the commits).
+      const sorted = stored
+        .map((x, i) => ({ ...x, i }))
+        .sort((a, b) => (a.t < b.t ? -1 : a.t > b.t ? 1 : a.i - b.i));
+      for (const [from, to, limit] of [
+        [0n, (1n << 64n) - 1n, 1000],
+        [0n, (1n << 64n) - 1n, 1],
+        [T + 5000n, T + 31_000n, 3],
+        [T + 7000n, T + 7001n, 2],
+        [T + 39_000n, T + 50_000n, 4],
+      ] as const) {
+        const seen: { digest: string; t: bigint }[] = [];
+        let after: DecisionCursor | null = null;
+        for (let page = 0; page < 200; page++) {
+          const got = await store.listDecisions(from, to, after, limit);
+          expect(got.decisions.length).toBeLessThanOrEqual(limit);
+          for (const d of got.decisions) {
+            seen.push({ digest: Buffer.from(d.digest).toString('hex'), t: d.t });
+          }
+          if (got.next === null) break;
+          after = got.next;
+        }
+        expect(seen).toEqual(
+          sorted.filter((x) => x.t >= from && x.t < to).map(({ digest, t }) => ({ digest, t })),
+        );
       }
     });
   });

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { statSync } from 'node:fs';
 import type { DecisionFields } from '@wai-steering/wire';
+import Database from 'better-sqlite3';
 import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
 import { joinDecision, splitAgainst, splitDecision } from '../src/store/compact.js';
@@ -111,6 +112,42 @@ describe('SqliteStore', () => {
     wrong[31]! ^= 1;
     expect(await store.getDecision(wrong)).toBeUndefined();
     await store.close();
+  });
+
+  it('migrates a store of schema 1: each decision’s t read from its tail, listed by time', async () => {
+    const { dir, remove } = tempDir();
+    cleanup.push(remove);
+    const path = `${dir}/s.sqlite`;
+    let store = new SqliteStore(path);
+    const ts = [5n, 3n, 9n, 3n, 1n, 7n];
+    const made = ts.map((t, i) =>
+      sign({ ...(fc.sample(fieldsArb, { seed: i, numRuns: 1 })[0] as DecisionFields), t }),
+    );
+    await store.commit({ records: [], decisions: made });
+    await store.close();
+    // The schema of version 1: decisions without `t`, and no index on it.
+    const db = new Database(path);
+    db.exec(`
+      DROP INDEX decisions_t;
+      CREATE TABLE old (id INTEGER PRIMARY KEY, key INTEGER NOT NULL, set_id INTEGER NOT NULL,
+        tail BLOB NOT NULL);
+      INSERT INTO old SELECT id, key, set_id, tail FROM decisions;
+      DROP TABLE decisions;
+      ALTER TABLE old RENAME TO decisions;
+      CREATE INDEX decisions_key ON decisions (key);
+      UPDATE meta SET v = 1 WHERE k = 'schema';
+    `);
+    db.close();
+    store = new SqliteStore(path);
+    const page = await store.listDecisions(0n, 1n << 62n, null, 100);
+    const order = ts.map((t, i) => ({ t, i })).sort((a, b) => Number(a.t - b.t) || a.i - b.i);
+    expect(page.decisions.map((d) => Buffer.from(d.bytes).toString('hex'))).toEqual(
+      order.map(({ i }) => Buffer.from(made[i]!.bytes).toString('hex')),
+    );
+    await store.close();
+    const check = new Database(path, { readonly: true });
+    expect(check.prepare("SELECT v FROM meta WHERE k = 'schema'").pluck().get()).toBe(2);
+    check.close();
   });
 
   it('checkpoints the WAL in the background', async () => {

@@ -112,6 +112,15 @@ export const MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 3,
+    name: 'decisions listed by time',
+    sql: `
+      -- The listing by time: ascending t, then the order the decisions were stored (id), whatever
+      -- order the instances committed them in. On the partitioned table: every partition has it.
+      CREATE INDEX decisions_t_id ON decisions (t, id);
+    `,
+  },
 ];
 
 /** The newest schema this code reads and writes. */

@@ -33,6 +33,9 @@ import {
   type BlobKind,
   type CommitBatch,
   type CommitResult,
+  type DecisionCursor,
+  type DecisionPage,
+  type ListedDecision,
   POLICY_LAG_US,
   type PolicyClaim,
   type PruneResult,
@@ -500,31 +503,39 @@ export class PgStore implements SteeringStore {
   async listDecisions(
     from: bigint,
     to: bigint,
-    after: number,
+    after: DecisionCursor | null,
     limit: number,
-  ): Promise<{
-    decisions: { digest: Uint8Array; t: bigint; bytes: Uint8Array }[];
-    next: number | null;
-  }> {
-    if (!Number.isSafeInteger(after) || after < 0) throw new RangeError('listDecisions: after');
+  ): Promise<DecisionPage> {
+    if (after !== null && (!Number.isSafeInteger(after.id) || after.id < 0 || after.t < 0n)) {
+      throw new RangeError('listDecisions: after');
+    }
     if (!Number.isSafeInteger(limit) || limit < 1) throw new RangeError('listDecisions: limit');
+    // In (t, id) order after the cursor, on the index (t, id): the last decision listed, or
+    // just before the first at `from`.
+    const start = clamp(from);
+    const cursor =
+      after === null || clamp(after.t) < start
+        ? { t: start, id: 0 }
+        : { t: clamp(after.t), id: after.id };
+    // `t` past the column's range is clamped there (the bytes are exact): such rows are kept
+    // by the bound and sorted out by their bytes.
     const { rows } = await this.pool.query<{ id: string; t: string; body: Buffer; tail: Buffer }>(
       `SELECT d.id, d.t, s.body, d.tail FROM decisions d JOIN sets s ON s.id = d.set_id
-       WHERE d.t >= $1 AND d.t < $2 AND d.id > $3 ORDER BY d.id LIMIT $4`,
-      [clamp(from), clamp(to), after, limit],
+       WHERE ${to > INT8_MAX ? 'd.t <= $1' : 'd.t < $1'} AND (d.t, d.id) > ($2, $3)
+       ORDER BY d.t, d.id LIMIT $4`,
+      [clamp(to), cursor.t, cursor.id, limit],
     );
-    const decisions = rows.map((r) => {
+    const decisions: ListedDecision[] = [];
+    let next: DecisionCursor | null = null;
+    for (const r of rows) {
+      const t = tailTime(asBytes(r.tail));
+      if (t >= to) return { decisions, next: null };
+      next = { t: BigInt(r.t), id: Number(r.id) };
+      if (t < from) continue;
       const bytes = joinDecision(asBytes(r.body), asBytes(r.tail));
-      return {
-        digest: asBytes(sha256(bytes.subarray(0, bytes.length - 64))),
-        t: BigInt(r.t),
-        bytes,
-      };
-    });
-    return {
-      decisions,
-      next: rows.length === limit ? Number(rows[rows.length - 1]!.id) : null,
-    };
+      decisions.push({ digest: asBytes(sha256(bytes.subarray(0, bytes.length - 64))), t, bytes });
+    }
+    return { decisions, next: rows.length === limit ? next : null };
   }
 
   /**

@@ -30,6 +30,7 @@ import {
   type BlobKind,
   type CommitBatch,
   type CommitResult,
+  type DecisionCursor,
   type DecisionPage,
   type ListedDecision,
   type NewestHeld,
@@ -78,7 +79,12 @@ parentPort.on('message', () => {
 /** Past this size the WAL is checkpointed inline (RESTART), whatever the worker managed. */
 const WAL_LIMIT = 256 * 1024 * 1024;
 
-const SCHEMA_VERSION = 1;
+/**
+ * The schema's version: 2 adds each decision's `t` (clamped to 2^53 − 1), indexed, for the
+ * listing by time. A store of version 1 is migrated when opened (the column filled from the
+ * tails, once).
+ */
+const SCHEMA_VERSION = 2;
 /** SQLite integers are signed 64-bit: the columns that index a u64 clamp it (the bytes are exact). */
 const INT_MAX = BigInt(Number.MAX_SAFE_INTEGER);
 
@@ -89,6 +95,11 @@ function clampU64(v: bigint): number {
 /** The first 8 bytes of a digest as a signed 64-bit integer: the decisions' lookup key. */
 function keyOf(digest: Uint8Array): bigint {
   return new DataView(digest.buffer, digest.byteOffset, 8).getBigInt64(0, false);
+}
+
+/** The `t` column of a decision: its `t`, µs, clamped to 2^53 − 1 (the bytes are exact). */
+function timeColumn(t: number): number {
+  return Math.min(t, Number.MAX_SAFE_INTEGER);
 }
 
 /** `t` of a tail (its first 8 bytes, u64), µs; exact below 2^53. */
@@ -267,7 +278,8 @@ export class SqliteStore implements SteeringStore {
         id INTEGER PRIMARY KEY,
         key INTEGER NOT NULL,
         set_id INTEGER NOT NULL,
-        tail BLOB NOT NULL
+        tail BLOB NOT NULL,
+        t INTEGER NOT NULL
       );
       CREATE INDEX IF NOT EXISTS decisions_key ON decisions (key);
       CREATE TABLE IF NOT EXISTS blobs (
@@ -301,11 +313,29 @@ export class SqliteStore implements SteeringStore {
       | undefined;
     if (row === undefined) {
       this.db.prepare("INSERT INTO meta (k, v) VALUES ('schema', ?)").run(SCHEMA_VERSION);
+    } else if (row.v === 1) {
+      this.migrateFrom1();
     } else if (row.v !== SCHEMA_VERSION) {
       throw new StoreSchemaError(
         `the store's schema is version ${row.v}; this server reads version ${SCHEMA_VERSION}`,
       );
     }
+    // The listing by time: `t`, then the row id (the index holds it).
+    this.db.exec('CREATE INDEX IF NOT EXISTS decisions_t ON decisions (t)');
+  }
+
+  /** Version 1 to 2: each decision's `t`, read from its tail, in one transaction. */
+  private migrateFrom1(): void {
+    const db = this.db;
+    db.transaction(() => {
+      db.exec('ALTER TABLE decisions ADD COLUMN t INTEGER NOT NULL DEFAULT 0');
+      // One statement over the table, the tail read by a function of this connection only.
+      db.function('wai_tail_t', { deterministic: true }, (tail: unknown) =>
+        timeColumn(tailTimeOf(asBytes(tail as Buffer))),
+      );
+      db.exec('UPDATE decisions SET t = wai_tail_t(tail)');
+      db.prepare("UPDATE meta SET v = ? WHERE k = 'schema'").run(SCHEMA_VERSION);
+    }).immediate();
   }
 
   private prepare() {
@@ -325,13 +355,15 @@ export class SqliteStore implements SteeringStore {
       touchSet: db.prepare('UPDATE sets SET last_t = ? WHERE id = ?'),
       getSet: db.prepare('SELECT body FROM sets WHERE id = ?').pluck(),
       nextDecisionId: db.prepare('SELECT coalesce(max(id), 0) + 1 FROM decisions').pluck(),
-      insertDecision: db.prepare('INSERT INTO decisions (key, set_id, tail) VALUES (?, ?, ?)'),
+      insertDecision: db.prepare(
+        'INSERT INTO decisions (key, set_id, tail, t) VALUES (?, ?, ?, ?)',
+      ),
       getDecisions: db.prepare('SELECT set_id, tail FROM decisions WHERE key = ?'),
-      firstDecisionFrom: db
-        .prepare('SELECT first_decision FROM sets WHERE last_t >= ? ORDER BY id LIMIT 1')
-        .pluck(),
+      // In (t, id) order after the cursor (t, id): the index's range on t, then the rows of the
+      // cursor's own t that come before it filtered out.
       decisionsAfter: db.prepare(
-        'SELECT id, set_id, tail FROM decisions WHERE id > ? ORDER BY id LIMIT ?',
+        `SELECT id, set_id, tail, t FROM decisions WHERE t >= ? AND (t > ? OR id > ?)
+         ORDER BY t, id LIMIT ?`,
       ),
       listBlobs: db.prepare('SELECT digest, bytes FROM blobs WHERE kind = ? ORDER BY digest'),
       putBlob: db.prepare('INSERT OR IGNORE INTO blobs (digest, kind, bytes) VALUES (?, ?, ?)'),
@@ -430,7 +462,7 @@ export class SqliteStore implements SteeringStore {
           touched = true;
         }
         // better-sqlite3 copies a bound blob: the scratch is reused.
-        s.insertDecision.run(keyOf(d.digest), cur.id, tail);
+        s.insertDecision.run(keyOf(d.digest), cur.id, tail, timeColumn(t));
       }
       const cur = this.current;
       if (touched && cur !== undefined) s.touchSet.run(cur.lastT, cur.id);
@@ -517,39 +549,54 @@ export class SqliteStore implements SteeringStore {
     }
   }
 
-  listDecisions(from: bigint, to: bigint, after: number, limit: number): Promise<DecisionPage> {
+  listDecisions(
+    from: bigint,
+    to: bigint,
+    after: DecisionCursor | null,
+    limit: number,
+  ): Promise<DecisionPage> {
     return settle(() => this.listDecisionsSync(from, to, after, limit));
   }
 
-  private listDecisionsSync(from: bigint, to: bigint, after: number, limit: number): DecisionPage {
-    if (!Number.isSafeInteger(after) || after < 0) throw new RangeError('listDecisions: after');
+  private listDecisionsSync(
+    from: bigint,
+    to: bigint,
+    after: DecisionCursor | null,
+    limit: number,
+  ): DecisionPage {
+    if (after !== null && (!Number.isSafeInteger(after.id) || after.id < 0 || after.t < 0n)) {
+      throw new RangeError('listDecisions: after');
+    }
     if (!Number.isSafeInteger(limit) || limit < 1) throw new RangeError('listDecisions: limit');
-    // The first decision of the first set still in use at `from`: every decision before it is
-    // earlier (the sets' spans follow one another).
-    const start = this.stmt.firstDecisionFrom.get(clampU64(from < 0n ? 0n : from)) as
-      | number
-      | undefined;
-    if (start === undefined) return { decisions: [], next: null };
-    let cursor = Math.max(after, start - 1);
+    // The cursor: the last decision listed, or just before the first at `from`.
+    const start = clampU64(from < 0n ? 0n : from);
+    let cursor =
+      after === null || clampU64(after.t) < start
+        ? { t: start, id: 0 }
+        : { t: clampU64(after.t), id: after.id };
     const decisions: ListedDecision[] = [];
-    // Rows are read a page at a time; those before `from` are skipped.
+    // Rows are read a page at a time; those before `from` (a `t` past the column's range) are
+    // skipped.
     for (;;) {
-      const rows = this.stmt.decisionsAfter.all(cursor, limit) as {
+      const rows = this.stmt.decisionsAfter.all(cursor.t, cursor.t, cursor.id, limit) as {
         id: number;
         set_id: number;
         tail: Buffer;
+        t: number;
       }[];
       for (const row of rows) {
         const tail = asBytes(row.tail);
         const t = new DataView(tail.buffer, tail.byteOffset, 8).getBigUint64(0, true);
         if (t >= to) return { decisions, next: null };
-        cursor = row.id;
+        cursor = { t: row.t, id: row.id };
         if (t < from) continue;
         const set = this.setBody(row.set_id);
         if (set === undefined) continue;
         const bytes = joinDecision(set, tail);
         decisions.push({ digest: sha256(bytes.subarray(0, bytes.length - 64)), t, bytes });
-        if (decisions.length === limit) return { decisions, next: cursor };
+        if (decisions.length === limit) {
+          return { decisions, next: { t: BigInt(cursor.t), id: cursor.id } };
+        }
       }
       if (rows.length < limit) return { decisions, next: null };
     }

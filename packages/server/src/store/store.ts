@@ -86,11 +86,20 @@ export interface ListedDecision {
   readonly bytes: Uint8Array;
 }
 
+/**
+ * A place in the listing by time: the last decision of a page, by its `t` as the store orders it
+ * (clamped to 2^53 − 1) and its row id (the order it was stored).
+ */
+export interface DecisionCursor {
+  readonly t: bigint;
+  readonly id: number;
+}
+
 /** One page of the listing by time. */
 export interface DecisionPage {
   readonly decisions: readonly ListedDecision[];
   /** The cursor of the next page (give it as `after`), or `null` after the last. */
-  readonly next: number | null;
+  readonly next: DecisionCursor | null;
 }
 
 /** A site's capacity report as the store keeps it for every instance (`docs/live-policy.md`). */
@@ -154,11 +163,17 @@ export interface SteeringStore {
   /** A kept blob of that kind. */
   getBlob(kind: BlobKind, digest: Uint8Array): Promise<Uint8Array | undefined>;
   /**
-   * The decisions with `from` ≤ `t` < `to` (µs), in the order they were decided (ascending `t`
-   * for a server's room clock), at most `limit` of them, after the cursor `after` (0: from the
-   * start). The listing ends at the first decision at or after `to`.
+   * The decisions with `from` ≤ `t` < `to` (µs), in ascending `t` and, for equal `t`, in the
+   * order they were stored (the row id), whatever order the instances committed them in; at
+   * most `limit` of them, after the cursor `after` (`null`: from the start). The listing ends at
+   * the first decision at or after `to`.
    */
-  listDecisions(from: bigint, to: bigint, after: number, limit: number): Promise<DecisionPage>;
+  listDecisions(
+    from: bigint,
+    to: bigint,
+    after: DecisionCursor | null,
+    limit: number,
+  ): Promise<DecisionPage>;
   /** Every kept blob of that kind (policies, rooms, key log heads: a handful). */
   listBlobs(kind: BlobKind): Promise<{ readonly digest: Uint8Array; readonly bytes: Uint8Array }[]>;
   /**
