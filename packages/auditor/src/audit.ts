@@ -93,7 +93,24 @@ export interface AuditOptions {
   readonly verify?: 'local' | 'external';
   /** With `verify: 'local'`: `fast` (default) or `reference` (`verifyDecision` each time). */
   readonly mode?: 'fast' | 'reference';
+  /**
+   * Where every refused decision and inconsistent load goes as it is found, past the first
+   * `held` of each: the result then holds only those first ones (what the HTML report shows),
+   * and memory does not grow with the findings. Without it, all are held.
+   */
+  readonly sink?: AuditSink;
+  /** With `sink`: the refusals and inconsistent loads the result holds (default 500). */
+  readonly held?: number;
 }
+
+/** Takes the refusals and inconsistent loads an {@link Audit} does not hold. */
+export interface AuditSink {
+  refused(r: RefusedResult): void;
+  inconsistent(l: InconsistentLoad): void;
+}
+
+/** The refusals and inconsistent loads the result holds by default with a sink. */
+export const DEFAULT_HELD = 500;
 
 /** The policy of the decisions being added, and the IDs of its pathways for the replay. */
 interface PolicyInUse {
@@ -131,9 +148,13 @@ export class Audit {
   private readonly replay: LoadReplay;
   private readonly shares = new ShareTally();
   private readonly series = new SeriesBuilder();
-  private readonly seen = new Set<string>();
   private readonly refused: RefusedResult[] = [];
   private readonly inconsistent: InconsistentLoad[] = [];
+  private refusedCount = 0;
+  private inconsistentCount = 0;
+  private readonly held: number;
+  /** The distinct sessions (for the shares): their 16 bytes as a string each. */
+  private readonly seen = new Set<string>();
   private readonly tolerance: number;
   private readonly roomHex: string;
   private readonly recordCount: number;
@@ -149,6 +170,8 @@ export class Audit {
   ) {
     this.backend = options.backend ?? getBackend();
     this.tolerance = options.loadTolerance ?? DEFAULT_LOAD_TOLERANCE;
+    this.held =
+      options.sink === undefined ? Number.POSITIVE_INFINITY : (options.held ?? DEFAULT_HELD);
     if (!Number.isInteger(this.tolerance) || this.tolerance < 0) {
       throw new TypeError('Audit: loadTolerance must be a whole number of sessions');
     }
@@ -221,12 +244,14 @@ export class Audit {
     }
     if (v.accepted) this.accepted++;
     else {
-      this.refused.push({
+      const r: RefusedResult = {
         digest: v.digest,
         reason: v.reason,
         where: v.where,
         t: d === undefined ? null : d.t.toString(),
-      });
+      };
+      if (this.refusedCount++ < this.held) this.refused.push(r);
+      else this.options.sink!.refused(r);
     }
     if (d === undefined) return;
 
@@ -258,13 +283,15 @@ export class Audit {
       const r = replayed[i]!;
       points.push({ pathway: id, stated, replayed: r });
       if (v.accepted && Math.abs(stated - r) > this.tolerance) {
-        this.inconsistent.push({
+        const l: InconsistentLoad = {
           digest: v.digest,
           pathway: id,
           stated,
           replayed: r,
           t: d.t.toString(),
-        });
+        };
+        if (this.inconsistentCount++ < this.held) this.inconsistent.push(l);
+        else this.options.sink!.inconsistent(l);
       }
     }
     if (v.accepted) this.checked++;
@@ -273,8 +300,11 @@ export class Audit {
     if (m > 0) this.replay.place(key, d.first, d.t, d.ttl);
   }
 
-  /** The result, and the series the HTML report plots. */
-  finish(): { result: AuditResult; series: Series } {
+  /**
+   * The result, and the series the HTML report plots; with a sink, the result's refusals and
+   * inconsistent loads are the first of each, and `refused` and `inconsistent` count them all.
+   */
+  finish(): { result: AuditResult; series: Series; refused: number; inconsistent: number } {
     const shares = this.shares.results();
     const flagged = shares.filter((s) => s.flagged).length;
     const result: AuditResult = {
@@ -290,12 +320,17 @@ export class Audit {
       },
       shares,
       policies: this.policyLog.results(),
-      findings: this.refused.length + this.inconsistent.length + flagged,
+      findings: this.refusedCount + this.inconsistentCount + flagged,
       room: this.roomHex,
       records: this.recordCount,
       hops: this.hopReport.results(),
     };
-    return { result, series: this.series.result() };
+    return {
+      result,
+      series: this.series.result(),
+      refused: this.refusedCount,
+      inconsistent: this.inconsistentCount,
+    };
   }
 }
 
@@ -310,7 +345,41 @@ export function auditDecisions(
   return audit.finish();
 }
 
+/**
+ * The result as `--json` prints it in three parts around its two lists that grow with the log:
+ * `head`, the refusals (each {@link findingJson}, separated by commas), `middle`, the inconsistent
+ * loads (the same), `tail`. One line, its keys in the documented order.
+ */
+export function auditJsonParts(result: AuditResult): {
+  head: string;
+  middle: string;
+  tail: string;
+} {
+  const r = result;
+  const l = r.loads;
+  return {
+    head: `{"decisions":${r.decisions},"sessions":${r.sessions},"accepted":${r.accepted},"refused":[`,
+    middle: `],"loads":{"checked":${l.checked},"tolerance":${l.tolerance},"grace_s":${l.grace_s},"inconsistent":[`,
+    tail:
+      `]},"shares":${JSON.stringify(r.shares)},"policies":${JSON.stringify(r.policies)},` +
+      `"findings":${r.findings},"room":${JSON.stringify(r.room)},"records":${r.records},` +
+      `"hops":${JSON.stringify(r.hops)}}`,
+  };
+}
+
+/** One refusal or inconsistent load as the `--json` result writes it. */
+export function findingJson(f: RefusedResult | InconsistentLoad): string {
+  return JSON.stringify(f);
+}
+
 /** The result as `--json` prints it: one line, its keys in the documented order. */
 export function auditJson(result: AuditResult): string {
-  return JSON.stringify(result);
+  const p = auditJsonParts(result);
+  return (
+    p.head +
+    result.refused.map(findingJson).join(',') +
+    p.middle +
+    result.loads.inconsistent.map(findingJson).join(',') +
+    p.tail
+  );
 }

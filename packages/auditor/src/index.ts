@@ -15,9 +15,13 @@ export {
   type AuditMaterials,
   type AuditOptions,
   type AuditResult,
+  type AuditSink,
   auditDecisions,
   auditJson,
+  auditJsonParts,
+  DEFAULT_HELD,
   DEFAULT_LOAD_TOLERANCE,
+  findingJson,
   type InconsistentLoad,
   type RefusedResult,
 } from './audit.js';

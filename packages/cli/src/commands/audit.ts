@@ -1,8 +1,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type AuditResult, auditJson, renderHtml, type Series } from '@wai-steering/auditor';
-import { auditArchive } from '@wai-steering/auditor/node';
+import { type AuditResult, renderHtml } from '@wai-steering/auditor';
+import { type ArchiveAudit, auditArchive } from '@wai-steering/auditor/node';
 import type { Command, Context } from '../internal/command.js';
 import { EXIT, UserError } from '../internal/errors.js';
 import { exportFromUrl, spanOf } from '../internal/export.js';
@@ -43,11 +43,19 @@ function progressBar(
   };
 }
 
-function summary(r: AuditResult): string {
+/** Writes to stdout, waiting for a stream that asks to (its buffer full) to drain. */
+async function write(ctx: Context, chunk: string): Promise<void> {
+  const stdout = ctx.io.stdout as { write(c: string): unknown; once?: unknown };
+  if (stdout.write(chunk) === false && typeof stdout.once === 'function') {
+    await new Promise<void>((done) => (stdout as NodeJS.WritableStream).once('drain', done));
+  }
+}
+
+function summary(r: AuditResult, counts: { refused: number; inconsistent: number }): string {
   const lines = [
     `room ${r.room}`,
     `${r.decisions} decisions, ${r.sessions} sessions, ${r.records} records`,
-    `verified: ${r.accepted} accepted, ${r.refused.length} refused`,
+    `verified: ${r.accepted} accepted, ${counts.refused} refused`,
   ];
   for (const x of r.refused.slice(0, 20)) {
     const w = [
@@ -57,16 +65,15 @@ function summary(r: AuditResult): string {
     ].join('');
     lines.push(`  refused ${x.digest}: ${x.reason} at ${w}`);
   }
-  if (r.refused.length > 20)
-    lines.push(`  … and ${r.refused.length - 20} more (--json lists them all)`);
+  if (counts.refused > 20)
+    lines.push(`  … and ${counts.refused - 20} more (--json lists them all)`);
   lines.push(
-    `loads: ${r.loads.checked} decisions checked (tolerance ${r.loads.tolerance}, grace ${r.loads.grace_s} s), ${r.loads.inconsistent.length} inconsistent`,
+    `loads: ${r.loads.checked} decisions checked (tolerance ${r.loads.tolerance}, grace ${r.loads.grace_s} s), ${counts.inconsistent} inconsistent`,
   );
   for (const l of r.loads.inconsistent.slice(0, 20)) {
     lines.push(`  ${l.digest} ${l.pathway}: stated ${l.stated}, replayed ${l.replayed}`);
   }
-  if (r.loads.inconsistent.length > 20)
-    lines.push(`  … and ${r.loads.inconsistent.length - 20} more`);
+  if (counts.inconsistent > 20) lines.push(`  … and ${counts.inconsistent - 20} more`);
   if (r.shares.length === 0) lines.push('shares: no pathway has a minimum share');
   for (const s of r.shares) {
     lines.push(
@@ -167,7 +174,7 @@ the wrong room. With --json it prints exactly the result of docs/audit.md on std
     const html = ctx.optional('html');
     let dir = archive === undefined ? undefined : ctx.path(archive);
     let temp: string | undefined;
-    let out: { result: AuditResult; series: Series };
+    let out: ArchiveAudit;
     try {
       if (dir === undefined) {
         temp = mkdtempSync(join(tmpdir(), 'wai-audit-'));
@@ -201,9 +208,19 @@ the wrong room. With --json it prints exactly the result of docs/audit.md on std
     } finally {
       if (temp !== undefined) rmSync(temp, { recursive: true, force: true });
     }
-    if (html !== undefined)
-      writeOutput(ctx.path(html), renderHtml(out.result, out.series), 'HTML report');
-    ctx.out(ctx.flag('json') ? `${auditJson(out.result)}\n` : summary(out.result));
+    try {
+      if (html !== undefined)
+        writeOutput(ctx.path(html), renderHtml(out.result, out.series), 'HTML report');
+      if (ctx.flag('json')) {
+        // Written as it was kept: the refusals past the first come from a temporary file.
+        await out.writeJson((chunk) => write(ctx, chunk));
+        await write(ctx, '\n');
+      } else {
+        ctx.out(summary(out.result, out));
+      }
+    } finally {
+      out.dispose();
+    }
     return out.result.findings === 0 ? EXIT.ok : EXIT.refused;
   },
 };
