@@ -25,7 +25,7 @@ import { PolicyLog, type PolicyResult } from './policies.js';
 import { LoadReplay } from './replay.js';
 import { type Series, SeriesBuilder } from './series.js';
 import { type ShareResult, ShareTally } from './shares.js';
-import { DecisionVerifier, type Verdict, type Where } from './verdict.js';
+import { DecisionVerifier, frameDigest, type Verdict, type Where } from './verdict.js';
 
 /** The tolerance of the load check by default, in sessions. */
 export const DEFAULT_LOAD_TOLERANCE = 2;
@@ -218,8 +218,9 @@ export class Audit {
     else throw new TypeError('Audit.add: a verdict is required with verify: external');
     this.count++;
     let d = v.facts;
-    if (d === undefined && verdict === undefined) {
-      // A verdict without facts: the decision does not read, or was verified elsewhere.
+    if (d === undefined && this.verifier === undefined) {
+      // A verdict given without facts (verified elsewhere): the facts are read here. (This
+      // audit's own verifier gives them whenever the decision reads.)
       const read = readDecision(bytes);
       if (read.ok) {
         const r = read.value;
@@ -237,7 +238,7 @@ export class Audit {
     if (d !== undefined) {
       if (d.t < this.lastT) {
         throw new ArchiveError(
-          `decisions.bin is not in ascending t: decision ${this.count} (${v.digest}) is at ${d.t}, before ${this.lastT}`,
+          `decisions.bin is not in ascending t: decision ${this.count} (${frameDigest(bytes, this.backend)}) is at ${d.t}, before ${this.lastT}`,
         );
       }
       this.lastT = d.t;
@@ -245,7 +246,7 @@ export class Audit {
     if (v.accepted) this.accepted++;
     else {
       const r: RefusedResult = {
-        digest: v.digest,
+        digest: frameDigest(bytes, this.backend),
         reason: v.reason,
         where: v.where,
         t: d === undefined ? null : d.t.toString(),
@@ -276,15 +277,13 @@ export class Audit {
     this.replay.follow(policyHex, ids);
     this.replay.advance(d.t);
     const replayed = this.replay.loads();
-    const points: { pathway: string; stated: number; replayed: number }[] = [];
     for (let i = 0; i < m; i++) {
       const id = ids[i]!;
       const stated = d.loads[i]!;
       const r = replayed[i]!;
-      points.push({ pathway: id, stated, replayed: r });
       if (v.accepted && Math.abs(stated - r) > this.tolerance) {
         const l: InconsistentLoad = {
-          digest: v.digest,
+          digest: frameDigest(bytes, this.backend),
           pathway: id,
           stated,
           replayed: r,
@@ -295,7 +294,13 @@ export class Audit {
       }
     }
     if (v.accepted) this.checked++;
-    this.series.add(d.t, v.accepted ? (REASON_NAME[d.reason] ?? 'none') : 'refused', points);
+    this.series.add(
+      d.t,
+      v.accepted ? (REASON_NAME[d.reason] ?? 'none') : 'refused',
+      ids,
+      d.loads,
+      replayed,
+    );
     // A decision of no pathway (it does not verify) places nothing.
     if (m > 0) this.replay.place(key, d.first, d.t, d.ttl);
   }

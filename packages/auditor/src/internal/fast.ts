@@ -97,14 +97,33 @@ function sameSection(a: Uint8Array, ra: number[], b: Uint8Array, rb: number[]): 
   return true;
 }
 
+/**
+ * Whether `d` was read after `previous` taking all of its figures and evidence from it
+ * (`readDecision`'s `previous`: the same bytes), so that they need not be compared again.
+ */
+function sameEvidence(previous: Decision, d: Decision): boolean {
+  const a = previous.pathways;
+  const b = d.pathways;
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i]!.evidence !== b[i]!.evidence) return false;
+  return true;
+}
+
 const MAX_HELD = 4096;
 
 export class FastVerifier {
   private readonly opened = new Map<string, Opened>();
   private readonly evidence = new Map<string, Evidence>();
-  /** The last evidence section seen: its window, policy, bytes and result. */
+  /** The last evidence section seen: its window, policy, decision, bytes and result. */
   private last:
-    | { b: bigint; policy: Uint8Array; bytes: Uint8Array; ranges: number[]; evidence: Evidence }
+    | {
+        b: bigint;
+        policy: Uint8Array;
+        decision: Decision;
+        bytes: Uint8Array;
+        ranges: number[];
+        evidence: Evidence;
+      }
     | undefined;
   /** The last policy opened, by its digest's bytes. */
   private lastPolicy: { digest: Uint8Array; opened: Opened } | undefined;
@@ -168,17 +187,17 @@ export class FastVerifier {
     // Steps 4 and 5, once per evidence section: the last one's bytes first (a window's
     // decisions follow one another), then by key.
     const window = windowAt(opened.policy, d.t);
-    const section = sectionOf(d);
     const last = this.last;
     let ev: Evidence | undefined;
     if (
       last !== undefined &&
       last.b === window.b &&
       bytesEqual(last.policy, d.policy) &&
-      sameSection(last.bytes, last.ranges, bytes, section)
+      (sameEvidence(last.decision, d) || sameSection(last.bytes, last.ranges, bytes, sectionOf(d)))
     ) {
       ev = last.evidence;
     } else {
+      const section = sectionOf(d);
       const key = evidenceKey(bytes, d, window.b, section);
       ev = this.evidence.get(key);
       if (ev === undefined) {
@@ -189,6 +208,7 @@ export class FastVerifier {
       this.last = {
         b: window.b,
         policy: d.policy.slice(),
+        decision: d,
         bytes: bytes.slice(),
         ranges: section,
         evidence: ev,
