@@ -871,8 +871,9 @@ describe('readDecision after a previous decision', () => {
           let bytes = withSig(next, sig);
           for (const [at, x] of flips) bytes[at % bytes.length]! ^= x;
           if (cut % 5 === 0) bytes = bytes.slice(0, cut % (bytes.length + 1));
-          const alone = readDecision(bytes);
+          // After it at once (it is the decision read last), then alone.
           const after = readDecision(bytes, { previous: previous.value });
+          const alone = readDecision(bytes);
           expect(deepEqual(outcome(after), outcome(alone))).toBe(true);
         },
       ),

@@ -138,8 +138,11 @@ function evidenceField(i: number, j: number): string {
   return name;
 }
 
-/** The decisions this reader gave: the only ones taken as `previous` (their fields are their bytes'). */
-const READ = new WeakSet<object>();
+/**
+ * The decision this reader gave last: the only one taken as `previous` (its fields are its
+ * bytes', which a decision made elsewhere need not be).
+ */
+let lastRead: Decision | undefined;
 
 /**
  * Whether the bytes of `r` at its position hold, for `length` bytes, what `previous` holds at
@@ -187,8 +190,8 @@ function readFields(r: ByteReader, previous?: Decision): DecisionFields {
   let same =
     previous !== undefined &&
     r.trace === undefined &&
-    previous.pathways.length === count &&
-    READ.has(previous);
+    previous === lastRead &&
+    previous.pathways.length === count;
   for (let i = 0; i < count; i++) {
     const f = pathwayFields(i);
     const load = r.u32(f.load);
@@ -324,10 +327,10 @@ function checkPriority(
 /** Options of {@link readDecision}. */
 export interface ReadDecisionOptions {
   /**
-   * A decision this function read before (the one before, in a run of decisions over one
+   * The decision this function read last (the one before, in a run of decisions over one
    * window's evidence): each pathway whose status, class, J, D and evidence are the same bytes
    * is taken from it rather than read and checked again. The outcome is the same as without it;
-   * a decision not read here is not taken.
+   * any other decision is not taken.
    */
   readonly previous?: Decision;
 }
@@ -344,7 +347,7 @@ export function readDecision(
     checkRules,
   );
   allReused = false;
-  if (read.ok) READ.add(read.value);
+  if (read.ok) lastRead = read.value;
   return read;
 }
 
