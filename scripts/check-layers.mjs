@@ -7,10 +7,12 @@ import { dirname, join, relative } from 'node:path';
 const root = new URL('..', import.meta.url).pathname;
 const ORDER = [
   'wire',
+  'tlog',
   'evidence',
   'rule',
   'manifest',
   'verifier',
+  'config-text',
   'auditor',
   'console',
   'agent',
@@ -21,10 +23,12 @@ const ORDER = [
 const PEERS = {};
 const PORTABLE = new Set([
   'wire',
+  'tlog',
   'evidence',
   'rule',
   'manifest',
   'verifier',
+  'config-text',
   'auditor',
   'console',
 ]);
@@ -36,6 +40,17 @@ const NODE_ENTRIES = new Set([
 ]);
 
 const problems = [];
+
+// The private packages of the layers: never a dependency of a published one.
+const PRIVATE = new Set(
+  ORDER.filter((p) => {
+    try {
+      return JSON.parse(readFileSync(join(root, 'packages', p, 'package.json'), 'utf8')).private;
+    } catch {
+      return false;
+    }
+  }),
+);
 
 function walk(dir) {
   const out = [];
@@ -90,13 +105,19 @@ for (const [i, pkg] of ORDER.entries()) {
       }
     }
   }
-  // The manifest's dependencies must agree with the order too.
+  // The manifest's dependencies must agree with the order too; a private package (config-text)
+  // is bundled by a public one that uses it, and listed under devDependencies only.
   try {
     const manifest = JSON.parse(readFileSync(join(root, 'packages', pkg, 'package.json'), 'utf8'));
     for (const dep of Object.keys({ ...manifest.dependencies, ...manifest.peerDependencies })) {
       const scoped = /^@wai-steering\/(.+)$/.exec(dep);
       if (scoped && !allowed.has(scoped[1])) {
         problems.push(`packages/${pkg}/package.json: ${pkg} may not depend on ${dep}`);
+      }
+      if (scoped && !manifest.private && PRIVATE.has(scoped[1])) {
+        problems.push(
+          `packages/${pkg}/package.json: ${dep} is private: bundle it, and list it under devDependencies`,
+        );
       }
     }
   } catch {

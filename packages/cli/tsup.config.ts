@@ -1,11 +1,7 @@
-import { defineConfig } from 'tsup';
+import { packageBuild } from '../../tsup.shared.ts';
 
-export default defineConfig({
+export default packageBuild({
   entry: ['src/main.ts', 'src/index.ts'],
-  format: ['esm'],
-  dts: true,
-  clean: true,
-  sourcemap: true,
-  target: 'node20',
   platform: 'node',
+  bundlesConfigText: true,
 });

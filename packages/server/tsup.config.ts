@@ -1,12 +1,8 @@
-import { defineConfig } from 'tsup';
+import { packageBuild } from '../../tsup.shared.ts';
 
-export default defineConfig({
-  entry: ['src/index.ts', 'src/testkit.ts', 'src/readable.ts'],
-  format: ['esm'],
-  dts: true,
-  clean: true,
-  sourcemap: true,
-  target: 'es2022',
+export default packageBuild({
+  entry: ['src/index.ts', 'src/testkit.ts'],
   platform: 'node',
+  bundlesConfigText: true,
   external: [/^node:/, 'better-sqlite3'],
 });

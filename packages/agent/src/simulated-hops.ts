@@ -6,7 +6,7 @@
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { RoomContext } from '@wai-steering/verifier';
-import { HopAgent } from './agent.js';
+import { HopAgent } from './agent/agent.js';
 import type { Transport } from './delivery.js';
 import type { HopKey } from './keys.js';
 import { SimulatedSource } from './simulated.js';
@@ -88,7 +88,7 @@ export class SimulatedHops {
   }
 
   private settled(name: string, line: Record<string, unknown>): void {
-    const end = BigInt(String(line.end));
+    const end = BigInt(String(line.end_us));
     const p = this.periods.get(end) ?? { left: this.agents.length, refused: [], pending: [] };
     for (const s of (line.refused as string[] | undefined) ?? []) p.refused.push(`${name}: ${s}`);
     for (const s of (line.pending as string[] | undefined) ?? []) p.pending.push(`${name}: ${s}`);

@@ -3,6 +3,7 @@
  * no external asset. Stated against replayed load per pathway over time, each band's observed
  * share with its expectation, the decisions' reasons over time, and the refusals with their place.
  */
+import { formatDuration, formatInstant } from '@wai-steering/config-text';
 import type { AuditResult } from './audit.js';
 import type { Series } from './series.js';
 
@@ -26,10 +27,9 @@ function esc(s: string): string {
   );
 }
 
+/** An instant of the result (µs, decimal) in the one form of human output. */
 function isoOf(us: string): string {
-  const ms = Number(BigInt(us) / 1000n);
-  const d = new Date(ms);
-  return Number.isNaN(d.getTime()) ? us : d.toISOString();
+  return formatInstant(BigInt(us));
 }
 
 const W = 720;
@@ -115,7 +115,7 @@ function reasonPlot(series: Series): string {
         `<rect x="${PAD + i * 90}" y="0" width="10" height="10" fill="${REASON_COLORS[k]}"/><text x="${PAD + i * 90 + 14}" y="9" font-size="10">${k}</text>`,
     )
     .join('');
-  return `<figure><figcaption>Decisions by reason over time (${esc(series.width_us)} µs a bar)</figcaption>
+  return `<figure><figcaption>Decisions by reason over time (${esc(formatDuration(BigInt(series.width_us)))} a bar)</figcaption>
 <svg role="img" aria-label="reasons over time" viewBox="0 -14 ${W} ${H + 14}" width="${W}" height="${H + 14}">${legend}${axis(maxY, isoOf(bins[0]!.start), isoOf(bins.at(-1)!.start))}${rects.join('')}</svg></figure>`;
 }
 

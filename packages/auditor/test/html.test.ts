@@ -58,6 +58,12 @@ describe('the HTML report', () => {
     expect(result.shares).toHaveLength(1);
     expect(result.loads.inconsistent.length).toBeGreaterThan(10);
     const html = renderHtml(result, series);
+    // Times in the one form of human output: instants RFC 3339 to the millisecond, the bars'
+    // width a readable duration, no raw µs.
+    expect(series.width_us).toBe('1000000');
+    expect(html).toContain('Decisions by reason over time (1 s a bar)');
+    expect(html).toContain(`>${new Date(Number(T0 / 1000n)).toISOString()}<`);
+    expect(html).not.toContain('µs');
     // Self-contained: no script, no external reference.
     expect(html).not.toMatch(/<script|<link|src=|https?:\/\/(?!www\.w3\.org)/i);
     const file = join(dir, 'report.html');

@@ -3,24 +3,12 @@
 // errors and exit codes.
 import { spawnSync } from 'node:child_process';
 import { cpSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { decodeFrames } from '@wai-steering/auditor';
-import { type RunningDemo, runDemo } from '@wai-steering/server/testkit';
-import { readDecision, toHex, unwrap } from '@wai-steering/wire';
+import { readDecision, STATUS, toHex, unwrap } from '@wai-steering/wire';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cli, expectUserError, tempDir } from './helpers.js';
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
+import { type RunningDemo, runDemo } from '../src/internal/demo.js';
+import { cli, expectUserError, freePort, tempDir } from './helpers.js';
 
 const PATHWAYS = ['cdn-a', 'cdn-b', 'cdn-b-east'];
 
@@ -58,8 +46,15 @@ describe('the demo server audited', () => {
     dir = tempDir();
     demo = await runDemo({ dir: join(dir, 'demo'), port: await freePort(), periodMs: 500 });
     roomId = toHex(demo.setup.roomId);
-    // Wait for a window of records, then a load of players.
-    await new Promise((done) => setTimeout(done, 1200));
+    // Wait for a window of records (every pathway with a status other than stale), then a load
+    // of players.
+    const engine = demo.server.engine;
+    const covered = () =>
+      engine.evidenceAt(engine.now()).pathways.every((p) => p.status !== STATUS.stale);
+    for (let i = 0; i < 3000 && !covered(); i++) {
+      await new Promise((done) => setTimeout(done, 20));
+    }
+    expect(covered()).toBe(true);
     made = await load(demo.steeringUrl, 24, 12);
   });
   afterAll(async () => {
@@ -155,6 +150,34 @@ describe('the demo server audited', () => {
     const result = JSON.parse(r.stdout);
     expect(result.decisions).toBeGreaterThanOrEqual(made);
     expect(result.findings).toBe(0);
+  });
+
+  it('takes --from and --to as every instant (now-1h, now+1m), and prints times for people', async () => {
+    const r = await cli(
+      ['audit', '--url', demo.server.url, '--room-id', roomId].concat([
+        '--from',
+        'now-1h',
+        '--to',
+        'now+1m',
+      ]),
+      dir,
+    );
+    expect(r.code, r.stderr).toBe(0);
+    // The summary: each policy's span as RFC 3339 times to the millisecond, the grace readable.
+    expect(r.stdout).toMatch(
+      /^policy [0-9a-f]{64}: \d+ decisions from \d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z to \d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/m,
+    );
+    expect(r.stdout).toMatch(/^loads: \d+ decisions checked \(tolerance 2, grace \d+ s\)/m);
+    const json = JSON.parse(
+      (
+        await cli(
+          ['audit', '--url', demo.server.url, '--room-id', roomId, '--json', '--from', 'now-1h'],
+          dir,
+        )
+      ).stdout,
+    );
+    expect(json.decisions).toBeGreaterThanOrEqual(made);
+    expect(json.findings).toBe(0);
   });
 
   it('a tampered copy: exit 1, the decision refused at its place, the HTML report written', async () => {
@@ -260,7 +283,7 @@ describe('the demo server audited', () => {
         ],
         dir,
       ),
-      /--from yesterday/,
+      /--from: yesterday: expected room-clock microseconds/,
     );
   });
 });

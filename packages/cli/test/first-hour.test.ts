@@ -1,6 +1,14 @@
 // A new operator's first hour: each row of what went wrong, as it now behaves. The worked
 // example's own inputs (examples/) are used, as an operator would.
-import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  cpSync,
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -25,7 +33,10 @@ const KEYS = [
 beforeAll(async () => {
   dir = tempDir();
   const ex = join(REPO_DIR, 'examples');
-  for (const k of KEYS) cpSync(join(ex, 'keys', `${k}.jwk`), join(dir, `${k}.jwk`));
+  for (const k of KEYS) {
+    cpSync(join(ex, 'keys', `${k}.jwk`), join(dir, `${k}.jwk`));
+    chmodSync(join(dir, `${k}.jwk`), 0o600); // as the docs do: a key readable by others is warned of
+  }
   for (const f of ['policy.yaml', 'request.json', 'server.yaml']) cpSync(join(ex, f), join(dir, f));
   cpSync(join(ex, 'hop-json'), join(dir, 'hop-json'), { recursive: true });
   await ok(
@@ -57,6 +68,8 @@ beforeAll(async () => {
     ],
     dir,
   );
+  // server.yaml names keylog.wkl, the file the origin's current head is written over.
+  cpSync(join(dir, 'keylog-2.wkl'), join(dir, 'keylog.wkl'));
   await ok(['policy', 'compile', 'policy.yaml', '--key', 'steer.jwk', '--out', 'policy.wsp'], dir);
 });
 
@@ -90,7 +103,8 @@ async function serve(config: string) {
     code = c;
     return c;
   });
-  for (let i = 0; i < 200 && code === undefined && !err.includes('serving at'); i++) {
+  // A start on a busy machine takes seconds: a generous ceiling (60 s).
+  for (let i = 0; i < 2400 && code === undefined && !err.includes('serving at'); i++) {
     await new Promise((r) => setTimeout(r, 25));
   }
   return {
@@ -122,16 +136,20 @@ describe("the README's worked example and docs/cli.md", () => {
 });
 
 describe('period-aligned timestamps', () => {
-  it('window prints [a, b), the periods to sign and their µs bounds, in both forms', async () => {
+  it('window prints [a, b), the periods to sign and their exact bounds, RFC 3339 and µs', async () => {
     const out = await ok(
       ['window', '--policy', 'policy.wsp', '--t', '1970-01-01T00:00:10.5Z'],
       dir,
     );
     expect(out).toContain(
-      'window   [6000000, 10000000) us, 1970-01-01T00:00:06Z to 1970-01-01T00:00:10Z',
+      'window   1970-01-01T00:00:06.000Z (6000000 µs) to 1970-01-01T00:00:10.000Z (10000000 µs)',
     );
-    expect(out).toContain('  [8000000, 10000000) us, 1970-01-01T00:00:08Z to 1970-01-01T00:00:10Z');
-    expect(out).toContain('next     [10000000, 12000000) us');
+    expect(out).toContain(
+      '  1970-01-01T00:00:08.000Z (8000000 µs) to 1970-01-01T00:00:10.000Z (10000000 µs)',
+    );
+    expect(out).toContain('next     1970-01-01T00:00:10.000Z (10000000 µs) to');
+    expect(out).toContain('t        1970-01-01T00:00:10.500Z (10500000 µs)');
+    expect(out).toContain('policy   period 2 s, window 4 s, lag 500 ms');
     const json = JSON.parse(
       await ok(['window', '--policy', 'policy.wsp', '--t', '10500000', '--json'], dir),
     );
@@ -141,6 +159,18 @@ describe('period-aligned timestamps', () => {
       2,
       '12500000',
     ]);
+    // The JSON is not human output: byte for byte what it always was (exact RFC 3339 times).
+    expect(await ok(['window', '--policy', 'policy.wsp', '--t', '10500000', '--json'], dir)).toBe(
+      `${[
+        '{"t":"10500000","t_time":"1970-01-01T00:00:10.5Z","period_us":"2000000",',
+        '"window_us":"4000000","lag_us":"500000","a":"6000000","b":"10000000",',
+        '"a_time":"1970-01-01T00:00:06Z","b_time":"1970-01-01T00:00:10Z","periods":[',
+        '{"start":"6000000","end":"8000000","start_time":"1970-01-01T00:00:06Z","end_time":"1970-01-01T00:00:08Z"},',
+        '{"start":"8000000","end":"10000000","start_time":"1970-01-01T00:00:08Z","end_time":"1970-01-01T00:00:10Z"}],',
+        '"next":{"start":"10000000","end":"12000000","start_time":"1970-01-01T00:00:10Z",',
+        '"end_time":"1970-01-01T00:00:12Z","by":"12500000","by_time":"1970-01-01T00:00:12.5Z"}}',
+      ].join('')}\n`,
+    );
   });
 
   it('record sign --period now-1 signs the last complete period, aligned on the policy period', async () => {
@@ -226,7 +256,7 @@ describe('period-aligned timestamps', () => {
     );
     await ok(['record', 'sign', 'rfc.json', '--key', 'hop-a-edge.jwk', '--out', 'rfc.wmh'], dir);
     expect(await ok(['record', 'inspect', 'rfc.wmh'], dir)).toContain(
-      'span       [6000000, 8000000) us (2s), 1970-01-01T00:00:06Z to 1970-01-01T00:00:08Z',
+      'span       1970-01-01T00:00:06.000Z (6000000 µs) to 1970-01-01T00:00:08.000Z (8000000 µs), 2 s',
     );
     const decideAt = (t: string) =>
       cli(
@@ -241,8 +271,24 @@ describe('period-aligned timestamps', () => {
     expect(byMicros.code, byMicros.stderr).toBe(0);
     expect(byTime.stdout).toBe(byMicros.stdout);
     expect(await ok(['decision', 'inspect', `t-${'10500000'.length}.wsd`], dir)).toContain(
-      't          10500000 us, 1970-01-01T00:00:10.5Z',
+      't          1970-01-01T00:00:10.500Z (10500000 µs)',
     );
+    // now±D in a record's JSON: start and end read at one now.
+    writeFileSync(
+      join(dir, 'now.json'),
+      JSON.stringify({ room: 'room.wrd', start: 'now-4s', end: 'now-2s', class: 4, joules: '1' }),
+    );
+    await ok(['record', 'sign', 'now.json', '--key', 'hop-a-edge.jwk', '--out', 'now.wmh'], dir);
+    const signed = JSON.parse(await ok(['record', 'inspect', 'now.wmh', '--json'], dir));
+    expect(BigInt(signed.end) - BigInt(signed.start)).toBe(2_000_000n);
+    // And window --t now-1m.
+    const before = BigInt(Date.now()) * 1000n;
+    const w = JSON.parse(
+      await ok(['window', '--policy', 'policy.wsp', '--t', 'now-1m', '--json'], dir),
+    );
+    const after = BigInt(Date.now()) * 1000n;
+    const t = BigInt(w.t);
+    expect(t >= before - 60_000_000n && t <= after - 60_000_000n).toBe(true);
   });
 });
 
@@ -532,7 +578,7 @@ describe('decision inspect and verify on a stale pathway', () => {
       dir,
     );
     const line =
-      /cdn-b: hop 0 \(edge 1166849a4f105ef73bb174461d151705d5b2bba6d6bc0b4752affc68688f5465\): no record for \[8000000, 10000000\) us \(1970-01-01T00:00:08Z to 1970-01-01T00:00:10Z\); window \[6000000, 10000000\)/;
+      /cdn-b: hop 0 \(edge 1166849a4f105ef73bb174461d151705d5b2bba6d6bc0b4752affc68688f5465\): no record for 1970-01-01T00:00:08\.000Z \(8000000 µs\) to 1970-01-01T00:00:10\.000Z \(10000000 µs\); window 1970-01-01T00:00:06\.000Z \(6000000 µs\) to/;
     const inspect = await ok(
       ['decision', 'inspect', 'stale.wsd', '--policy', 'policy.wsp', '--records', 'stale'],
       dir,

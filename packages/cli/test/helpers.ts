@@ -1,5 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, expect } from 'vitest';
@@ -90,4 +91,16 @@ export function tempDir(): string {
   const d = mkdtempSync(join(tmpdir(), 'wai-steer-test-'));
   dirs.push(d);
   return d;
+}
+
+/** A free TCP port on 127.0.0.1 (closed again: a small race, fine for tests). */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const port = (s.address() as { port: number }).port;
+      s.close(() => resolve(port));
+    });
+  });
 }

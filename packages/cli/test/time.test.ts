@@ -1,41 +1,70 @@
-// Room-clock instants for people: µs, RFC 3339, now±D; periods for `record sign --period`.
 import { describe, expect, it } from 'vitest';
-import { formatInstant, parseInstant, parsePeriod } from '../src/internal/time.js';
+import { UserError } from '../src/internal/errors.js';
+import { spanOf } from '../src/internal/export.js';
+import { instantOption, parsePeriod, spanOption, spanText } from '../src/internal/time.js';
 
-// 2000-01-01T00:00:00Z is 946 684 800 s after the epoch (a known figure, not computed here).
-const Y2K = 946_684_800_000_000n;
+const Y2K = 946_684_800_000_000n; // 2000-01-01T00:00:00Z
 const now = () => Y2K + 10_500_000n;
 
-describe('instants', () => {
-  it('reads µs, RFC 3339 (with a fraction and an offset), now and now±D', () => {
-    expect(parseInstant('10500000')).toBe(10_500_000n);
-    expect(parseInstant('1970-01-01T00:00:10.5Z')).toBe(10_500_000n);
-    expect(parseInstant('2000-01-01T00:00:00Z')).toBe(Y2K);
-    expect(parseInstant('2000-01-01T01:00:00+01:00')).toBe(Y2K);
-    expect(parseInstant('1999-12-31T23:30:00-00:30')).toBe(Y2K);
-    expect(parseInstant('2000-01-01T00:00:00.000001Z')).toBe(Y2K + 1n);
-    expect(parseInstant('now', now)).toBe(Y2K + 10_500_000n);
-    expect(parseInstant('now+6s', now)).toBe(Y2K + 16_500_000n);
-    expect(parseInstant('now-1m', now)).toBe(Y2K + 10_500_000n - 60_000_000n);
-    expect(parseInstant('now - 500ms', now)).toBe(Y2K + 10_000_000n);
+function userError(f: () => unknown): string {
+  try {
+    f();
+  } catch (e) {
+    expect(e).toBeInstanceOf(UserError);
+    return (e as Error).message;
+  }
+  throw new Error('expected a UserError');
+}
+
+describe('instants of the options', () => {
+  it('read every form of an instant, and name the option when one does not read', () => {
+    expect(instantOption('10500000', 't')).toBe(10_500_000n);
+    expect(instantOption('2000-01-01T01:00:00+01:00', 't')).toBe(Y2K);
+    expect(instantOption('now-1m', 'from', now)).toBe(Y2K + 10_500_000n - 60_000_000n);
+    expect(userError(() => instantOption('yesterday', 'from'))).toMatch(
+      /^--from: yesterday: expected room-clock microseconds \(10500000\), an RFC 3339 time/,
+    );
   });
 
-  it('refuses what is not an instant, with what it takes', () => {
-    expect(parseInstant('yesterday')).toMatch(/expected room-clock microseconds .* RFC 3339/);
-    expect(parseInstant('2000-02-30T00:00:00Z')).toMatch(/not a valid date/);
-    expect(parseInstant('2000-01-01T00:00:00.0000001Z')).toMatch(/finer than a microsecond/);
-    expect(parseInstant('1969-12-31T23:59:59Z')).toMatch(/before 1970/);
-    expect(parseInstant('now+6')).toMatch(/with its unit/);
-    expect(parseInstant('18446744073709551616')).toMatch(/above 2\^64/);
+  it('--from and --to: both read at one now, the end after the start', () => {
+    expect(spanOf('now-1m', 'now', now)).toEqual({
+      from: Y2K - 49_500_000n,
+      to: Y2K + 10_500_000n,
+    });
+    expect(spanOf('2000-01-01T00:00:00Z', undefined, now)).toEqual({
+      from: Y2K,
+      to: (1n << 64n) - 1n,
+    });
+    expect(spanOf(undefined, undefined)).toEqual({ from: 0n, to: (1n << 64n) - 1n });
+    let calls = 0;
+    const ticking = () => Y2K + BigInt(++calls);
+    expect(spanOf('now', 'now+1us', ticking)).toEqual({ from: Y2K + 1n, to: Y2K + 2n });
+    expect(userError(() => spanOf('now', 'now-1s', now))).toBe('--to must be after --from');
+    expect(userError(() => spanOf('2026-12-01t08:00:00.0000019z', undefined))).toMatch(
+      /^--from: .*finer than a microsecond/,
+    );
+    expect(userError(() => spanOf(undefined, '99999999999999999999999'))).toMatch(
+      /^--to: 99999999999999999999999 is above 2\^64 − 1 µs/,
+    );
   });
 
-  it('prints RFC 3339 in UTC, with the fraction it needs', () => {
-    expect(formatInstant(Y2K)).toBe('2000-01-01T00:00:00Z');
-    expect(formatInstant(10_500_000n)).toBe('1970-01-01T00:00:10.5Z');
-    expect(formatInstant(Y2K + 1n)).toBe('2000-01-01T00:00:00.000001Z');
-    for (const us of [0n, 1n, 999_999n, Y2K + 123_456n]) {
-      expect(parseInstant(formatInstant(us))).toBe(us);
-    }
+  it('--span: START..END at one now', () => {
+    expect(spanOption('now-4s..now-2s', 'span', now)).toEqual({
+      start: Y2K + 6_500_000n,
+      end: Y2K + 8_500_000n,
+    });
+    expect(userError(() => spanOption('now-2s..now-4s', 'span', now))).toBe(
+      '--span: now-2s..now-4s: the end is not after the start',
+    );
+    expect(userError(() => spanOption('now', 'span', now))).toMatch(
+      /^--span: now: expected START\.\.END/,
+    );
+  });
+
+  it('prints a span with its exact bounds', () => {
+    expect(spanText(6_000_000n, 8_000_000n)).toBe(
+      '1970-01-01T00:00:06.000Z (6000000 µs) to 1970-01-01T00:00:08.000Z (8000000 µs)',
+    );
   });
 });
 

@@ -1,34 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { parseInstant } from '../src/internal/export.js';
+import { graceSeconds } from '../src/commands/audit.js';
 import {
   formatBitrate,
   formatPpm,
-  formatUs,
   parseBitrate,
-  parseDuration,
   parsePpm,
   parseU64,
 } from '../src/internal/units.js';
 
 describe('readable units, exact', () => {
-  it('durations', () => {
-    expect(parseDuration('2s', 'us')).toBe(2_000_000n);
-    expect(parseDuration('500ms', 'us')).toBe(500_000n);
-    expect(parseDuration('1.5s', 'ms')).toBe(1500n);
-    expect(parseDuration('250us', 'us')).toBe(250n);
-    expect(parseDuration('250µs', 'us')).toBe(250n);
-    expect(parseDuration('5m', 's')).toBe(300n);
-    expect(parseDuration('5min', 's')).toBe(300n);
-    expect(parseDuration('1h', 's')).toBe(3600n);
-    expect(parseDuration(' 2 s ', 'us')).toBe(2_000_000n);
-    expect(parseDuration('1500ms', 's')).toBe('1500ms is not a whole number of seconds');
-    expect(parseDuration('0.0001ms', 'us')).toBe('0.0001ms is not a whole number of microseconds');
-    expect(parseDuration('2', 'us')).toMatch(/with its unit/);
-    expect(parseDuration('-2s', 'us')).toMatch(/with its unit/);
-    expect(parseDuration('1e3s', 'us')).toMatch(/with its unit/);
-    expect(parseDuration('18446744073709551616us', 'us')).toBe(18446744073709551616n); // range is the caller's
-  });
-
   it('bitrates', () => {
     expect(parseBitrate('800k')).toBe(800_000n);
     expect(parseBitrate('2.5M')).toBe(2_500_000n);
@@ -65,9 +45,6 @@ describe('readable units, exact', () => {
   });
 
   it('formats back', () => {
-    expect(formatUs(2_000_000n)).toBe('2s');
-    expect(formatUs(500_000n)).toBe('500ms');
-    expect(formatUs(1_500n)).toBe('1500us');
     expect(formatBitrate(2_500_000n)).toBe('2.5M');
     expect(formatBitrate(800_000n)).toBe('800k');
     expect(formatBitrate(1_000_001n)).toBe('1.000001M');
@@ -77,28 +54,16 @@ describe('readable units, exact', () => {
   });
 });
 
-describe('instants of --from and --to', () => {
-  it('reads room clock µs and RFC 3339 times, to the microsecond', () => {
-    expect(parseInstant('1800000000000000', 'from')).toBe(1_800_000_000_000_000n);
-    expect(parseInstant('2026-12-01T08:00:00Z', 'from')).toBe(
-      BigInt(Date.UTC(2026, 11, 1, 8)) * 1000n,
-    );
-    expect(parseInstant('2026-12-01T08:00:00.250+01:00', 'to')).toBe(
-      BigInt(Date.UTC(2026, 11, 1, 7)) * 1000n + 250_000n,
-    );
-    expect(parseInstant('2026-12-01t08:00:00.0000019z', 'to')).toBe(
-      BigInt(Date.UTC(2026, 11, 1, 8)) * 1000n + 1n,
-    );
-  });
-  it('refuses anything else, naming the option', () => {
-    for (const bad of [
-      'yesterday',
-      '-1',
-      '2026-12-01',
-      '2026-12-01T08:00:00',
-      '99999999999999999999999',
-    ]) {
-      expect(() => parseInstant(bad, 'from'), bad).toThrow(/--from/);
-    }
+describe('--grace', () => {
+  it('reads a duration as every option does, or whole seconds, in seconds rounded up', () => {
+    expect(graceSeconds('10')).toBe(10);
+    expect(graceSeconds('10s')).toBe(10);
+    expect(graceSeconds('1500ms')).toBe(2);
+    expect(graceSeconds('2m')).toBe(120);
+    expect(graceSeconds('1.5min')).toBe(90);
+    expect(graceSeconds('1us')).toBe(1);
+    expect(graceSeconds('0s')).toBe(0);
+    expect(() => graceSeconds('soon')).toThrow(/^--grace soon: expected a duration with its unit/);
+    expect(() => graceSeconds('10000w')).toThrow(/^--grace 10000w: at most 2\^32 − 1 seconds/);
   });
 });

@@ -1,26 +1,21 @@
 /**
- * The HTTP side of the steering server: a route table over the {@link SteeringEngine}. Each row
- * names its methods, matches a path and hands the request to its handler (`routes/`); the
- * responses are built in `routes/responses.ts`. {@link SteeringApp.handle} is a function from a
- * request (method, target, headers, body) to a response, so that the `node:http` adapter
- * (`http.ts`) stays thin and the routes can be fuzzed without sockets.
+ * The HTTP side of the steering server: the route table (`routes/table.ts`) over the
+ * {@link SteeringEngine}. {@link SteeringApp.handle} is a function from a request (method,
+ * target, headers, body) to a response, so that the `node:http` adapter (`http.ts`) stays thin
+ * and the routes can be fuzzed without sockets. The responses are built in `routes/responses.ts`.
  */
 import type { SteeringEngine } from './engine/engine.js';
-import { capacity } from './routes/capacity.js';
-import { ingest } from './routes/ingest.js';
-import { healthz, metrics } from './routes/ops.js';
-import { decision, keyLog, policy, record, roomDescriptor } from './routes/reads.js';
+import type { ClientBudget } from './guard/budget.js';
 import {
   badTarget,
   internal,
-  json,
   notAllowed,
   notFound,
   preflight,
   uriTooLong,
 } from './routes/responses.js';
-import { steer } from './routes/steer.js';
-import { isDigestHex, pathOfUri, splitTarget } from './routes/target.js';
+import { buildRoutes } from './routes/table.js';
+import { headerValue, splitTarget } from './routes/target.js';
 import {
   type AppLimits,
   type AppRequest,
@@ -30,159 +25,26 @@ import {
   type RouteContext,
 } from './routes/types.js';
 
-export type { AppLimits, AppRequest, AppResponse, Route, RouteContext } from './routes/types.js';
-export { NOT_FOUND } from './routes/types.js';
-
-const READ = ['GET', 'HEAD'] as const;
-const READ_ALLOW = 'GET, HEAD, OPTIONS';
-
-/** A row matching the paths `prefix` + a digest: `NOT_FOUND` for anything else after `prefix`. */
-function digestUnder(prefix: string) {
-  return (path: string) => {
-    if (!path.startsWith(prefix)) return undefined;
-    const hex = path.slice(prefix.length);
-    return isDigestHex(hex) ? hex : NOT_FOUND;
-  };
-}
-
-/** §3.1: the paths of a policy's steering URIs and its decision URI prefix. */
-function pathsOf(policy: SteeringEngine['policy']): { steering: Set<string>; decision: string } {
-  return {
-    steering: new Set([pathOfUri(policy.server_uri), pathOfUri(policy.reload_uri)]),
-    decision: pathOfUri(policy.decision_uri),
-  };
-}
-
-/** A row matching `/rooms/<room id>/<leaf>`. */
-function roomPath(leaf: string) {
-  const re = new RegExp(`^/rooms/([0-9a-fA-F]{64})/${leaf}$`);
-  return (path: string) => re.exec(path)?.[1];
-}
-
-/**
- * The server's route table, in the order rows are tried: the steering URIs and the decision URI
- * come from the policy (§3.1); the rest are fixed (`docs/server.md`, *Endpoints*).
- */
-export function steeringRoutes(engine: SteeringEngine): Route[] {
-  // The paths of the policy in force, read again when a rotation puts another in force.
-  let of = engine.policy;
-  let paths = pathsOf(of);
-  const current = () => {
-    if (engine.policy !== of) {
-      of = engine.policy;
-      paths = pathsOf(of);
-    }
-    return paths;
-  };
-  return [
-    {
-      name: 'steering',
-      methods: ['GET'],
-      allow: 'GET, OPTIONS',
-      match: (path) => (current().steering.has(path) ? '' : undefined),
-      handler: steer,
-    },
-    {
-      name: 'decision',
-      methods: READ,
-      allow: READ_ALLOW,
-      // Only a digest after the prefix is a decision; anything else goes on to the next rows.
-      match: (path) => {
-        const prefix = current().decision;
-        if (!path.startsWith(prefix)) return undefined;
-        const hex = path.slice(prefix.length);
-        return isDigestHex(hex) ? hex : undefined;
-      },
-      handler: decision,
-    },
-    {
-      // The decisions by time (listing.ts, docs/audit.md).
-      name: 'listing',
-      methods: READ,
-      allow: READ_ALLOW,
-      match: (path) => (path === '/decisions' ? '' : undefined),
-      handler: async (ctx) => {
-        const listed = await ctx.engine.listing(ctx.query);
-        return json(listed.status, listed.body);
-      },
-    },
-    {
-      name: 'ingest',
-      methods: ['POST'],
-      allow: 'POST, OPTIONS',
-      match: (path) => (path === '/records' ? '' : undefined),
-      handler: ingest,
-    },
-    {
-      name: 'capacity',
-      methods: ['POST'],
-      allow: 'POST, OPTIONS',
-      match: (path) => (path === '/capacity' ? '' : undefined),
-      handler: capacity,
-    },
-    {
-      name: 'record',
-      methods: READ,
-      allow: READ_ALLOW,
-      match: digestUnder('/records/'),
-      absent: 'record',
-      handler: record,
-    },
-    {
-      name: 'policy',
-      methods: READ,
-      allow: READ_ALLOW,
-      match: digestUnder('/policies/'),
-      absent: 'policy',
-      handler: policy,
-    },
-    {
-      name: 'room',
-      methods: READ,
-      allow: READ_ALLOW,
-      match: roomPath('descriptor'),
-      handler: roomDescriptor,
-    },
-    {
-      name: 'key_log',
-      methods: READ,
-      allow: READ_ALLOW,
-      match: roomPath('key-log'),
-      handler: keyLog,
-    },
-    {
-      name: 'healthz',
-      methods: READ,
-      allow: 'GET, HEAD',
-      match: (path) => (path === '/healthz' ? '' : undefined),
-      handler: healthz,
-    },
-    {
-      name: 'metrics',
-      methods: READ,
-      allow: 'GET, HEAD',
-      match: (path) => (path === '/metrics' ? '' : undefined),
-      handler: metrics,
-    },
-  ];
-}
-
 /** Options of {@link SteeringApp}. */
 export interface AppOptions extends AppLimits {
-  /** The route table (default {@link steeringRoutes} of the engine). */
+  /** The route table (default: `buildRoutes` of the engine alone, no admin, no console). */
   readonly routes?: readonly Route[];
+  /** The per-client budgets, spent at the door (`guard/budget.ts`); none by default. */
+  readonly budget?: ClientBudget;
 }
 
 /** The steering server's HTTP application: the route table over an engine. */
 export class SteeringApp {
   readonly routes: readonly Route[];
+  readonly budget: ClientBudget | undefined;
   private readonly limits: AppLimits;
 
   constructor(
     readonly engine: SteeringEngine,
     options: AppOptions,
   ) {
-    this.routes = options.routes ?? steeringRoutes(engine);
+    this.routes = options.routes ?? buildRoutes({ engine });
+    this.budget = options.budget;
     this.limits = {
       maxRecordBytes: options.maxRecordBytes,
       maxTargetBytes: options.maxTargetBytes,
@@ -224,7 +86,7 @@ export class SteeringApp {
       if (param === undefined) continue;
       if (param === NOT_FOUND) return [row.name, notFound(row.absent ?? 'resource')];
       if (!row.methods.includes(method)) return [row.name, notAllowed(row.allow)];
-      const forwarded = req.headers['x-forwarded-for'];
+      const budget = this.budget;
       const ctx: RouteContext = {
         request: req,
         method,
@@ -233,10 +95,8 @@ export class SteeringApp {
         param,
         engine: this.engine,
         limits: this.limits,
-        client: this.engine.budget?.clientOf(
-          req.peer,
-          typeof forwarded === 'string' ? forwarded : forwarded?.join(', '),
-        ),
+        budget,
+        client: budget?.clientOf(req.peer, headerValue(req.headers['x-forwarded-for'])),
       };
       return [row.name, await row.handler(ctx)];
     }

@@ -5,10 +5,16 @@
  */
 import { readFileSync } from 'node:fs';
 import { dirname, isAbsolute, resolve } from 'node:path';
-import { renameAliases } from '@wai-steering/wire/internal';
+import {
+  didYouMean,
+  notAMapping,
+  parseDuration,
+  parseProblem,
+  renameAliases,
+} from '@wai-steering/config-text';
+import { parseVerifierKey, SIGNATURE_TYPE } from '@wai-steering/tlog';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
-import { didYouMean, parseDuration } from './readable.js';
 
 /** A configuration that does not read or breaks a rule; the message names each field. */
 export class ConfigError extends Error {
@@ -46,7 +52,7 @@ export function fsProblem(e: unknown, inConfig = true): string {
 /**
  * A readable duration in milliseconds, as the config reads it: a string with its unit
  * (`"500ms"`, `"10s"`, `"15m"`, `"12h"`, `"7d"`, `"2w"`; `parseDuration` of
- * `@wai-steering/server/readable`, the one the policy YAML reads too), or a bare number of
+ * `@wai-steering/config-text`, the one every hand-written file reads), or a bare number of
  * seconds (a YAML or JSON number). `undefined` when it does not read or is not whole in ms.
  */
 export function durationMs(value: unknown): number | undefined {
@@ -189,15 +195,66 @@ const liveSchema = z
     capacity_threshold_ppm: integer(0, 1_000_000).default(100_000),
     latency_threshold_ms: integer(0, 0xffff_ffff).default(10),
     max_ahead: duration('how far ahead of the room clock a report may be dated').default(5000),
+    // null: ten periods of the policy (known once the policy is read).
+    max_expiry: duration('how far after its t a report may expire').nullable().default(null),
   })
   .strict();
-const adminSchema = z
+/**
+ * A key name of signed-note (the log's origin is its key's name): non-empty, no Unicode space, no
+ * `+`, no control character.
+ */
+export function isLogOrigin(v: string): boolean {
+  return v.length > 0 && !/[\s+\p{Cc}]/u.test(v);
+}
+
+const logOrigin = z
+  .string({ error: "expected the log's name, such as steer.example.com/log" })
+  .refine(
+    isLogOrigin,
+    'expected the log\'s name: no space and no "+", such as steer.example.com/log',
+  );
+const witnessSchema = z
   .object({
-    token: z.string({ error: 'expected the bearer token (a string)' }).min(16, {
-      error: 'expected a bearer token of at least 16 characters',
-    }),
+    url: publicUrl,
+    vkey: z
+      .string({ error: "expected a witness's vkey, <name>+<key ID>+<key>" })
+      .superRefine((v, ctx) => {
+        const read = parseVerifierKey(v);
+        if (!read.ok) {
+          ctx.addIssue({ code: 'custom', message: `not a vkey (${read.refusal.message})` });
+        } else if (read.value.type !== SIGNATURE_TYPE.cosignatureV1) {
+          ctx.addIssue({
+            code: 'custom',
+            message: `a witness's vkey is of type 0x04 (tlog-cosignature, Ed25519), this one 0x${read.value.type.toString(16).padStart(2, '0')}`,
+          });
+        }
+      }),
   })
   .strict();
+const logObject = z
+  .object({
+    origin: logOrigin.nullable().default(null),
+    interval: duration('the interval between checkpoints')
+      .refine((ms) => ms >= 10, 'expected the interval between checkpoints: 10ms or more')
+      .default(1000),
+    max_delay: duration("the bound on a decision's wait for a checkpoint").default(2000),
+    witnesses: z
+      .array(witnessSchema, { error: 'expected a list of witnesses, each {url, vkey}' })
+      .default([]),
+  })
+  .strict();
+const logSchema = logObject.refine((v) => v.max_delay > v.interval, {
+  error:
+    'max_delay must be longer than interval (a decision may wait an interval for the integrator)',
+  path: ['max_delay'],
+});
+
+/** A bearer token, as the admin route and the console ask for it (`guard/auth.ts`). */
+const bearerToken = () =>
+  z
+    .string({ error: 'expected a token (a string)' })
+    .regex(/^[\x21-\x7e]{16,}$/, 'expected a token of 16 or more visible ASCII characters');
+const adminSchema = z.object({ token: bearerToken() }).strict();
 const limitsSchema = z
   .object({
     max_queue: integer(1, 10_000_000).default(10_000),
@@ -216,12 +273,7 @@ const consoleSchema = z
         [
           z
             .object({
-              bearer: z
-                .string({ error: 'expected a token (a string)' })
-                .regex(
-                  /^[\x21-\x7e]{16,}$/,
-                  'expected a token of 16 or more visible ASCII characters',
-                ),
+              bearer: bearerToken(),
             })
             .strict(),
           z
@@ -271,6 +323,7 @@ export const configSchema = z
     admin: adminSchema.nullable().default(null),
     limits: limitsSchema.prefault({}),
     console: consoleSchema.prefault({}),
+    log: logSchema.prefault({}),
   })
   .strict();
 
@@ -292,6 +345,7 @@ const KNOWN: Readonly<Record<string, readonly string[]>> = {
   admin: Object.keys(adminSchema.shape),
   limits: Object.keys(limitsSchema.shape),
   console: Object.keys(consoleSchema.shape),
+  log: Object.keys(logObject.shape),
 };
 
 /**
@@ -390,6 +444,8 @@ export interface ServerConfig {
     readonly latencyThresholdMs: number;
     /** ms. */
     readonly maxAhead: number;
+    /** How far after its `t` a report may expire, ms; `null` or absent: ten periods of the policy. */
+    readonly maxExpiry?: number | null;
   } | null;
   /** The admin route `POST /admin/reload` and its bearer token; `null`: no admin route. */
   readonly admin: { readonly token: string } | null;
@@ -405,6 +461,17 @@ export interface ServerConfig {
     readonly maxRecordBytes: number;
     readonly maxTargetBytes: number;
     readonly maxCmcdBytes: number;
+  };
+  /**
+   * The decision log (`docs/server.md`, *The decision log*): its origin (`null`: the public URL
+   * without its scheme, then `/log`, or the store's when the log has begun), the interval between
+   * checkpoints and the bound on a decision's wait for one (ms), and its witnesses.
+   */
+  readonly log?: {
+    readonly origin: string | null;
+    readonly interval: number;
+    readonly maxDelay: number;
+    readonly witnesses: readonly { readonly url: string; readonly vkey: string }[];
   };
   /** The operator console (`/status`, `/console/`): on by default, unprotected by default. */
   readonly console: {
@@ -448,6 +515,8 @@ export interface ReadConfig {
  * to be).
  */
 export function readConfig(input: unknown, baseDir: string = process.cwd()): ReadConfig {
+  const top = notAMapping(input);
+  if (top !== undefined) throw new ConfigError([top]);
   const renamed = renameAliases(input, ALIASES);
   const parsed = configSchema.safeParse(renamed.input);
   if (!parsed.success || renamed.issues.length > 0) {
@@ -502,6 +571,7 @@ export function readConfig(input: unknown, baseDir: string = process.cwd()): Rea
             capacityThresholdPpm: c.live.capacity_threshold_ppm,
             latencyThresholdMs: c.live.latency_threshold_ms,
             maxAhead: c.live.max_ahead,
+            maxExpiry: c.live.max_expiry,
           },
     admin: c.admin,
     limits: {
@@ -511,6 +581,12 @@ export function readConfig(input: unknown, baseDir: string = process.cwd()): Rea
       maxCmcdBytes: c.limits.max_cmcd_bytes,
     },
     console: c.console,
+    log: {
+      origin: c.log.origin,
+      interval: c.log.interval,
+      maxDelay: c.log.max_delay,
+      witnesses: c.log.witnesses,
+    },
   };
   return { config, warnings: renamed.warnings };
 }
@@ -537,7 +613,7 @@ export function readConfigFile(file: string): ReadConfig {
   try {
     input = /\.ya?ml$/i.test(file) ? parseYaml(text) : JSON.parse(text);
   } catch (e) {
-    throw new ConfigError([`does not parse: ${(e as Error).message.split('\n')[0]}`], file);
+    throw new ConfigError([`does not parse: ${parseProblem(e, text)}`], file);
   }
   try {
     return readConfig(input, dirname(resolve(file)));

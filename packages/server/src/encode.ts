@@ -11,8 +11,8 @@
  * message signed is not copied again, and signed with a `node:crypto` key made once.
  *
  * The bytes are exactly wire's: a test checks them against `encodeDecision` and `signDecision`
- * (Ed25519 is deterministic, so the signatures agree too), and `DecisionEncoder.selfCheck`
- * compares them at start.
+ * (Ed25519 is deterministic, so the signatures agree too), and `DecisionSigner.selfCheck`
+ * (`engine/signer.ts`) compares them before a policy is put in force.
  */
 import { createPrivateKey, createPublicKey, type KeyObject, sign } from 'node:crypto';
 import type { Evidence } from '@wai-steering/evidence';

@@ -1,9 +1,9 @@
 // @wai-steering/server/testkit: a demo room written into a directory, hops that post signed
-// per-hop records to a server every period, and the demo that runs both with the server
-// (`wai-steer demo`); for trying the server, its tests and its benches. Not for production.
+// per-hop records to a server every period, a site that reports its capacity, and a throwaway
+// PostgreSQL cluster; for trying the server (`wai-steer demo` runs them), its tests and its
+// benches. Not for production.
 
 export { type PgCluster, pgBinDir, startPostgres } from './demo/postgres.js';
-export { type DemoOptions, type RunningDemo, runDemo } from './demo/run.js';
 export {
   type DemoHop,
   type DemoKey,
@@ -12,6 +12,6 @@ export {
   demoPolicyDigest,
   setupDemo,
 } from './demo/setup.js';
-export { HopSimulator, type SimulatorOptions } from './demo/simulator.js';
+export { demoAudience, HopSimulator, type SimulatorOptions } from './demo/simulator.js';
 export { type SiteOptions, SiteSimulator } from './demo/site.js';
 export { SessionTable, type SessionTableOptions } from './sessions.js';

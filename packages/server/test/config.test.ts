@@ -1,5 +1,6 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { formatVerifierKey, noteKeyId } from '@wai-steering/tlog';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   ConfigError,
@@ -9,9 +10,7 @@ import {
   parseConfig,
   readConfig,
 } from '../src/config.js';
-import { closestName, editDistance, parseDuration } from '../src/readable.js';
-import { readMaterials } from '../src/server.js';
-import { demoRoom, tempDir } from './helpers/setup.js';
+import { tempDir } from './helpers/setup.js';
 
 let cleanup: (() => void)[] = [];
 afterEach(() => {
@@ -47,8 +46,6 @@ describe('configuration', () => {
     expect(durationMs('7 days')).toBeUndefined();
     expect(durationMs('1.5ms')).toBeUndefined(); // not whole in ms: refused, never rounded
     expect(durationMs(-1)).toBeUndefined();
-    expect(parseDuration('7d', 'ms')).toBe(604_800_000n);
-    expect(parseDuration('250us', 'ms')).toBe('250us is not a whole number of milliseconds');
   });
 
   it('says what a file-system error means and how to fix it', () => {
@@ -59,16 +56,6 @@ describe('configuration', () => {
     expect(fsProblem({ code: 'ENOENT' })).toMatch(/relative to its directory/);
     expect(fsProblem({ code: 'ENOENT' }, false)).toBe('no such file or directory (ENOENT)');
     expect(fsProblem({ code: 'EISDIR' })).toBe('is a directory (EISDIR): name a file');
-  });
-
-  it('finds the known name a misspelt one is meant to be', () => {
-    expect(editDistance('kitten', 'sitting')).toBe(3);
-    expect(editDistance('', 'abc')).toBe(3);
-    expect(editDistance('same', 'same')).toBe(0);
-    expect(editDistance('prot', 'port')).toBe(1);
-    expect(closestName('keylog', ['key_log', 'policy'])).toBe('key_log');
-    expect(closestName('hysterisis', ['hysteresis', 'ttl'])).toBe('hysteresis');
-    expect(closestName('colour', ['room', 'policy', 'store'])).toBeUndefined();
   });
 
   it('names every problem at once, unknown fields first with a did-you-mean', () => {
@@ -181,43 +168,6 @@ describe('configuration', () => {
       /cannot read the file: no such file or directory \(ENOENT\)/,
     );
   });
-
-  it('checks the room, the policy and the key at start', () => {
-    const { config, setup, remove } = demoRoom();
-    cleanup.push(remove);
-    expect(readMaterials(config).warnings).toEqual([]);
-    expect(errorOf(() => readMaterials({ ...config, keyLog: null }))).toMatch(
-      /^key_log: .*key_log_missing/,
-    );
-    expect(errorOf(() => readMaterials({ ...config, policy: config.room }))).toMatch(/^policy: /);
-    // A policy YAML where its compiled WSP1 belongs: how to compile it.
-    writeFileSync(join(setup.dir, 'policy.yaml'), 'room: room.wrd\nperiod: 2s\n');
-    expect(
-      errorOf(() => readMaterials({ ...config, policy: join(setup.dir, 'policy.yaml') })),
-    ).toMatch(
-      /^policy: .*policy\.yaml is a policy config, not a signed policy \(WSP1\): compile it with `wai-steer policy compile /,
-    );
-    // A key log file that is not a key log: the file named, what is wrong said once.
-    writeFileSync(join(setup.dir, 'garbage.wkl'), 'not a key log at all');
-    const garbage = errorOf(() =>
-      readMaterials({ ...config, keyLog: join(setup.dir, 'garbage.wkl') }),
-    );
-    expect(garbage).toMatch(/^key_log: .*garbage\.wkl is not a key log head \(WKL1\): /);
-    expect(garbage).not.toMatch(/room does not verify/);
-    expect(garbage.match(/malformed/g)?.length ?? 0).toBeLessThanOrEqual(1);
-    // A hop's key is not a steering key.
-    const hopKey = join(setup.dir, 'keys', 'cdn-a-edge.jwk');
-    expect(errorOf(() => readMaterials({ ...config, signingKey: hopKey }))).toMatch(
-      /^signing_key: .*signer_not_authorised/,
-    );
-    writeFileSync(
-      join(setup.dir, 'pub.jwk'),
-      JSON.stringify({ kty: 'OKP', crv: 'Ed25519', x: 'AAAA' }),
-    );
-    expect(
-      errorOf(() => readMaterials({ ...config, signingKey: join(setup.dir, 'pub.jwk') })),
-    ).toMatch(/^signing_key: /);
-  });
 });
 
 describe('the store of a configuration', () => {
@@ -235,5 +185,68 @@ describe('the store of a configuration', () => {
       ),
     ).toMatch(/^store: expected one of "path" \(SQLite\) and "url" \(PostgreSQL\)/);
     expect(errorOf(() => parseConfig({ ...minimal, store: {} }))).toMatch(/^store: expected one/);
+  });
+});
+
+describe('the decision log of a configuration', () => {
+  const vkeyOf = (type: number) => {
+    const key = { name: 'witness.example', type, publicKey: new Uint8Array(32).fill(3) };
+    const keyId = noteKeyId(key.name, key.type, key.publicKey);
+    return formatVerifierKey({ ...key, keyId });
+  };
+
+  it('has every field defaulted: the public URL as origin, 1 s, 2 s, no witness', () => {
+    expect(parseConfig(minimal, '/srv').log).toEqual({
+      origin: null,
+      interval: 1000,
+      maxDelay: 2000,
+      witnesses: [],
+    });
+    const witness = { url: 'https://w.example/w1', vkey: vkeyOf(4) };
+    expect(
+      parseConfig(
+        {
+          ...minimal,
+          log: {
+            origin: 'steer.example.com/log',
+            interval: '250ms',
+            max_delay: '1s',
+            witnesses: [witness],
+          },
+        },
+        '/srv',
+      ).log,
+    ).toEqual({
+      origin: 'steer.example.com/log',
+      interval: 250,
+      maxDelay: 1000,
+      witnesses: [witness],
+    });
+  });
+
+  it('names what to fix in each field', () => {
+    const log = (l: unknown) => errorOf(() => parseConfig({ ...minimal, log: l }, '/srv'));
+    expect(log({ origin: 'a b/log' })).toBe(
+      'log.origin: expected the log\'s name: no space and no "+", such as steer.example.com/log',
+    );
+    expect(log({ origin: 'a+b' })).toMatch(/^log\.origin: /);
+    expect(log({ interval: '5ms' })).toBe(
+      'log.interval: expected the interval between checkpoints: 10ms or more',
+    );
+    expect(log({ interval: '2s', max_delay: '2s' })).toBe(
+      'log.max_delay: max_delay must be longer than interval (a decision may wait an interval for the integrator)',
+    );
+    expect(log({ witnesses: [{ url: 'w.example', vkey: vkeyOf(4) }] })).toBe(
+      'log.witnesses.0.url: expected an http or https URL',
+    );
+    expect(log({ witnesses: [{ url: 'https://w.example', vkey: vkeyOf(1) }] })).toBe(
+      "log.witnesses.0.vkey: a witness's vkey is of type 0x04 (tlog-cosignature, Ed25519), this one 0x01",
+    );
+    expect(log({ witnesses: [{ url: 'https://w.example', vkey: 'nope' }] })).toMatch(
+      /^log\.witnesses\.0\.vkey: not a vkey \(/,
+    );
+    expect(log({ intervall: '1s' })).toBe(
+      'log.intervall: unknown field (did you mean "interval"?)',
+    );
   });
 });

@@ -9,6 +9,7 @@ export { verifyStrict } from './crypto/strict.js';
 export { digestOf, roomIdOf, sha256 } from './digest.js';
 export { DOMAIN_TAGS, signingMessage } from './domain.js';
 export { bytesEqual, compareBytes, fromHex, parseHex, toHex } from './hex.js';
+export type { SignOptions } from './internal/record.js';
 export { type Signed, unwrap } from './internal/record.js';
 export {
   base64url,
@@ -72,7 +73,6 @@ export {
   type PolicyHop,
   type PolicyPathway,
   readPolicy,
-  type SignOptions,
   signPolicy,
   verifyPolicySignature,
 } from './records/policy.js';

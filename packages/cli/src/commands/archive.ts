@@ -26,7 +26,7 @@ export const archiveExport: Command = {
     from: {
       type: 'string',
       arg: 'T',
-      description: 'from this instant: room clock µs, or an RFC 3339 time',
+      description: 'from this instant: room-clock µs, an RFC 3339 time, now, now-1h',
     },
     to: { type: 'string', arg: 'T', description: 'before this instant' },
     out: {

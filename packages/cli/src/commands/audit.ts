@@ -3,20 +3,23 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type AuditResult, renderHtml } from '@wai-steering/auditor';
 import { type ArchiveAudit, auditArchive } from '@wai-steering/auditor/node';
+import { formatDuration, formatInstant, parseDuration } from '@wai-steering/config-text';
 import type { Command, Context } from '../internal/command.js';
 import { EXIT, UserError } from '../internal/errors.js';
 import { exportFromUrl, spanOf } from '../internal/export.js';
 import { writeOutput } from '../internal/files.js';
 import { parseHexKey } from '../internal/keys.js';
 
-/** `10s`, `1500ms`, `2m`, or whole seconds: whole seconds, rounded up. */
+/**
+ * `--grace`: a duration as every option reads it (`10s`, `1500ms`, `2m`), or whole seconds; in
+ * whole seconds, rounded up (the grace is counted in the room clock's seconds).
+ */
 export function graceSeconds(text: string): number {
-  const m = /^([0-9]{1,9})(ms|s|m|h)?$/.exec(text);
-  if (m === null) throw new UserError(`--grace ${text}: expected a duration such as 10s or 1500ms`);
-  const n = Number(m[1]);
-  const ms =
-    n * { ms: 1, s: 1000, m: 60_000, h: 3_600_000 }[(m[2] ?? 's') as 'ms' | 's' | 'm' | 'h'];
-  return Math.ceil(ms / 1000);
+  const us = /^[0-9]+$/.test(text) ? BigInt(text) * 1_000_000n : parseDuration(text, 'us');
+  if (typeof us === 'string') throw new UserError(`--grace ${text}: ${us}`);
+  const s = (us + 999_999n) / 1_000_000n;
+  if (s > 0xffff_ffffn) throw new UserError(`--grace ${text}: at most 2^32 − 1 seconds`);
+  return Number(s);
 }
 
 function wholeOption(ctx: Context, name: string, min: number, max: number): number | undefined {
@@ -68,7 +71,7 @@ function summary(r: AuditResult, counts: { refused: number; inconsistent: number
   if (counts.refused > 20)
     lines.push(`  … and ${counts.refused - 20} more (--json lists them all)`);
   lines.push(
-    `loads: ${r.loads.checked} decisions checked (tolerance ${r.loads.tolerance}, grace ${r.loads.grace_s} s), ${counts.inconsistent} inconsistent`,
+    `loads: ${r.loads.checked} decisions checked (tolerance ${r.loads.tolerance}, grace ${formatDuration(BigInt(r.loads.grace_s) * 1_000_000n)}), ${counts.inconsistent} inconsistent`,
   );
   for (const l of r.loads.inconsistent.slice(0, 20)) {
     lines.push(`  ${l.digest} ${l.pathway}: stated ${l.stated}, replayed ${l.replayed}`);
@@ -84,7 +87,7 @@ function summary(r: AuditResult, counts: { refused: number; inconsistent: number
     const span =
       p.first === null
         ? (p.invalid ?? 'named by no decision')
-        : `${p.decisions} decisions from ${p.first} to ${p.last}`;
+        : `${p.decisions} decisions from ${formatInstant(BigInt(p.first))} to ${formatInstant(BigInt(p.last!))}`;
     lines.push(
       `policy ${p.digest}: ${span}${p.changes.length > 0 ? `; changed ${p.changes.map((c) => c.field).join(', ')}` : ''}`,
     );
@@ -117,7 +120,7 @@ export const audit: Command = {
     from: {
       type: 'string',
       arg: 'T',
-      description: 'with --url: from this instant (room clock µs or RFC 3339)',
+      description: 'with --url: from this instant (room-clock µs, an RFC 3339 time, now, now-1h)',
     },
     to: { type: 'string', arg: 'T', description: 'with --url: before this instant' },
     json: { type: 'boolean', description: 'print the result as one line of JSON (docs/audit.md)' },

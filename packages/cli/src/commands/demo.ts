@@ -1,6 +1,8 @@
-import type { RunningDemo } from '@wai-steering/server/testkit';
+import { formatDuration, formatInstant } from '@wai-steering/config-text';
 import type { Command } from '../internal/command.js';
+import type { RunningDemo } from '../internal/demo.js';
 import { UserError } from '../internal/errors.js';
+import { selfName } from '../internal/self.js';
 
 function integerOption(value: string, name: string, min: number, max: number): number {
   const n = /^\d+$/.test(value) ? Number(value) : Number.NaN;
@@ -10,13 +12,6 @@ function integerOption(value: string, name: string, min: number, max: number): n
     );
   }
   return n;
-}
-
-/** µs as seconds, exactly (`2`, `0.5`). */
-function seconds(us: bigint): string {
-  const whole = us / 1_000_000n;
-  const frac = (us % 1_000_000n).toString().padStart(6, '0').replace(/0+$/, '');
-  return frac === '' ? `${whole}` : `${whole}.${frac}`;
 }
 
 export const demo: Command = {
@@ -74,7 +69,7 @@ SIGINT or SIGTERM (Ctrl-C).`,
       ctx.io.stderr.write(`wai-steer: demo: ${line}\n`);
     };
     // Loaded only here: the server brings its native store, which no other command needs.
-    const { runDemo } = await import('@wai-steering/server/testkit');
+    const { runDemo } = await import('../internal/demo.js');
     let running: RunningDemo;
     try {
       running = await runDemo({
@@ -84,7 +79,7 @@ SIGINT or SIGTERM (Ctrl-C).`,
         periodMs,
         onPeriod: (end, refused) => {
           for (const r of refused) err(`a record was refused: ${r}`);
-          if (verbose) err(`the hops posted the period ending at ${end} µs`);
+          if (verbose) err(`the hops posted the period ending at ${formatInstant(end)}`);
         },
         ...(fillSite === undefined
           ? {}
@@ -107,7 +102,7 @@ SIGINT or SIGTERM (Ctrl-C).`,
     const lines = [
       `Steering server for the demo room, listening on ${running.server.url}`,
       `  files (keys, room, key log, policy, config, store): ${dir}`,
-      `  pathways: ${p.pathways.map((x) => x.id).join(', ')}; P = ${seconds(p.period_us)} s, W = ${seconds(p.window_us)} s, L = ${seconds(p.lag_us)} s`,
+      `  pathways: ${p.pathways.map((x) => x.id).join(', ')}; P = ${formatDuration(p.period_us)}, W = ${formatDuration(p.window_us)}, L = ${formatDuration(p.lag_us)}`,
       ...running.server.warnings.map((w) => `  warning: ${w}`),
       ...(fillSite === undefined
         ? []
@@ -131,7 +126,7 @@ SIGINT or SIGTERM (Ctrl-C).`,
       '',
       'Try:',
       `curl '${running.steeringUrl}'`,
-      `wai-steer verify --url '${running.steeringUrl}'`,
+      `${selfName()} verify --url '${running.steeringUrl}'`,
       '',
       'Each manifest names its signed decision (science.transaction.wai-decision); every input a verifier needs is served by digest. Ctrl-C to stop.',
       '',

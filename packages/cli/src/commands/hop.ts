@@ -2,31 +2,7 @@ import { readHopRecord, unwrap } from '@wai-steering/wire';
 import type { Command } from '../internal/command.js';
 import { UserError } from '../internal/errors.js';
 import { hopRecordJson } from '../internal/show.js';
-
-/** A room clock instant: µs since the epoch, or an ISO 8601 date-time. */
-function instant(text: string, what: string): bigint {
-  if (/^\d{1,20}$/.test(text)) return BigInt(text);
-  if (/^\d{4}-\d{2}-\d{2}T/.test(text)) {
-    const ms = Date.parse(text);
-    if (Number.isFinite(ms)) return BigInt(ms) * 1000n;
-  }
-  throw new UserError(
-    `--span: ${what} ${JSON.stringify(text)} is neither µs since the epoch nor an ISO 8601 date-time`,
-  );
-}
-
-function spanArg(text: string): { start: bigint; end: bigint } {
-  const m = /^(.+)\.\.(.+)$/.exec(text);
-  if (m === null) {
-    throw new UserError(
-      `--span: expected START..END (µs since the epoch or ISO 8601), got ${JSON.stringify(text)}`,
-    );
-  }
-  const start = instant(m[1]!, 'start');
-  const end = instant(m[2]!, 'end');
-  if (end <= start) throw new UserError('--span: the end is not after the start');
-  return { start, end };
-}
+import { spanOption } from '../internal/time.js';
 
 export const hopRun: Command = {
   name: ['hop', 'run'],
@@ -46,13 +22,14 @@ export const hopRun: Command = {
     },
     once: {
       type: 'boolean',
-      description: 'cut one record and print it as JSON (neither spooled nor sent)',
+      description:
+        'cut one record (the last period over, or --span) and print it as JSON (neither spooled nor sent)',
     },
     span: {
       type: 'string',
       arg: 'START..END',
       description:
-        'with --once: the span (default the next period), µs since the epoch or ISO 8601',
+        'with --once: the span (default the last period over), two instants: µs, RFC 3339, now-4s',
     },
     'dry-run': {
       type: 'boolean',
@@ -105,11 +82,12 @@ The config's format, its sources and what each states: docs/metering.md.`,
       return userError(e);
     }
     if (once) {
+      // By default the last period over: what the sources hold of it is there to read now.
       const now = BigInt(Date.now()) * 1000n;
       const span =
         spanText === undefined
-          ? { start: (now / agent.P + 1n) * agent.P, end: (now / agent.P + 2n) * agent.P }
-          : spanArg(spanText);
+          ? { start: (now / agent.P - 1n) * agent.P, end: (now / agent.P) * agent.P }
+          : spanOption(spanText, 'span', () => now);
       let rec: Awaited<ReturnType<typeof agent.cutOnce>>;
       try {
         rec = await agent.cutOnce(span);
@@ -121,6 +99,13 @@ The config's format, its sources and what each states: docs/metering.md.`,
       printRecord(rec.bytes);
       return 0;
     }
+    // A stop asked for while the agent starts (a SIGTERM as it fills the periods it missed) is
+    // taken once it has started: it stops cleanly either way.
+    let stopAsked: () => void = () => {};
+    const stopping = new Promise<void>((resolve) => {
+      stopAsked = resolve;
+    });
+    ctx.io.onStop?.(async () => stopAsked());
     try {
       await agent.start();
     } catch (e) {
@@ -138,15 +123,10 @@ The config's format, its sources and what each states: docs/metering.md.`,
               );
             },
           );
-    await new Promise<void>((resolve) => {
-      const stop = async (): Promise<void> => {
-        await agent.stop();
-        await new Promise<void>((r) => (http === undefined ? r() : http.close(() => r())));
-        resolve();
-      };
-      if (ctx.io.onStop === undefined) return;
-      ctx.io.onStop(stop);
-    });
+    // Until stopped (without `onStop`, a caller of its own: it runs on).
+    await stopping;
+    await agent.stop();
+    await new Promise<void>((r) => (http === undefined ? r() : http.close(() => r())));
     return 0;
   },
 };

@@ -1,4 +1,5 @@
 import { dirname } from 'node:path';
+import { nowUs, parseInstant } from '@wai-steering/config-text';
 import {
   bytesEqual,
   CLASS,
@@ -37,9 +38,10 @@ import {
 } from '../internal/schema.js';
 import { decisionJson, decisionText, hopRecordJson, hopRecordText } from '../internal/show.js';
 import { signing } from '../internal/sign.js';
-import { evidenceOf, staleLines } from '../internal/stale.js';
-import { parseInstant, parsePeriod } from '../internal/time.js';
+import { evidenceOf } from '../internal/stale.js';
+import { parsePeriod } from '../internal/time.js';
 import { parseU64 } from '../internal/units.js';
+import { noFigure, noFigureText } from '../internal/why.js';
 
 const unsigned =
   (bits: number): Leaf<bigint> =>
@@ -51,17 +53,22 @@ const unsigned =
     return typeof out === 'string' ? fail(out) : out;
   };
 
-/** A room-clock instant: decimal µs (a string or a number), an RFC 3339 time, now, now-6s. */
-const instant: Leaf<bigint> = (value) => {
-  if (typeof value === 'number') return unsigned(64)(value);
-  if (typeof value !== 'string') {
-    return fail(
-      `expected room-clock µs as a decimal string or an RFC 3339 time, got ${show(value)}`,
-    );
-  }
-  const out = parseInstant(value);
-  return typeof out === 'string' ? fail(out) : out;
-};
+/**
+ * A room-clock instant: decimal µs (a string or a number), an RFC 3339 time, now, now-6s; `now`
+ * read from `now()`, one reading for the whole record (so that `now-4s` to `now-2s` is 2 s).
+ */
+const instantAt =
+  (now: () => bigint): Leaf<bigint> =>
+  (value) => {
+    if (typeof value === 'number') return unsigned(64)(value);
+    if (typeof value !== 'string') {
+      return fail(
+        `expected room-clock µs as a decimal string or an RFC 3339 time, got ${show(value)}`,
+      );
+    }
+    const out = parseInstant(value, now);
+    return typeof out === 'string' ? fail(out) : out;
+  };
 
 const hex32: Leaf<Uint8Array> = (value) =>
   typeof value === 'string' && /^[0-9a-fA-F]{64}$/.test(value)
@@ -108,23 +115,24 @@ const track = z.strictObject({
   bytes: leaf(unsigned(64)),
 });
 
-const recordSchema = z.strictObject({
-  kind: z.literal('WMH1').optional(),
-  digest: z.string().optional(),
-  sig: z.string().optional(),
-  room: leaf((v) => (typeof v === 'string' ? v : fail('expected a room id or a room file'))),
-  hop: optionalLeaf(hex32),
-  start: optionalLeaf(instant),
-  end: optionalLeaf(instant),
-  sessions: optionalLeaf(integer(0, 0xffff_ffff)),
-  class: leaf(recordClass),
-  joules: optionalLeaf(unsigned(128)),
-  subscriber_us: z
-    .array(leaf(unsigned(64)))
-    .length(8, 'expected 8 values, for layer classes 0 to 7')
-    .optional(),
-  tracks: z.array(track).max(255, 'at most 255 tracks').optional(),
-});
+const recordSchemaAt = (now: () => bigint) =>
+  z.strictObject({
+    kind: z.literal('WMH1').optional(),
+    digest: z.string().optional(),
+    sig: z.string().optional(),
+    room: leaf((v) => (typeof v === 'string' ? v : fail('expected a room id or a room file'))),
+    hop: optionalLeaf(hex32),
+    start: optionalLeaf(instantAt(now)),
+    end: optionalLeaf(instantAt(now)),
+    sessions: optionalLeaf(integer(0, 0xffff_ffff)),
+    class: leaf(recordClass),
+    joules: optionalLeaf(unsigned(128)),
+    subscriber_us: z
+      .array(leaf(unsigned(64)))
+      .length(8, 'expected 8 values, for layer classes 0 to 7')
+      .optional(),
+    tracks: z.array(track).max(255, 'at most 255 tracks').optional(),
+  });
 
 export const recordSign: Command = {
   name: ['record', 'sign'],
@@ -173,7 +181,12 @@ periods a decision reads.`,
   run(ctx) {
     const path = ctx.path(ctx.args[0]!);
     const key = readSecretKeyFile(ctx.path(ctx.string('key')), '--key key file');
-    const data = validate(recordSchema, readJson(path, 'record JSON'), 'the record');
+    const at = nowUs();
+    const data = validate(
+      recordSchemaAt(() => at),
+      readJson(path, 'record JSON'),
+      'the record',
+    );
     if (data.hop !== undefined && !bytesEqual(data.hop, key.publicKey)) {
       throw new UserError(
         `hop: ${toHex(data.hop)} is not the public key of --key (${toHex(key.publicKey)})`,
@@ -287,9 +300,10 @@ export const decisionInspect: Command = {
 Reads a steering decision (WSD1), checks its rules (§7.2) and its signature by its signer, and
 prints its fields. It does not verify the decision: \`wai-steer verify\` does (§9).
 
-With --policy and --records, each stale pathway is explained: for each of its hops whose
-records do not tile the window at the decision's t (§5.1, §5.2), the periods missing, the
-records that overlap, cross the window's edge or are not cut on the period.`,
+With --policy and --records, each pathway without a figure is explained: a stale one hop by hop
+(the periods missing at the decision's t, §5.1, §5.2, the records that overlap, cross the
+window's edge or are not cut on the period), an unmetered one by the hops that signed the
+unmetered marker, a mixed one by its classes, an empty one by what its edge hops delivered.`,
   run(ctx) {
     const path = ctx.path(ctx.args[0]!);
     const { value: decision } = readDecisionFile(path);
@@ -307,8 +321,9 @@ records that overlap, cross the window's edge or are not cut on the period.`,
         'decision inspect: --policy and --records go together (to explain a stale pathway)',
       );
     }
+    // Every pathway without a figure: stale, unmetered, mixed or empty (§5.3).
     const stale = new Set(
-      decision.pathways.flatMap((p, i) => (p.status === STATUS.stale ? [i] : [])),
+      decision.pathways.flatMap((p, i) => (p.status !== STATUS.figure ? [i] : [])),
     );
     if (policyPath !== undefined && recordsDir !== undefined) {
       const { value: policy } = readPolicyFile(ctx.path(policyPath));
@@ -318,11 +333,14 @@ records that overlap, cross the window's edge or are not cut on the period.`,
         );
       }
       const records = readDir(ctx.path(recordsDir), 'records directory').map((f) => f.bytes);
-      for (const line of staleLines(policy, decision.t, evidenceOf(records), stale)) {
-        ctx.out(`stale      ${line}\n`);
+      for (const line of noFigureText(
+        noFigure(policy, decision.t, evidenceOf(records), stale),
+        11,
+      )) {
+        ctx.out(`${line}\n`);
       }
     } else if (stale.size > 0) {
-      ctx.out('stale      give --policy and --records to name the hops and periods missing\n');
+      ctx.out('why        give --policy and --records to say why a pathway has no figure\n');
     }
     return 0;
   },

@@ -16,6 +16,7 @@ import {
 import { basename, dirname, join, resolve } from 'node:path';
 import type { ArchiveMeta } from '@wai-steering/auditor';
 import { ArchiveWriter } from '@wai-steering/auditor/node';
+import { nowUs } from '@wai-steering/config-text';
 import {
   bytesEqual,
   hopRecordBodyOf,
@@ -26,6 +27,7 @@ import {
 } from '@wai-steering/wire';
 import { nodeBackend } from '@wai-steering/wire/node';
 import { UserError } from './errors.js';
+import { instantOption } from './time.js';
 
 /** The span exported: decisions with `from` ≤ `t` < `to`, room clock µs. */
 export interface Span {
@@ -44,32 +46,20 @@ export interface Exported {
 }
 
 const U64_MAX = (1n << 64n) - 1n;
-const RFC3339 = /^(\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2})(?:\.(\d{1,9}))?([Zz]|[+-]\d{2}:\d{2})$/;
 
-/** An instant given on the command line: decimal µs of the room clock, or an RFC 3339 time. */
-export function parseInstant(text: string, option: string): bigint {
-  if (/^[0-9]{1,20}$/.test(text)) {
-    const v = BigInt(text);
-    if (v <= U64_MAX) return v;
-  }
-  const m = RFC3339.exec(text);
-  if (m !== null) {
-    const ms = Date.parse(`${m[1]!.replace(/[t ]/, 'T')}${m[3]!.toUpperCase()}`);
-    if (!Number.isNaN(ms) && ms >= 0) {
-      const fraction = (m[2] ?? '').padEnd(6, '0').slice(0, 6);
-      return BigInt(ms) * 1000n + BigInt(fraction);
-    }
-  }
-  throw new UserError(
-    `--${option} ${text}: expected room clock µs (digits) or an RFC 3339 time (2026-12-01T08:00:00Z)`,
-  );
-}
-
-/** A span from the options; `from` 0 and `to` 2^64 − 1 when absent. */
-export function spanOf(from: string | undefined, to: string | undefined): Span {
+/**
+ * A span from the options `--from` and `--to` (each an instant as every option reads it: µs,
+ * RFC 3339, now, now-1h), both read at one `now`; `from` 0 and `to` 2^64 − 1 when absent.
+ */
+export function spanOf(
+  from: string | undefined,
+  to: string | undefined,
+  now: () => bigint = nowUs,
+): Span {
+  const at = now();
   const span = {
-    from: from === undefined ? 0n : parseInstant(from, 'from'),
-    to: to === undefined ? U64_MAX : parseInstant(to, 'to'),
+    from: from === undefined ? 0n : instantOption(from, 'from', () => at),
+    to: to === undefined ? U64_MAX : instantOption(to, 'to', () => at),
   };
   if (span.to <= span.from) throw new UserError('--to must be after --from');
   return span;

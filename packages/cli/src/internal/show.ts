@@ -1,7 +1,10 @@
 /**
  * Every record as JSON (`--json` of the inspect commands: u64 and u128 as decimal strings, bytes
- * as lowercase hex, field names the specification's) and as a readable account.
+ * as lowercase hex, field names the specification's) and as a readable account (times in the one
+ * form of human output: instants RFC 3339 to the millisecond, with their µs where exactness
+ * matters; durations readable).
  */
+import { formatDurationExact, formatInstantExact } from '@wai-steering/config-text';
 import {
   CLASS_LABEL,
   type Decision,
@@ -17,8 +20,12 @@ import {
   STATUS_NAME,
   toHex,
 } from '@wai-steering/wire';
-import { formatInstant } from './time.js';
-import { formatBitrate, formatPpm, formatUs } from './units.js';
+import { spanText } from './time.js';
+import { formatBitrate, formatPpm } from './units.js';
+
+/** A duration in whole ms or s, for people. */
+const ms = (n: number | bigint): string => formatDurationExact(BigInt(n) * 1000n);
+const seconds = (n: number | bigint): string => formatDurationExact(BigInt(n) * 1_000_000n);
 
 export function policyJson(p: Policy): Record<string, unknown> {
   return {
@@ -73,14 +80,14 @@ export function policyText(p: Policy): string {
     `policy           ${toHex(digestOf(p))}`,
     `room             ${toHex(p.room)}`,
     `signer           ${toHex(p.signer)}`,
-    `period           ${formatUs(p.period_us)}  window ${formatUs(p.window_us)}  lag ${formatUs(p.lag_us)}`,
+    `period           ${formatDurationExact(p.period_us)}  window ${formatDurationExact(p.window_us)}  lag ${formatDurationExact(p.lag_us)}`,
     `basis            ${BASIS[p.basis] ?? `unknown (${p.basis})`}`,
     `tiers            ${p.tiers.map((t, i) => `${i}: ${formatBitrate(t)}`).join('  ')} (bits/s)`,
     `floor            ${tier(p.floor)}`,
-    `latency ceiling  ${formatUs(BigInt(p.latency_ceiling_ms) * 1000n)}`,
-    `min buffer       ${formatUs(BigInt(p.min_buffer_ms) * 1000n)}`,
+    `latency ceiling  ${ms(p.latency_ceiling_ms)}`,
+    `min buffer       ${ms(p.min_buffer_ms)}`,
     `hysteresis       ${formatPpm(p.hysteresis_ppm)} (${p.hysteresis_ppm} ppm)`,
-    `ttl              ${p.ttl_s}s  (min ttl ${p.min_ttl_s}s)`,
+    `ttl              ${seconds(p.ttl_s)}  (min ttl ${seconds(p.min_ttl_s)})`,
     `queryBeforeStart ${(p.flags & 1) === 1 ? 'true' : 'false'}`,
     `initial          ${p.pathways[p.initial]?.id ?? `#${p.initial}`}`,
     `server uri       ${p.server_uri}`,
@@ -91,7 +98,7 @@ export function policyText(p: Policy): string {
   p.pathways.forEach((pw, i) => {
     const capacity = pw.capacity === NO_CAPACITY_LIMIT ? 'unlimited' : String(pw.capacity);
     lines.push(
-      `  ${i} ${pw.id}: top ${tier(pw.top_tier)}, latency ${formatUs(BigInt(pw.latency_ms) * 1000n)}, capacity ${capacity}, min share ${formatPpm(pw.min_share_ppm)}`,
+      `  ${i} ${pw.id}: top ${tier(pw.top_tier)}, latency ${ms(pw.latency_ms)}, capacity ${capacity}, min share ${formatPpm(pw.min_share_ppm)}`,
     );
     if (pw.base !== NOT_A_CLONE) {
       const base = p.pathways[pw.base]?.id ?? `#${pw.base}`;
@@ -196,7 +203,7 @@ export function hopRecordText(r: HopRecord): string {
     `record     ${toHex(digestOf(r))}`,
     `room       ${toHex(r.room)}`,
     `hop        ${toHex(r.hop)}`,
-    `span       [${r.start}, ${r.end}) us (${formatUs(r.end - r.start)}), ${formatInstant(r.start)} to ${formatInstant(r.end)}`,
+    `span       ${spanText(r.start, r.end)}, ${formatDurationExact(r.end - r.start)}`,
     `sessions   ${r.sessions}`,
     `class      ${classLabel(r.class)} (${r.class})`,
     `joules     ${r.joules} uJ`,
@@ -260,20 +267,20 @@ export function decisionText(d: Decision): string {
   const report = [
     (present & 1) !== 0 ? `pathway #${d.report.pathway}` : 'no pathway',
     (present & 2) !== 0 ? `throughput ${d.report.throughput} bit/s` : 'no throughput',
-    (present & 4) !== 0 ? `buffer ${d.report.buffer} ms` : 'no buffer',
+    (present & 4) !== 0 ? `buffer ${ms(d.report.buffer)}` : 'no buffer',
   ].join(', ');
   const lines = [
     `decision   ${toHex(digestOf(d))}`,
     `room       ${toHex(d.room)}`,
     `policy     ${toHex(d.policy)}`,
     `signer     ${toHex(d.signer)}`,
-    `t          ${d.t} us, ${formatInstant(d.t)}`,
+    `t          ${formatInstantExact(d.t)}`,
     `session    ${toHex(d.session)} (draw ${d.draw})`,
     `protocol   ${d.protocol === 1 ? 'hls' : d.protocol === 2 ? 'dash' : d.protocol}`,
     `report     ${report}`,
     `priority   ${d.priority.map((i) => `#${i}`).join(' ')}`,
     `reason     ${REASON_NAME[d.reason] ?? d.reason}`,
-    `ttl        ${d.ttl}s`,
+    `ttl        ${seconds(d.ttl)}`,
     `pathways   ${d.pathways.length}`,
   ];
   d.pathways.forEach((pw, i) => {

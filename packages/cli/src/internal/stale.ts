@@ -4,13 +4,13 @@
  * (`explainCoverage` of `@wai-steering/evidence`). Printed by `decision inspect` (with the policy
  * and the records) and by `verify` under an accepted decision with a stale pathway.
  */
+
+import { formatDurationExact } from '@wai-steering/config-text';
 import { type EvidenceRecord, explainCoverage, type Span, windowAt } from '@wai-steering/evidence';
 import { digestOf, type Policy, readHopRecord, toHex } from '@wai-steering/wire';
-import { formatInstant } from './time.js';
+import { spanText } from './time.js';
 
-function spanText(s: Span): string {
-  return `[${s.start}, ${s.end}) us (${formatInstant(s.start)} to ${formatInstant(s.end)})`;
-}
+const spanOf = (s: Span): string => spanText(s.start, s.end);
 
 /** The records of `files` that read as `WMH1`, with their digests (others are skipped). */
 export function evidenceOf(files: readonly Uint8Array[]): EvidenceRecord[] {
@@ -46,22 +46,23 @@ export function staleLines(
       if (h.tiles) continue;
       const place = policy.pathways[p.pathway]!.hops[h.hop]!.place === 2 ? 'interior' : 'edge';
       const what: string[] = [];
-      if (window.a >= window.b) what.push(`the window at t is empty ([${window.a}, ${window.b}))`);
-      if (h.missing.length > 0) what.push(`no record for ${h.missing.map(spanText).join(', ')}`);
+      if (window.a >= window.b)
+        what.push(`the window at t is empty (${spanText(window.a, window.b)})`);
+      if (h.missing.length > 0) what.push(`no record for ${h.missing.map(spanOf).join(', ')}`);
       if (h.overlapping.length > 0) {
-        what.push(`records overlap over ${h.overlapping.map(spanText).join(', ')}`);
+        what.push(`records overlap over ${h.overlapping.map(spanOf).join(', ')}`);
       }
       if (h.crossing.length > 0) {
-        what.push(`records cross the window's edge: ${h.crossing.map(spanText).join(', ')}`);
+        what.push(`records cross the window's edge: ${h.crossing.map(spanOf).join(', ')}`);
       }
       if (h.offPeriod.length > 0) {
         what.push(
-          `records not cut on the ${policy.period_us} us period: ${h.offPeriod.map(spanText).join(', ')}`,
+          `records not cut on the ${formatDurationExact(policy.period_us)} period: ${h.offPeriod.map(spanOf).join(', ')}`,
         );
       }
       if (what.length === 0) what.push('its records do not tile the window');
       lines.push(
-        `${p.id}: hop ${h.hop} (${place} ${toHex(h.key)}): ${what.join('; ')}; window ${spanText({ start: window.a, end: window.b })}`,
+        `${p.id}: hop ${h.hop} (${place} ${toHex(h.key)}): ${what.join('; ')}; window ${spanText(window.a, window.b)}`,
       );
     }
   }

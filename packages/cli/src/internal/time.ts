@@ -1,93 +1,39 @@
 /**
- * Room-clock instants for people. The room clock counts microseconds since the Unix epoch
- * (1970-01-01T00:00:00Z, the wall clock a steering server reads); every instant a command takes
- * can be written as those microseconds (`10500000`), as an RFC 3339 time
- * (`2026-12-01T08:00:00.5Z`, `2026-12-01T09:00:00+01:00`), or as `now`, `now+6s`, `now-1m`
- * (a duration with its unit). Exact: a time finer than a microsecond is refused, never rounded.
+ * Room-clock instants on the command line. Every option that takes an instant (`--t`, `--from`,
+ * `--to`, `--span`, a record's `start` and `end`) reads it with `parseInstant` of
+ * `@wai-steering/config-text`: µs (`10500000`), an RFC 3339 time (`2026-12-01T08:00:00.5Z`), or
+ * `now`, `now+6s`, `now-1m`. What is the command line's own: the option named in the message,
+ * `--period`'s periods, and a span's bounds printed in the one form of human output.
  */
-import { parseDuration } from './units.js';
+import {
+  formatInstantExact,
+  type InstantSpan,
+  nowUs,
+  parseInstant,
+  parseSpan,
+} from '@wai-steering/config-text';
+import { UserError } from './errors.js';
 
-const U64_MAX = (1n << 64n) - 1n;
-
-/** The wall clock, in room-clock µs. */
-export function nowUs(): bigint {
-  return BigInt(Date.now()) * 1000n;
+/** The instant option `--name` gives; a {@link UserError} naming the option when it does not read. */
+export function instantOption(text: string, name: string, now: () => bigint = nowUs): bigint {
+  const t = parseInstant(text, now);
+  if (typeof t === 'string') throw new UserError(`--${name}: ${t}`);
+  return t;
 }
 
-const RFC3339 =
-  /^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?([Zz]|[+-]\d{2}:\d{2})$/;
-
-/** An RFC 3339 time as room-clock µs, or the message of what is wrong with it. */
-function parseRfc3339(text: string): bigint | string {
-  const m = RFC3339.exec(text);
-  if (m === null) return 'not an RFC 3339 time';
-  const [, y, mo, d, h, mi, s, frac = '', zone] = m;
-  const ms = Date.UTC(Number(y), Number(mo) - 1, Number(d), Number(h), Number(mi), Number(s));
-  const check = new Date(ms);
-  if (
-    check.getUTCFullYear() !== Number(y) ||
-    check.getUTCMonth() !== Number(mo) - 1 ||
-    check.getUTCDate() !== Number(d) ||
-    Number(h) > 23 ||
-    Number(mi) > 59 ||
-    Number(s) > 59
-  ) {
-    return 'not a valid date and time';
-  }
-  if (/[1-9]/.test(frac.slice(6))) return 'finer than a microsecond';
-  const micros = BigInt(frac.slice(0, 6).padEnd(6, '0'));
-  let offsetUs = 0n;
-  if (zone !== 'Z' && zone !== 'z') {
-    const sign = zone!.startsWith('-') ? -1n : 1n;
-    const [oh, om] = zone!.slice(1).split(':').map(Number);
-    offsetUs = sign * BigInt(oh! * 3600 + om! * 60) * 1_000_000n;
-  }
-  const us = BigInt(ms) * 1000n + micros - offsetUs;
-  return us < 0n ? 'before 1970-01-01T00:00:00Z, the start of the room clock' : us;
+/** The span `START..END` option `--name` gives; a {@link UserError} naming the option otherwise. */
+export function spanOption(text: string, name: string, now: () => bigint = nowUs): InstantSpan {
+  const s = parseSpan(text, now);
+  if (typeof s === 'string') throw new UserError(`--${name}: ${s}`);
+  return s;
 }
 
 /**
- * An instant on the room clock: decimal µs, an RFC 3339 time, `now`, `now+D` or `now-D` (D a
- * duration such as `6s`, `1m`, `500ms`). A message of what is wrong otherwise.
+ * A span `[start, end)` for people, its bounds exact (a record's span, a window, a period):
+ * `1970-01-01T00:00:06.000Z (6000000 µs) to 1970-01-01T00:00:08.000Z (8000000 µs)`.
  */
-export function parseInstant(text: string, now: () => bigint = nowUs): bigint | string {
-  const t = text.trim();
-  let us: bigint | string;
-  if (/^\d+$/.test(t)) {
-    us = BigInt(t);
-  } else if (/^now$/i.test(t)) {
-    us = now();
-  } else {
-    const rel = /^now\s*([+-])\s*(.+)$/i.exec(t);
-    if (rel !== null) {
-      const d = parseDuration(rel[2]!, 'us');
-      if (typeof d === 'string') return `${t}: ${d}`;
-      us = rel[1] === '+' ? now() + d : now() - d;
-      if (us < 0n) return `${t} is before 1970-01-01T00:00:00Z, the start of the room clock`;
-    } else {
-      const r = parseRfc3339(t);
-      if (typeof r === 'string') {
-        return `${t}: expected room-clock microseconds (10500000), an RFC 3339 time (2026-12-01T08:00:00Z), now, now+6s or now-1m${r === 'not an RFC 3339 time' ? '' : ` (${r})`}`;
-      }
-      us = r;
-    }
-  }
-  if (us > U64_MAX) return `${t} is above 2^64 − 1 µs`;
-  return us;
-}
-
-/** Room-clock µs as an RFC 3339 time in UTC, with the fraction it needs (`…T08:00:00.5Z`). */
-export function formatInstant(us: bigint): string {
-  const ms = us / 1000n;
-  if (ms > 8_640_000_000_000_000n) return `${us} us (beyond the dates a calendar prints)`;
-  const base = new Date(Number(ms)).toISOString().slice(0, 19);
-  const frac = (us % 1_000_000n).toString().padStart(6, '0').replace(/0+$/, '');
-  return `${base}${frac === '' ? '' : `.${frac}`}Z`;
-}
-
-/** `[a, b) us, A to B`: a span in both forms. */
-export function formatSpan(a: bigint, b: bigint): string {
-  return `[${a}, ${b}) us, ${formatInstant(a)} to ${formatInstant(b)}`;
+export function spanText(start: bigint, end: bigint): string {
+  return `${formatInstantExact(start)} to ${formatInstantExact(end)}`;
 }
 
 /**

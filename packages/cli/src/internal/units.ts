@@ -1,8 +1,8 @@
 /**
- * Readable units of a hand-written policy: durations (`2s`, `500ms`, read by the server's
- * parser), bitrates (`2.5M`),
- * shares (`5%`, `50000ppm`). Every conversion is exact, on bigints: a value that is not a whole
- * number of the unit the record stores is refused, never rounded.
+ * Readable units of a hand-written policy that only the command line reads: bitrates (`2.5M`),
+ * shares (`5%`, `50000ppm`), u64s. (Durations and instants are `@wai-steering/config-text`'s,
+ * shared with the server and the hop agent.) Every conversion is exact, on bigints: a value that
+ * is not a whole number of the unit the record stores is refused, never rounded.
  */
 
 /** A decimal number as a fraction: `2.5` → 25 / 10. */
@@ -10,9 +10,6 @@ function decimal(text: string): { num: bigint; den: bigint } {
   const [whole, frac = ''] = text.split('.');
   return { num: BigInt(`${whole}${frac}`), den: 10n ** BigInt(frac.length) };
 }
-
-// Durations have one parser, shared with the server's config: `@wai-steering/server/readable`.
-export { type DurationUnit, parseDuration } from '@wai-steering/server/readable';
 
 const RATE_MULTIPLIER: Readonly<Record<string, bigint>> = {
   '': 1n,
@@ -60,13 +57,6 @@ export function parseU64(value: string | number, bits = 64): bigint | string {
   }
   if (n >= 1n << BigInt(bits)) return `above 2^${bits} − 1`;
   return n;
-}
-
-/** Formats microseconds readably: `2s`, `500ms`, `1500us`. */
-export function formatUs(us: bigint): string {
-  if (us % 1_000_000n === 0n) return `${us / 1_000_000n}s`;
-  if (us !== 0n && us % 1_000n === 0n) return `${us / 1_000n}ms`;
-  return `${us}us`;
 }
 
 /** Formats a bitrate readably: `800k`, `2.5M`. */

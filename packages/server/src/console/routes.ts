@@ -1,29 +1,28 @@
 /**
- * The console's routes: `GET /status` (the snapshot, `status.ts`), `GET /status/history` (the
- * last 15 minutes, one sample a second), and the console's pages under `/console/` (the
- * operator's page at `/console/`, the verifier at `/console/verify`, hashed assets under
- * `/console/assets/`). The console polls `/status` and `/status/history?since=` once a second.
+ * The console's answers (its rows are in the route table, `routes/table.ts`): `GET /status` (the
+ * snapshot, `status.ts`), `GET /status/history` (the last 15 minutes, one sample a second), and
+ * the console's pages under `/console/` (the operator's page at `/console/`, the verifier at
+ * `/console/verify`, hashed assets under `/console/assets/`). The console polls `/status` and
+ * `/status/history?since=` once a second.
  *
  * Access (`console` in the configuration): the whole of it can be turned off (404), and
- * `/status` and `/status/history` protected by a bearer token or basic auth. With basic auth the
+ * `/status` and `/status/history` protected by a bearer token or basic auth (`guard/auth.ts`,
+ * the same check as the admin route's). With basic auth the
  * operator's page is protected too (so the browser asks once and sends the credentials after);
  * with a bearer token the page is served and asks for the token. The verifier page and the
  * assets hold no operational data and are never protected; nor are the steering and by-digest
  * routes, which this file does not serve.
  */
-import { createHash, timingSafeEqual } from 'node:crypto';
 import type { SteeringEngine } from '../engine/engine.js';
-import type { Route } from '../routes/types.js';
+import { authorised, type Credentials, challenge } from '../guard/auth.js';
 import type { ConsoleActivity } from './activity.js';
 import type { ConsoleAssets } from './assets.js';
 import { REASONS_BY_CODE } from './names.js';
+import { streamFile } from './players.js';
 import { buildStatus, type StatusSource } from './status.js';
 
 /** Who may read the console's data. */
-export type ConsoleAuth =
-  | { readonly bearer: string }
-  | { readonly basic: { readonly user: string; readonly password: string } }
-  | null;
+export type ConsoleAuth = Credentials | null;
 
 /** The console's configuration. */
 export interface ConsoleOptions {
@@ -47,6 +46,13 @@ const REALM = 'wai-steering console';
 /** The pages' policy: scripts and styles of the console alone; the verifier fetches any origin. */
 const CSP =
   "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src *; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
+/**
+ * The players page's: a player's script from this server or from the URL the visitor gives, its
+ * media through MSE (`blob:`) from any server, its worker from a `blob:` (hls.js), its fonts and
+ * images as `data:` (video.js). The page holds no operational data.
+ */
+const PLAYERS_CSP =
+  "default-src 'self'; script-src 'self' http: https:; style-src 'self' 'unsafe-inline'; img-src 'self' data: blob:; font-src 'self' data:; media-src 'self' blob: http: https:; worker-src 'self' blob:; connect-src *; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
 
 function json(status: number, value: unknown, extra: Record<string, string> = {}): ConsoleResponse {
   return {
@@ -54,20 +60,6 @@ function json(status: number, value: unknown, extra: Record<string, string> = {}
     headers: { 'content-type': JSON_TYPE, 'cache-control': 'no-store', ...extra },
     body: `${JSON.stringify(value)}\n`,
   };
-}
-
-function sha(text: string): Buffer {
-  return createHash('sha256').update(text, 'utf8').digest();
-}
-
-/** Compares two secrets in constant time (over their SHA-256, so lengths do not leak). */
-function same(given: string, expected: string): boolean {
-  return timingSafeEqual(sha(given), sha(expected));
-}
-
-function header(v: string | readonly string[] | undefined): string | undefined {
-  if (v === undefined) return undefined;
-  return typeof v === 'string' ? v : v[0];
 }
 
 /** What the `/status` snapshot reads of an engine (read only), with the console's activity. */
@@ -90,13 +82,13 @@ export function engineStatusSource(
     evidenceAt: (t) => engine.evidenceAt(t),
     // The loads decisions state now (sessions whose end has come are out, swept or not).
     get loads() {
-      return engine.sessions.loadsAt(Number(engine.now()));
+      return engine.loadsNow();
     },
-    liveValues: () => engine.liveValues(),
+    liveValues: () => engine.live?.values(),
     get sessions() {
       return engine.sessions.size;
     },
-    records: engine.evidence,
+    records: engine.index.records,
     activity,
     decisionsByReason: () =>
       Object.fromEntries(
@@ -108,37 +100,7 @@ export function engineStatusSource(
   };
 }
 
-/**
- * The console's rows of the route table: `status` (`/status`, `/status/…`) and `console`
- * (`/console`, `/console/…`); none when the console is off (the paths are then 404).
- */
-export function consoleRoutes(
-  engine: SteeringEngine,
-  activity: ConsoleActivity,
-  options: ConsoleOptions,
-): Route[] {
-  if (!options.enabled) return [];
-  const c = new ConsoleRoutes(options, engineStatusSource(engine, activity));
-  const read = ['GET', 'HEAD'] as const;
-  return [
-    {
-      name: 'status',
-      methods: read,
-      allow: 'GET, HEAD',
-      match: (path) => (path === '/status' || path.startsWith('/status/') ? '' : undefined),
-      handler: (ctx) => c.status(ctx.path, ctx.query, ctx.request.headers),
-    },
-    {
-      name: 'console',
-      methods: read,
-      allow: 'GET, HEAD',
-      match: (path) => (path === '/console' || path.startsWith('/console/') ? '' : undefined),
-      handler: (ctx) => c.page(ctx.path, ctx.request.headers),
-    },
-  ];
-}
-
-/** The console's answers over a server's state (the rows of {@link consoleRoutes} call them). */
+/** The console's answers over a server's state (the rows of the route table call them). */
 export class ConsoleRoutes {
   constructor(
     private readonly o: ConsoleOptions,
@@ -147,22 +109,7 @@ export class ConsoleRoutes {
 
   /** Whether the request carries what the configuration asks for. */
   authorised(headers: Readonly<Record<string, string | readonly string[] | undefined>>): boolean {
-    const auth = this.o.auth;
-    if (auth === null) return true;
-    const given = header(headers.authorization) ?? '';
-    if ('bearer' in auth) {
-      const m = /^Bearer +(\S+) *$/i.exec(given);
-      return m !== null && same(m[1]!, auth.bearer);
-    }
-    const m = /^Basic +([A-Za-z0-9+/=]+) *$/i.exec(given);
-    if (m === null) return false;
-    const decoded = Buffer.from(m[1]!, 'base64').toString('utf8');
-    const colon = decoded.indexOf(':');
-    if (colon < 0) return false;
-    // Both compared, whatever the first gives, so that timing tells nothing of which failed.
-    const user = same(decoded.slice(0, colon), auth.basic.user);
-    const password = same(decoded.slice(colon + 1), auth.basic.password);
-    return user && password;
+    return this.o.auth === null || authorised(headers, this.o.auth);
   }
 
   private unauthorised(): ConsoleResponse {
@@ -171,7 +118,7 @@ export class ConsoleRoutes {
     return json(
       401,
       { error: 'unauthorised', message: `the console needs ${scheme} credentials` },
-      { 'www-authenticate': `${scheme} realm="${REALM}", charset="UTF-8"` },
+      { 'www-authenticate': auth === null ? '' : challenge(auth, REALM) },
     );
   }
 
@@ -195,7 +142,10 @@ export class ConsoleRoutes {
     });
   }
 
-  /** `/console`, `/console/`, `/console/verify` and `/console/assets/<hashed name>`. */
+  /**
+   * `/console`, `/console/`, `/console/verify`, `/console/players` (and its stream under
+   * `/console/players/stream/`) and `/console/assets/<hashed name>`.
+   */
   page(
     path: string,
     headers: Readonly<Record<string, string | readonly string[] | undefined>>,
@@ -222,6 +172,33 @@ export class ConsoleRoutes {
       return this.html(assets, 'index.html');
     }
     if (rest === 'verify' || rest === 'verify.html') return this.html(assets, 'verify.html');
+    if (rest === 'players' || rest === 'players.html') {
+      return this.html(assets, 'players.html', PLAYERS_CSP);
+    }
+    if (rest.startsWith('players/stream/')) {
+      // The content descriptions' URIs are absolute, on the origin the page was reached at.
+      const host = typeof headers.host === 'string' ? headers.host : undefined;
+      const origin =
+        host === undefined || !/^[A-Za-z0-9.:[\]-]+$/.test(host) ? '' : `http://${host}`;
+      const file = streamFile(
+        assets,
+        this.source.policy,
+        rest.slice('players/stream/'.length),
+        origin,
+      );
+      if (file !== undefined) {
+        return {
+          status: file.status,
+          headers: {
+            'content-type': file.type,
+            'cache-control': 'no-cache',
+            'x-content-type-options': 'nosniff',
+            'access-control-allow-origin': '*',
+          },
+          body: file.body,
+        };
+      }
+    }
     if (/^assets\/[A-Za-z0-9._-]+$/.test(rest)) {
       const file = assets.get(rest);
       if (file !== undefined) {
@@ -240,7 +217,7 @@ export class ConsoleRoutes {
     return json(404, { error: 'not_found', message: 'no such console page' });
   }
 
-  private html(assets: ConsoleAssets, name: string): ConsoleResponse {
+  private html(assets: ConsoleAssets, name: string, csp = CSP): ConsoleResponse {
     const file = assets.get(name);
     if (file === undefined) return json(404, { error: 'not_found', message: 'no such page' });
     return {
@@ -248,7 +225,7 @@ export class ConsoleRoutes {
       headers: {
         'content-type': file.type,
         'cache-control': 'no-cache',
-        'content-security-policy': CSP,
+        'content-security-policy': csp,
         'x-content-type-options': 'nosniff',
         'referrer-policy': 'no-referrer',
       },

@@ -41,6 +41,14 @@ function noise(spread: number): number {
   return 1 + (Math.random() * 2 - 1) * spread;
 }
 
+/**
+ * The sessions a demo pathway serves now: its base audience (other clients, other rooms), ±10 %,
+ * plus those the server steers to it first.
+ */
+export function demoAudience(pathway: number, steered: number): number {
+  return Math.max(1, Math.round((BASE_AUDIENCE[pathway] ?? 30) * noise(0.1)) + steered);
+}
+
 export class HopSimulator {
   private timer: NodeJS.Timeout | undefined;
   private stopped = false;
@@ -97,8 +105,7 @@ export class HopSimulator {
 
   private audience(pathway: number): number {
     const loads = this.o.loads?.();
-    const steered = loads === undefined ? 0 : (loads[pathway] ?? 0);
-    return Math.max(1, Math.round((BASE_AUDIENCE[pathway] ?? 30) * noise(0.1)) + steered);
+    return demoAudience(pathway, loads === undefined ? 0 : (loads[pathway] ?? 0));
   }
 
   /** Cuts and posts every hop's record of [end − P, end). */

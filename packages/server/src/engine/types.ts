@@ -4,14 +4,13 @@
  */
 import type { RoomContext } from '@wai-steering/verifier';
 import type { CryptoBackend, DecisionFields, HopRecord, Policy } from '@wai-steering/wire';
-import type { ClientBudget } from '../guard/budget.js';
 import type { HorizonRefusal } from '../guard/horizon.js';
 import type { SessionMac } from '../guard/session-mac.js';
 import type { Health } from '../health.js';
 import type { LiveOptions } from '../live/capacity.js';
 import type { CapacityReport, ReportRefusal } from '../live/report.js';
 import type { Metrics } from '../metrics.js';
-import type { SteeringStore } from '../store/store.js';
+import type { DecisionPage, SteeringStore } from '../store/store.js';
 
 /** What the engine serves under: the room, the policy and the steering key, read and checked. */
 export interface EngineMaterials {
@@ -45,8 +44,6 @@ export interface EngineOptions extends EngineMaterials {
   readonly live?: EngineLiveOptions;
   /** Mints and checks sessions (`guard/session-mac.ts`); a secret of this process by default. */
   readonly sessionMac?: SessionMac;
-  /** Per-client budgets (`guard/budget.ts`); none by default. */
-  readonly budget?: ClientBudget;
   /** The records' horizon (`guard/horizon.ts`), ms; defaults 1 min ahead, 7 d, 4 per period. */
   readonly horizon?: {
     readonly maxAheadMs: number;
@@ -87,6 +84,8 @@ export interface EngineObserver {
 export interface EngineLiveOptions extends LiveOptions {
   /** How far ahead of the room clock a report's `t` may be (µs; default 5 s). */
   readonly maxAheadUs?: bigint;
+  /** How far after its `t` a report's `expires` may be (µs; default 10 periods of the policy). */
+  readonly maxExpiryUs?: bigint;
 }
 
 /** A policy put in force (§3): by the operator, or signed by the server from live capacity. */
@@ -113,7 +112,8 @@ export type CapacityResult =
     }
   | ({ readonly kind: 'report_refused' } & ReportRefusal)
   | { readonly kind: 'capacity_off' }
-  | Overloaded;
+  | Overloaded
+  | StoreUnavailable;
 
 /** A steering request (§4): its target, its `CMCD-Request` header, and the time of deciding. */
 export interface DecideRequest {
@@ -123,8 +123,12 @@ export interface DecideRequest {
   readonly cmcd?: string;
   /** `t` of the decision, room clock µs; the engine's clock by default. */
   readonly t?: bigint;
-  /** The client's address, for the new-session budget (`guard/budget.ts`). */
-  readonly client?: string;
+  /**
+   * The session the door read from the target and checked (`readSession`), so that it spends the
+   * new-session budget first (`guard/budget.ts`); `null`: none, a new one is minted. Absent: the
+   * engine reads it.
+   */
+  readonly session?: Uint8Array | null;
 }
 
 /** The engine declined the work: it is closing, or a bound is reached. Try again later. */
@@ -145,18 +149,27 @@ export interface Steered {
 }
 
 /**
- * The engine declined this client's request (`budget`: past its budget, retry after
- * `retryAfterS`) or every decision (`store`: the store file was removed or replaced).
+ * The store cannot keep what the engine would serve now (§8.4: a party holding a manifest must
+ * find its decision): the store file was removed or replaced while the server runs (`file`,
+ * until an operator acts), or the write failed (`commit`, as long as the store is down).
  */
-export interface Declined {
-  readonly kind: 'declined';
-  readonly cause: 'budget' | 'store';
+export interface StoreUnavailable {
+  readonly kind: 'store_unavailable';
+  /** `query`: a read of the store failed (it does not answer, for now). */
+  readonly cause: 'file' | 'commit' | 'query';
   readonly why: string;
-  /** Seconds to wait before asking again. */
-  readonly retryAfterS: number;
 }
 
-export type DecideResult = Steered | Overloaded | Declined;
+/**
+ * The store keeps a row under the digest asked for that does not rebuild it: damage (altered
+ * inside the database), never an absence.
+ */
+export interface StoreDamaged {
+  readonly kind: 'store_damaged';
+  readonly what: 'decision' | 'record' | 'policy';
+}
+
+export type DecideResult = Steered | Overloaded | StoreUnavailable;
 
 /** A per-hop record accepted (companion C5) and durable. */
 export interface RecordStored {
@@ -185,12 +198,26 @@ export interface RecordOutside {
   readonly refusal: HorizonRefusal;
 }
 
-export type IngestResult = RecordStored | RecordRefused | RecordOutside | Overloaded;
+export type IngestResult =
+  | RecordStored
+  | RecordRefused
+  | RecordOutside
+  | Overloaded
+  | StoreUnavailable;
 
 /** A read by digest. */
 export type ReadResult =
   | { readonly kind: 'found'; readonly bytes: Uint8Array }
   | { readonly kind: 'absent' };
+
+/** A read by digest from the store: also damaged, or the store unavailable. */
+export type StoredRead = ReadResult | StoreDamaged | StoreUnavailable;
+
+/** A page of the listing by time, or why there is none. */
+export type ListingResult =
+  | ({ readonly kind: 'page' } & DecisionPage)
+  | StoreDamaged
+  | StoreUnavailable;
 
 /** The key log head of a room: also absent when the room names no origin (no key log). */
 export type KeyLogResult = ReadResult | { readonly kind: 'no_key_log' };

@@ -1,7 +1,8 @@
 /**
- * Abuse budgets: a token bucket per client address, one for requests and one for new sessions.
- * A request past its client's budget is answered `503` with `Retry-After` (never `429`: hls.js
- * stops polling for good after a 429, while every player retries after a 503).
+ * Abuse budgets: a token bucket per client address, one for requests and one for new sessions,
+ * both spent at the door (the routes), before the engine does any work. A request past its
+ * client's budget is declined with the time until it is within it again (`routes/responses.ts`
+ * says how that is answered).
  *
  * The client address is the peer's, or, when the peer is a configured trusted proxy, the
  * rightmost address of `X-Forwarded-For` that is not itself a trusted proxy (the one the first
@@ -98,6 +99,8 @@ export interface ClientBudgetOptions {
   readonly maxClients: number;
   /** ms; `Date.now` by default. */
   readonly now?: () => number;
+  /** Told of each request or new session refused (the server counts them). */
+  readonly onRefused?: (budget: 'requests' | 'sessions') => void;
 }
 
 /** IPv4-mapped IPv6 addresses as IPv4 (`::ffff:127.0.0.1` → `127.0.0.1`). */
@@ -106,14 +109,25 @@ function normal(address: string): string {
   return a.startsWith('::ffff:') && a.includes('.') ? a.slice(7) : a;
 }
 
-/** The per-client budgets of requests and of new sessions. */
+/** A client past one of its budgets: which, and how long until it is within it again. */
+export interface OverBudget {
+  readonly kind: 'over_budget';
+  readonly budget: 'requests' | 'sessions';
+  readonly why: string;
+  /** Seconds until the bucket holds a token again (at least 1). */
+  readonly waitS: number;
+}
+
+/** The per-client budgets of requests and of new sessions, spent at the door. */
 export class ClientBudget {
   private readonly requests: TokenBuckets;
   private readonly sessions: TokenBuckets;
   private readonly trusted: ReadonlySet<string>;
   private readonly now: () => number;
+  private readonly onRefused: ((budget: 'requests' | 'sessions') => void) | undefined;
 
   constructor(options: ClientBudgetOptions) {
+    this.onRefused = options.onRefused;
     this.requests = new TokenBuckets(options.requests, options.maxClients);
     this.sessions = new TokenBuckets(options.sessions, options.maxClients);
     this.trusted = new Set(options.trustedProxies.map(normal));
@@ -151,5 +165,24 @@ export class ClientBudget {
   /** A new session minted for `client`: 0 when within its budget, else the seconds to wait. */
   newSession(client: string | undefined): number {
     return client === undefined ? 0 : this.sessions.take(client, this.now());
+  }
+
+  /**
+   * Spends one token of `client`'s budget of `budget` (a request, or a session minted for it):
+   * `undefined` when within it, an {@link OverBudget} past it (counted by `onRefused`).
+   */
+  spend(budget: 'requests' | 'sessions', client: string | undefined): OverBudget | undefined {
+    const wait = budget === 'requests' ? this.request(client) : this.newSession(client);
+    if (wait === 0) return undefined;
+    this.onRefused?.(budget);
+    return {
+      kind: 'over_budget',
+      budget,
+      why:
+        budget === 'requests'
+          ? 'this client sent too many requests'
+          : 'this client asked for too many new sessions',
+      waitS: wait,
+    };
   }
 }

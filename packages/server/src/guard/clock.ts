@@ -10,6 +10,7 @@
  * wall clock at start (`monotonicClock`): a step of the wall clock (NTP, an operator) does not
  * move it. The server reads the wall clock again at its next start, where this check runs.
  */
+import { formatDuration, formatInstant } from '@wai-steering/config-text';
 import { ConfigError } from '../config.js';
 
 /** Options of {@link checkClock}, ms. */
@@ -20,18 +21,6 @@ export interface ClockCheckOptions {
   readonly maxGap: number;
   /** Skip the check. */
   readonly trust: boolean;
-}
-
-function iso(us: bigint): string {
-  const ms = us / 1000n;
-  return ms > 8_640_000_000_000_000n ? `${us} µs` : new Date(Number(ms)).toISOString();
-}
-
-function span(us: bigint): string {
-  const s = Number(us / 1_000_000n);
-  if (s >= 2 * 86_400) return `${(s / 86_400).toFixed(1)} d`;
-  if (s >= 2 * 3600) return `${(s / 3600).toFixed(1)} h`;
-  return `${s} s`;
 }
 
 /**
@@ -48,7 +37,7 @@ export function checkClock(
   const d = newest.decision;
   if (d !== undefined && now + BigInt(o.tolerance) * 1000n < d) {
     throw new ConfigError([
-      `time: the clock (${iso(now)}) is ${span(d - now)} before the newest decision in the store (${iso(d)}): it is wrong, or the store is another server's; ${override}`,
+      `time: the clock (${formatInstant(now)}) is ${formatDuration(d - now)} before the newest decision in the store (${formatInstant(d)}): it is wrong, or the store is another server's; ${override}`,
     ]);
   }
   const latest =
@@ -59,7 +48,7 @@ export function checkClock(
         : newest.record;
   if (latest !== undefined && now > latest + BigInt(o.maxGap) * 1000n) {
     throw new ConfigError([
-      `time: the clock (${iso(now)}) is ${span(now - latest)} after the newest decision or record in the store (${iso(latest)}), more than time.max_gap: pruning by it would delete what the store holds; ${override}`,
+      `time: the clock (${formatInstant(now)}) is ${formatDuration(now - latest)} after the newest decision or record in the store (${formatInstant(latest)}), more than time.max_gap: pruning by it would delete what the store holds; ${override}`,
     ]);
   }
 }

@@ -13,7 +13,11 @@
  * And the records one hop may have for one period are bounded: a second record of the same hop
  * for the same span that differs is taken (§5.2 decides with both), but not more than
  * `maxPerPeriod` records of one hop whose spans end in one period.
+ *
+ * The refusals' messages state spans of time as readable durations (docs/decisions.md, "Times
+ * for people").
  */
+import { formatDuration, formatDurationExact } from '@wai-steering/config-text';
 
 /** Options of {@link RecordHorizon}. */
 export interface RecordHorizonOptions {
@@ -38,6 +42,18 @@ export interface HorizonRecord {
   readonly hop: Uint8Array;
   readonly start: bigint;
   readonly end: bigint;
+}
+
+/**
+ * A value beyond a limit, both as readable durations; with their µs beside them where the
+ * readable forms would read the same (`1 min (60000001 µs)`, more than `1 min`).
+ */
+function beyond(value: bigint, limit: bigint): { value: string; limit: string } {
+  const v = formatDuration(value);
+  const l = formatDuration(limit);
+  return v === l
+    ? { value: formatDurationExact(value), limit: formatDurationExact(limit) }
+    : { value: v, limit: l };
 }
 
 function hex(b: Uint8Array): string {
@@ -70,21 +86,24 @@ export class RecordHorizon {
       return { error: 'outside_horizon', message: 'the record spans no time (end ≤ start)' };
     }
     if (r.end - r.start > o.windowUs) {
+      const d = beyond(r.end - r.start, o.windowUs);
       return {
         error: 'outside_horizon',
-        message: `the record spans ${r.end - r.start} µs, more than the window W (${o.windowUs} µs): no window names it`,
+        message: `the record spans ${d.value}, more than the window W (${d.limit}): no window names it`,
       };
     }
     if (r.end > now + o.maxAheadUs) {
+      const d = beyond(r.end - now, o.maxAheadUs);
       return {
         error: 'outside_horizon',
-        message: `the record ends ${r.end - now} µs after the room clock, more than ${o.maxAheadUs} µs`,
+        message: `the record ends ${d.value} after the room clock, more than ${d.limit}`,
       };
     }
     if (r.end < now - o.retentionUs) {
+      const d = beyond(now - r.end, o.retentionUs);
       return {
         error: 'outside_horizon',
-        message: `the record ended ${now - r.end} µs ago, before the records' retention (${o.retentionUs} µs)`,
+        message: `the record ended ${d.value} ago, before the records' retention (${d.limit})`,
       };
     }
     if ((this.counts.get(this.keyOf(r)) ?? 0) >= o.maxPerPeriod) {

@@ -18,6 +18,7 @@
 
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
+import { describeError, type FaultSink } from '../health.js';
 import type { PgStore } from '../store/postgres.js';
 
 /** The peers' loads an instance adds to its own. */
@@ -56,6 +57,8 @@ export interface LoadExchangeOptions {
   readonly intervalMs?: number;
   /** A peer silent for this many intervals is dropped; default 4. */
   readonly liveIntervals?: number;
+  /** Where a heartbeat's failure is told, once per state change (`health.ts`); nowhere by default. */
+  readonly faults?: FaultSink;
 }
 
 /**
@@ -137,9 +140,11 @@ export class PgLoadExchange implements PeerLoads {
       else this.peers = sum;
       this.livePeers = peers;
       this.beats++;
+      this.o.faults?.clear('store_queries');
     } catch (e) {
-      if (!this.stopped)
-        console.error('wai-steering: a loads heartbeat failed:', (e as Error).message);
+      if (!this.stopped) {
+        this.o.faults?.fail('store_queries', `the loads heartbeat fails: ${describeError(e)}`);
+      }
     }
   }
 

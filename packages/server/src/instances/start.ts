@@ -51,10 +51,8 @@ export function isLiveMessage(m: unknown): m is LiveMessage {
 
 /** What an announcement of live policy calls for: the store read again, the policy signed. */
 function onLive(engine: SteeringEngine, what: 'capacity' | 'policy'): void {
-  const done = what === 'policy' ? engine.adoptPolicy() : engine.syncLive();
-  done.catch((e: unknown) => {
-    console.error('wai-steering: reading the live policy of the other instances failed:', e);
-  });
+  // Neither rejects: a store that does not answer is told through health.
+  void (what === 'policy' ? engine.adoptPolicy() : engine.syncLive());
 }
 
 /**
@@ -70,6 +68,18 @@ function layoutOf(policy: Policy): Uint8Array {
     layouts.set(policy, key);
   }
   return key;
+}
+
+/** The peers' loads as gauges (`docs/server.md`, *Metrics*). */
+function registerPeerGauges(engine: SteeringEngine, peers: PeerLoads): void {
+  engine.metrics.gauge(
+    'wai_steering_peer_load',
+    "Each pathway's load at the live peers (other instances or workers), added to this one's.",
+    () => engine.policy.pathways.map((p, i) => [{ pathway: p.id }, peers.peers[i] ?? 0] as const),
+  );
+  engine.metrics.gauge('wai_steering_peers', 'Live peers as of the latest heartbeat.', () => [
+    [{}, peers.livePeers],
+  ]);
 }
 
 export interface LinkOptions {
@@ -95,10 +105,17 @@ export async function linkInstances(
 ): Promise<Linked> {
   const pathways = () => engine.policy.pathways.length;
   // The loads this instance's decisions state now (sessions whose end has come are out).
-  const own = () => engine.sessions.loadsAt(Number(engine.now()));
+  const own = () => engine.loadsNow();
   const liveIntervals = Math.max(1, Math.ceil(o.dropAfterMs / o.heartbeatMs));
-  const exchange = { own, pathways, intervalMs: o.heartbeatMs, liveIntervals };
+  const exchange = {
+    own,
+    pathways,
+    intervalMs: o.heartbeatMs,
+    liveIntervals,
+    faults: engine.health,
+  };
   if (store instanceof PgStore) {
+    store.reportFaultsTo(engine.health);
     const feed = await StoreFeed.start(store, {
       windowStart: () => windowAt(engine.policy, engine.now()).a,
       onRecord: (r) => engine.learnRecord(r),
@@ -110,6 +127,7 @@ export async function linkInstances(
     const peers = await PgLoadExchange.start(store, () => layoutOf(engine.policy), exchange);
     const link: InstanceLink = { peers, beforeWindow: (a) => feed.beforeWindow(a) };
     engine.linkInstances(link);
+    registerPeerGauges(engine, peers);
     return {
       link,
       peers,
@@ -123,6 +141,7 @@ export async function linkInstances(
   const channel = o.worker;
   if (channel === undefined) return { link: undefined, peers: undefined, stop: async () => {} };
   const peers = new IpcLoadExchange(channel, exchange);
+  registerPeerGauges(engine, peers);
   const feed = new WindowFeed(store, (r) => engine.learnRecord(r));
   const onMessage = (m: unknown): void => {
     if (isRecordMessage(m))

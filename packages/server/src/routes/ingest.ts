@@ -1,34 +1,26 @@
 /** `POST /records`: a hop's `WMH1` (companion C5), read up to the limit, then to the engine. */
+import { readBody } from '../guard/body.js';
 import {
-  declined,
   incompleteBody,
   outsideHorizon,
+  overBudget,
   overloaded,
   refused,
   stored,
+  storeUnavailable,
   tooLarge,
 } from './responses.js';
-import { headerValue } from './target.js';
 import type { AppResponse, RouteContext } from './types.js';
 
 export async function ingest(ctx: RouteContext): Promise<AppResponse> {
   const closing = ctx.engine.admit();
   if (closing !== undefined) return overloaded(closing.why);
-  const over = ctx.engine.spend('requests', ctx.client);
-  if (over !== undefined) return declined(over.cause, over.why, over.retryAfterS);
+  const over = ctx.budget?.spend('requests', ctx.client);
+  if (over !== undefined) return overBudget(over);
   const limit = ctx.limits.maxRecordBytes;
-  const req = ctx.request;
-  const declared = headerValue(req.headers['content-length']);
-  if (declared !== undefined && /^\d+$/.test(declared) && Number(declared) > limit) {
-    return tooLarge(limit);
-  }
-  let body: Uint8Array | 'too_large';
-  try {
-    body = req.body === undefined ? new Uint8Array(0) : await req.body(limit);
-  } catch {
-    return incompleteBody(); // the client went away mid-body
-  }
+  const body = await readBody(ctx.request, limit);
   if (body === 'too_large') return tooLarge(limit);
+  if (body === 'incomplete') return incompleteBody(); // the client went away mid-body
   const result = await ctx.engine.ingest(body);
   switch (result.kind) {
     case 'stored':
@@ -37,6 +29,8 @@ export async function ingest(ctx: RouteContext): Promise<AppResponse> {
       return refused(result.reason, result.where, result.message);
     case 'outside':
       return outsideHorizon(result.refusal.error, result.refusal.message);
+    case 'store_unavailable':
+      return storeUnavailable(result);
     case 'overloaded':
       return overloaded(result.why);
   }

@@ -1,5 +1,6 @@
 /** What the HTTP side of the server reads and writes: requests, responses and route rows. */
 import type { SteeringEngine } from '../engine/engine.js';
+import type { ClientBudget } from '../guard/budget.js';
 
 /** A request as the application reads it. */
 export interface AppRequest {
@@ -48,6 +49,8 @@ export interface RouteContext {
   readonly param: string;
   readonly engine: SteeringEngine;
   readonly limits: AppLimits;
+  /** The per-client budgets (`guard/budget.ts`), spent by the routes; none when off. */
+  readonly budget: ClientBudget | undefined;
   /** The client's address (`guard/budget.ts`: the peer, or behind a trusted proxy its client). */
   readonly client: string | undefined;
 }

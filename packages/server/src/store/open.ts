@@ -17,9 +17,11 @@ import { accessSync, closeSync, constants, openSync, readSync, statSync } from '
 import { createRequire } from 'node:module';
 import { dirname } from 'node:path';
 import { Worker } from 'node:worker_threads';
-import { ConfigError } from '../config.js';
+import { ConfigError, type ServerConfig } from '../config.js';
 import { describeError } from '../health.js';
+import { PgStore } from './postgres.js';
 import { SqliteStore, StoreSchemaError } from './sqlite.js';
+import type { SteeringStore } from './store.js';
 
 /** Options of {@link openStore}. */
 export interface OpenStoreOptions {
@@ -28,6 +30,8 @@ export interface OpenStoreOptions {
   readonly create?: boolean;
   /** ms the `quick_check` may take; 0 skips it. */
   readonly checkTimeoutMs?: number;
+  /** Internal, for the server's bench only: no pending entry of the decision log at commit. */
+  readonly logAppend?: boolean;
 }
 
 const HEADER = 'SQLite format 3\u0000';
@@ -157,7 +161,8 @@ export async function openStore(
   options: OpenStoreOptions = {},
 ): Promise<SqliteStore> {
   const synchronous = options.synchronous ?? 'normal';
-  if (path === ':memory:') return new SqliteStore(path, { synchronous });
+  const log = options.logAppend === false ? { logAppend: false } : {};
+  if (path === ':memory:') return new SqliteStore(path, { synchronous, ...log });
   let exists = true;
   try {
     statSync(path);
@@ -189,10 +194,37 @@ export async function openStore(
     if (timeout > 0) await quickCheck(path, timeout);
   }
   try {
-    return new SqliteStore(path, { synchronous });
+    return new SqliteStore(path, { synchronous, ...log });
   } catch (e) {
     if (e instanceof StoreSchemaError)
       throw storeError(path, `is not readable by this server: ${e.message}`);
     throw storeError(path, `does not open as a store (${describeError(e)})`);
   }
+}
+
+/**
+ * Opens the store of a configuration: PostgreSQL by `store.url`; SQLite by `store.path`, checked
+ * at start as {@link openStore} does (created only when asked, `quick_check`, every error naming
+ * the path).
+ */
+export async function openConfiguredStore(
+  config: ServerConfig,
+  options: { readonly init?: boolean; readonly logAppend?: boolean } = {},
+): Promise<SteeringStore> {
+  if (config.store.url !== undefined) {
+    try {
+      return await PgStore.open(
+        config.store.url,
+        options.logAppend === false ? { logAppend: false } : {},
+      );
+    } catch (e) {
+      throw new ConfigError([`store.url: ${(e as Error).message}`]);
+    }
+  }
+  return openStore(config.store.path ?? ':memory:', {
+    synchronous: config.store.synchronous,
+    create: config.store.create || options.init === true,
+    checkTimeoutMs: config.store.checkTimeout,
+    ...(options.logAppend === false ? { logAppend: false } : {}),
+  });
 }

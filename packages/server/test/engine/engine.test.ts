@@ -90,4 +90,43 @@ describe('SteeringEngine', () => {
     });
     expect(await engine.ingest(new Uint8Array(4))).toMatchObject({ kind: 'overloaded' });
   });
+
+  it('answers store_unavailable while the store file is gone, and when a commit fails', async () => {
+    ctx = await demoApp();
+    const { engine, store } = ctx;
+    engine.health.fail('store', 'the store file was removed');
+    expect(await engine.decide({ target: '/steer' })).toEqual({
+      kind: 'store_unavailable',
+      cause: 'file',
+      why: 'the store file was removed or replaced',
+    });
+    engine.health.clear('store');
+    const commit = store.commit.bind(store);
+    store.commit = async () => {
+      throw new Error('database is locked');
+    };
+    expect(await engine.decide({ target: '/steer' })).toEqual({
+      kind: 'store_unavailable',
+      cause: 'commit',
+      why: 'the decision could not be archived',
+    });
+    expect(engine.health.has('commit')).toBe(true);
+    store.commit = commit;
+    expect((await engine.decide({ target: '/steer' })).kind).toBe('manifest');
+    expect(engine.health.has('commit')).toBe(false);
+  });
+
+  it('reads a session only when this server minted it, and mints one for a request without', async () => {
+    ctx = await demoApp();
+    const { engine } = ctx;
+    const mine = engine.sessionMac.mint();
+    const hex = Buffer.from(mine).toString('hex');
+    expect(engine.readSession(`/steer?wai_session=${hex}`)).toEqual(mine);
+    expect(engine.readSession('/steer')).toBeUndefined();
+    expect(engine.readSession(`/steer?wai_session=${'0'.repeat(32)}`)).toBeUndefined();
+    expect(engine.metrics.forgedSessions.get()).toBe(1);
+    // Given by the door: the one given (here none, so one is minted).
+    const r = await engine.decide({ target: `/steer?wai_session=${hex}`, session: null });
+    expect(r.kind === 'manifest' && Buffer.from(r.fields.session).toString('hex')).not.toBe(hex);
+  });
 });

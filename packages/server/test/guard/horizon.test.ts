@@ -55,11 +55,40 @@ describe("the records' horizon", () => {
     );
   });
 
+  it('says how far outside in readable durations, with µs only where they would read the same', () => {
+    const h = new RecordHorizon({
+      periodUs: 2n * S,
+      windowUs: 6n * S,
+      maxAheadUs: 60n * S,
+      retentionUs: 86_400n * S,
+      maxPerPeriod: 4,
+    });
+    const hop = new Uint8Array(32);
+    const now = 1_796_112_000_000_000n;
+    const at = (start: bigint, end: bigint) => h.check({ hop, start, end }, now)?.message;
+    const far = now + 2_614_513_321_766n;
+    expect(at(far - 2n * S, far)).toBe(
+      'the record ends 30 d 6 h after the room clock, more than 1 min',
+    );
+    expect(at(now + 60n * S - S, now + 60n * S + 1n)).toBe(
+      'the record ends 1 min (60000001 µs) after the room clock, more than 1 min',
+    );
+    expect(at(now - 8n * 86_400n * S - 2n * S, now - 8n * 86_400n * S)).toBe(
+      "the record ended 8 d ago, before the records' retention (1 d)",
+    );
+    expect(at(now - 6n * S - 1n, now)).toBe(
+      'the record spans 6 s (6000001 µs), more than the window W (6 s): no window names it',
+    );
+    expect(at(now - 7_500_000n, now)).toBe(
+      'the record spans 7.5 s, more than the window W (6 s): no window names it',
+    );
+  });
+
   it('bounds the records of one hop for one period, and keeps the index from growing', async () => {
     ctx = await demoApp();
     const P = ctx.setup.policy.period_us;
     const end = (ctx.clock.us / P) * P;
-    const before = ctx.engine.evidence.size;
+    const before = ctx.engine.index.records.size;
     const statuses = new Map<number, number>();
     for (let i = 0; i < 2000; i++) {
       const r = await postSpan(ctx, end - P, end);
@@ -69,7 +98,7 @@ describe("the records' horizon", () => {
     // A second record for the same hop and span is kept (§5.2 decides with it), not thousands.
     expect(statuses.get(201)).toBe(4);
     expect(statuses.get(409)).toBe(1996);
-    expect(ctx.engine.evidence.size).toBe(before + 4);
+    expect(ctx.engine.index.records.size).toBe(before + 4);
     // Another hop, or the next period, has its own bound.
     expect((await postSpan(ctx, end - P, end, 1)).status).toBe(201);
     expect((await postSpan(ctx, end, end + P)).status).toBe(201);

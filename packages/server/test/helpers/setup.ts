@@ -2,16 +2,24 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { readDecision, unwrap } from '@wai-steering/wire';
 import { nodeBackend } from '@wai-steering/wire/node';
-import { afterAll, beforeAll } from 'vitest';
-import { SteeringApp, steeringRoutes } from '../../src/app.js';
+import { afterAll, beforeAll, expect } from 'vitest';
+import { SteeringApp } from '../../src/app.js';
 import { loadConfig, type ServerConfig } from '../../src/config.js';
 import { ConsoleActivity } from '../../src/console/activity.js';
-import { type ConsoleOptions, consoleRoutes } from '../../src/console/routes.js';
+import {
+  type ConsoleOptions,
+  ConsoleRoutes,
+  engineStatusSource,
+} from '../../src/console/routes.js';
 import { type DemoSetup, setupDemo } from '../../src/demo/setup.js';
 import { HopSimulator } from '../../src/demo/simulator.js';
 import { SteeringEngine } from '../../src/engine/engine.js';
-import { type RunningServer, readMaterials, startServer } from '../../src/server.js';
+import type { EngineLiveOptions } from '../../src/engine/types.js';
+import { buildRoutes } from '../../src/routes/table.js';
+import { type RunningServer, startServer } from '../../src/server.js';
+import { readMaterials } from '../../src/start/materials.js';
 import { SqliteStore } from '../../src/store/sqlite.js';
 
 /** A free TCP port on 127.0.0.1 (closed again: a small race, fine for tests). */
@@ -67,6 +75,7 @@ export async function demoApp(
     start?: bigint;
     encoder?: 'fast' | 'wire';
     console?: ConsoleOptions;
+    live?: EngineLiveOptions;
   } = {},
 ) {
   const { setup, config, remove } = demoRoom(8080, options.periodMs ?? 2000);
@@ -86,6 +95,7 @@ export async function demoApp(
     maxQueue: options.maxQueue ?? 10_000,
     clock: clock.now,
     ...(options.encoder === undefined ? {} : { encoder: options.encoder }),
+    ...(options.live === undefined ? {} : { live: options.live }),
     observer: activity,
   });
   const app = new SteeringApp(engine, {
@@ -94,7 +104,14 @@ export async function demoApp(
     ...(options.console === undefined
       ? {}
       : {
-          routes: [...steeringRoutes(engine), ...consoleRoutes(engine, activity, options.console)],
+          routes: buildRoutes({
+            engine,
+            ...(options.console.enabled
+              ? {
+                  console: new ConsoleRoutes(options.console, engineStatusSource(engine, activity)),
+                }
+              : {}),
+          }),
         }),
   });
   const sim = new HopSimulator({
@@ -232,4 +249,31 @@ export async function postRecords(
     }
   }
   return n;
+}
+
+/** A steering manifest's members the tests read (§8.1). */
+export function manifestOf(body: string | Uint8Array) {
+  return JSON.parse(text(body)) as {
+    TTL: number;
+    'RELOAD-URI': string;
+    'PATHWAY-PRIORITY': string[];
+    'science.transaction.wai-decision': string;
+  };
+}
+
+/** A steering request through the application, and the decision its manifest names. */
+export async function decide(
+  c: { app: SteeringApp },
+  query = '',
+  headers: Record<string, string> = {},
+) {
+  const res = await get(c.app, `/steer${query}`, headers);
+  expect(res.status).toBe(200);
+  const m = manifestOf(res.body);
+  const hex = m['science.transaction.wai-decision'].slice(-64);
+  const got = await get(c.app, `/decisions/${hex}`);
+  expect(got.status).toBe(200);
+  const bytes = got.body as Uint8Array;
+  const decision = unwrap(readDecision(bytes));
+  return { res, manifest: m, text: text(res.body), hex, bytes, decision };
 }

@@ -16,11 +16,11 @@ import {
 } from '@wai-steering/wire';
 import { nodeBackend } from '@wai-steering/wire/node';
 import { afterEach, describe, expect, it } from 'vitest';
-import { SteeringApp, steeringRoutes } from '../../src/app.js';
+import { SteeringApp } from '../../src/app.js';
 import { HopSimulator } from '../../src/demo/simulator.js';
 import { SteeringEngine } from '../../src/engine/engine.js';
 import { createHttpServer, listen } from '../../src/http.js';
-import { readMaterials } from '../../src/server.js';
+import { readMaterials } from '../../src/start/materials.js';
 import { SqliteStore } from '../../src/store/sqlite.js';
 import { demoRoom, freePort, get, TestClock, text } from '../helpers/setup.js';
 import { signReport } from './world.js';
@@ -156,12 +156,12 @@ describe('live capacity', () => {
     await post(w.app, '/capacity', await report(w, 'cdn-b-edge', 'cdn-b', 30_000));
     expect(w.engine.policy.pathways[1]!.capacity).toBe(30_000);
     w.clock.advance(2_999);
-    expect(await w.engine.tickLive()).toBeUndefined(); // fresh still
+    expect(await w.engine.live!.tick()).toBeUndefined(); // fresh still
     w.clock.advance(1);
-    const rotated = await w.engine.tickLive();
+    const rotated = await w.engine.live!.tick();
     expect(rotated?.by).toBe('live');
     expect(w.engine.policy.pathways[1]!.capacity).toBe(0);
-    expect(w.engine.liveValues()?.[1]?.source).toBe('expired');
+    expect(w.engine.live!.values()?.[1]?.source).toBe('expired');
   });
 
   it('signs one policy a period at most under a flood of reports', async () => {
@@ -200,27 +200,48 @@ describe('live capacity', () => {
     w.store.claimPolicy = async () => {
       throw new Error('the store is down');
     };
-    const errors: unknown[] = [];
-    const log = console.error;
-    console.error = (...a: unknown[]) => errors.push(a.join(' '));
-    try {
-      const res = await post(w.app, '/capacity', await report(w, 'cdn-b-edge', 'cdn-b', 5));
-      expect(res.status).toBe(201);
-      expect(JSON.parse(text(res.body))).toMatchObject({ taken: true });
-      expect(JSON.parse(text(res.body)).policy).toBeUndefined();
-    } finally {
-      console.error = log;
-    }
-    expect(String(errors[0])).toMatch(/signing a live policy failed: .*the store is down/);
+    const res = await post(w.app, '/capacity', await report(w, 'cdn-b-edge', 'cdn-b', 5));
+    expect(res.status).toBe(201);
+    expect(JSON.parse(text(res.body))).toMatchObject({ taken: true });
+    expect(JSON.parse(text(res.body)).policy).toBeUndefined();
+    // Told once, through health (no line per report).
+    expect(w.engine.health.causes()).toMatchObject([
+      {
+        cause: 'store_queries',
+        message: expect.stringMatching(/not put in force: .*the store is down/),
+      },
+    ]);
     expect(w.engine.policy.pathways[1]!.capacity).not.toBe(5);
     expect(w.engine.metrics.render()).toMatch(
       /wai_steering_store_errors_total\{op="capacity"\} 1\n/,
     );
-    // The store back, the next period signs it.
+    // The store back, the next period signs it, and the cause clears.
     w.store.claimPolicy = claim;
     w.clock.advance(Number(w.setup.policy.period_us / 1000n));
-    expect((await w.engine.tickLive())?.by).toBe('live');
+    expect((await w.engine.syncLive())?.by).toBe('live');
     expect(w.engine.policy.pathways[1]!.capacity).toBe(5);
+    expect(w.engine.health.ok).toBe(true);
+  });
+
+  it('answers 503 store_unavailable, and takes nothing, when the store cannot keep a report', async () => {
+    opened = await liveApp([1]);
+    const w = opened;
+    const put = w.store.putCapacityReport.bind(w.store);
+    w.store.putCapacityReport = async () => {
+      throw Object.assign(new Error('database or disk is full'), { code: 'SQLITE_FULL' });
+    };
+    const jws = await report(w, 'cdn-b-edge', 'cdn-b', 5);
+    const res = await post(w.app, '/capacity', jws);
+    expect(res.status).toBe(503);
+    expect(res.headers['retry-after']).toBe('5');
+    expect(JSON.parse(text(res.body))).toMatchObject({ error: 'store_unavailable' });
+    expect(w.engine.live!.values()[1]!.source).toBe('template');
+    expect(w.engine.health.has('store_queries')).toBe(true);
+    // Sent again once the store keeps it: taken.
+    w.store.putCapacityReport = put;
+    expect((await post(w.app, '/capacity', jws)).status).toBe(201);
+    expect(w.engine.live!.values()[1]!.source).toBe('reports');
+    expect(w.engine.health.ok).toBe(true);
   });
 
   it('ignores a replayed or older report, and refuses forged ones with their reasons', async () => {
@@ -259,7 +280,7 @@ describe('live capacity', () => {
       );
     }
     w.clock.advance(4_000); // past every expiry, and a period later
-    await w.engine.tickLive();
+    await w.engine.live!.tick();
     expect(w.engine.policy.pathways.map((p) => p.capacity)).toEqual([0, 0, 0]);
     for (let i = 0; i < 10; i++) {
       const res = await get(w.app, '/steer?_HLS_throughput=5000000');
@@ -334,32 +355,5 @@ describe('the operator rotates the policy without a restart', () => {
     });
     await expect(w.engine.rotatePolicy(other, 'operator')).rejects.toThrow(/of room/);
     expect(toHex(w.engine.policyDigest)).toBe(toHex(rotated.digest));
-  });
-});
-
-describe('routes', () => {
-  it('POST /capacity is 404 when live capacity is off', async () => {
-    const { setup, config, remove } = demoRoom(8080, 2000);
-    const { warnings: _, ...materials } = readMaterials(config);
-    const store = new SqliteStore(':memory:');
-    const engine = await SteeringEngine.open({
-      ...materials,
-      store,
-      backend: nodeBackend,
-      graceMs: 10_000,
-      maxSessions: 1000,
-      maxQueue: 1000,
-    });
-    const app = new SteeringApp(engine, {
-      maxRecordBytes: 4096,
-      maxTargetBytes: 8192,
-      routes: steeringRoutes(engine),
-    });
-    const res = await post(app, '/capacity', 'x.y.z');
-    expect(res.status).toBe(404);
-    expect(setup.policy.pathways.length).toBe(3);
-    await engine.close();
-    await store.close();
-    remove();
   });
 });

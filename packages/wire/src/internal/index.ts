@@ -4,4 +4,3 @@
 
 export { ED25519_L } from '../crypto/strict.js';
 export { assertBytes, latin1 } from './bytes.js';
-export { type Alias, closestName, didYouMean, editDistance, renameAliases } from './names.js';

@@ -1,4 +1,5 @@
 import type { CryptoBackend } from '../crypto/backend.js';
+import { getBackend } from '../crypto/index.js';
 import { signingLength, signingMessage, writeSigningMessage } from '../domain.js';
 import { bytesEqual } from '../hex.js';
 import { type Magic, Refusal, type Result } from '../refusal.js';
@@ -129,4 +130,54 @@ export function withPlaceholderSig(body: Uint8Array): Uint8Array {
   const out = new Uint8Array(body.length + 64);
   out.set(body);
   return out;
+}
+
+/** Options of the `signX` functions of the records. */
+export interface SignOptions {
+  /** The crypto backend; the default backend when absent. */
+  readonly backend?: CryptoBackend;
+  /** Check the record's rules before signing (default true): an invalid record throws its refusal. */
+  readonly check?: boolean;
+}
+
+/**
+ * A record's signed bytes: `body` (its bytes before `sig`) signed by `secretKey`, whose public key
+ * must be `signer`; the record's rules checked first by its reader (the refusal thrown) unless
+ * `options.check` is false.
+ */
+export function signRecord(
+  magic: Magic,
+  body: Uint8Array,
+  read: (bytes: Uint8Array) => Result<unknown>,
+  signer: Uint8Array,
+  secretKey: Uint8Array,
+  options: SignOptions,
+): Uint8Array {
+  if (options.check !== false) unwrap(read(withPlaceholderSig(body)));
+  return sealRecord(magic, body, secretKey, signer, options.backend ?? getBackend());
+}
+
+/**
+ * The `signX` function of a record: its fields encoded (`encode`), checked by its reader (`read`)
+ * and signed by the key `signerOf` names (`signRecord`).
+ */
+export function recordSigner<F>(
+  magic: Magic,
+  encode: (fields: F) => Uint8Array,
+  read: (bytes: Uint8Array) => Result<unknown>,
+  signerOf: (fields: F) => Uint8Array,
+): (fields: F, secretKey: Uint8Array, options?: SignOptions) => Uint8Array {
+  return (fields, secretKey, options = {}) =>
+    signRecord(magic, encode(fields), read, signerOf(fields), secretKey, options);
+}
+
+/** The `verifyXSignature` function of a record: C2 strict verification by the key `keyOf` names. */
+export function signatureVerifier<
+  R extends { readonly body: Uint8Array; readonly sig: Uint8Array },
+>(
+  magic: Magic,
+  keyOf: (record: R) => Uint8Array,
+): (record: R, backend?: CryptoBackend) => Refusal | undefined {
+  return (record, backend) =>
+    checkSignature(magic, record.body, record.sig, keyOf(record), backend ?? getBackend());
 }

@@ -1,17 +1,7 @@
-import type { CryptoBackend } from '../crypto/backend.js';
-import { getBackend } from '../crypto/index.js';
 import { type ByteReader, ByteWriter } from '../internal/bytes.js';
 import { firstRepeat } from '../internal/chars.js';
-import {
-  checkSignature,
-  readRecord,
-  type Signed,
-  sealRecord,
-  unwrap,
-  withPlaceholderSig,
-} from '../internal/record.js';
+import { readRecord, recordSigner, type Signed, signatureVerifier } from '../internal/record.js';
 import type { Refusal, Result } from '../refusal.js';
-import type { SignOptions } from './policy.js';
 
 /** §7.1 `protocol`. */
 export const PROTOCOL = { hls: 1, dash: 2 } as const;
@@ -378,17 +368,12 @@ export function encodeDecision(d: DecisionFields): Uint8Array {
  * §7.3: the signed decision's bytes, signed by `secretKey`, whose public key must be `signer`.
  * Its rules are checked first (the refusal is thrown) unless `check` is false.
  */
-export function signDecision(
-  d: DecisionFields,
-  secretKey: Uint8Array,
-  options: SignOptions = {},
-): Uint8Array {
-  const body = encodeDecision(d);
-  if (options.check !== false) unwrap(readDecision(withPlaceholderSig(body)));
-  return sealRecord('WSD1', body, secretKey, d.signer, options.backend ?? getBackend());
-}
+export const signDecision = recordSigner(
+  'WSD1',
+  encodeDecision,
+  readDecision,
+  (d: DecisionFields) => d.signer,
+);
 
 /** §7.3: strict verification of a decision's signature by its `signer`. */
-export function verifyDecisionSignature(d: Decision, backend?: CryptoBackend): Refusal | undefined {
-  return checkSignature('WSD1', d.body, d.sig, d.signer, backend ?? getBackend());
-}
+export const verifyDecisionSignature = signatureVerifier('WSD1', (d: Decision) => d.signer);

@@ -2,16 +2,8 @@ import type { CryptoBackend } from '../crypto/backend.js';
 import { getBackend } from '../crypto/index.js';
 import { bytesEqual } from '../hex.js';
 import { type ByteReader, ByteWriter } from '../internal/bytes.js';
-import {
-  checkSignature,
-  readRecord,
-  type Signed,
-  sealRecord,
-  unwrap,
-  withPlaceholderSig,
-} from '../internal/record.js';
+import { checkSignature, readRecord, recordSigner, type Signed } from '../internal/record.js';
 import { Refusal, type Result } from '../refusal.js';
-import type { SignOptions } from './policy.js';
 
 /** C5.2: the acquisition classes by tag, and the unmetered marker 0. */
 export const CLASS = {
@@ -126,15 +118,12 @@ export function encodeHopRecord(rec: HopRecordFields): Uint8Array {
 }
 
 /** C5: the signed record's bytes, signed by the hop's `secretKey`. */
-export function signHopRecord(
-  rec: HopRecordFields,
-  secretKey: Uint8Array,
-  options: SignOptions = {},
-): Uint8Array {
-  const body = encodeHopRecord(rec);
-  if (options.check !== false) unwrap(readHopRecord(withPlaceholderSig(body)));
-  return sealRecord('WMH1', body, secretKey, rec.hop, options.backend ?? getBackend());
-}
+export const signHopRecord = recordSigner(
+  'WMH1',
+  encodeHopRecord,
+  readHopRecord,
+  (rec: HopRecordFields) => rec.hop,
+);
 
 /**
  * C5.3 steps 3 and 4: `wrong_room` when the record is not of `roomId`, then the strict

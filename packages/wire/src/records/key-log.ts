@@ -1,18 +1,8 @@
-import type { CryptoBackend } from '../crypto/backend.js';
-import { getBackend } from '../crypto/index.js';
 import { compareBytes } from '../hex.js';
 import { type ByteReader, ByteWriter } from '../internal/bytes.js';
 import { compareText, isAuthority } from '../internal/chars.js';
-import {
-  checkSignature,
-  readRecord,
-  type Signed,
-  sealRecord,
-  unwrap,
-  withPlaceholderSig,
-} from '../internal/record.js';
+import { readRecord, recordSigner, type Signed, signatureVerifier } from '../internal/record.js';
 import type { Refusal, Result } from '../refusal.js';
-import type { SignOptions } from './policy.js';
 
 /** C4 entry `status`. */
 export const KEY_STATUS = { active: 1, revoked: 2 } as const;
@@ -105,17 +95,12 @@ export function encodeKeyLog(log: KeyLogFields): Uint8Array {
 }
 
 /** C4: the signed head's bytes, signed by the origin's `secretKey`. */
-export function signKeyLog(
-  log: KeyLogFields,
-  secretKey: Uint8Array,
-  options: SignOptions = {},
-): Uint8Array {
-  const body = encodeKeyLog(log);
-  if (options.check !== false) unwrap(readKeyLog(withPlaceholderSig(body)));
-  return sealRecord('WKL1', body, secretKey, log.origin, options.backend ?? getBackend());
-}
+export const signKeyLog = recordSigner(
+  'WKL1',
+  encodeKeyLog,
+  readKeyLog,
+  (log: KeyLogFields) => log.origin,
+);
 
 /** C4, C2: strict verification of a head's signature by its own `origin` (C9). */
-export function verifyKeyLogSignature(log: KeyLog, backend?: CryptoBackend): Refusal | undefined {
-  return checkSignature('WKL1', log.body, log.sig, log.origin, backend ?? getBackend());
-}
+export const verifyKeyLogSignature = signatureVerifier('WKL1', (log: KeyLog) => log.origin);

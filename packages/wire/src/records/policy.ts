@@ -1,5 +1,3 @@
-import type { CryptoBackend } from '../crypto/backend.js';
-import { getBackend } from '../crypto/index.js';
 import { type ByteReader, ByteWriter } from '../internal/bytes.js';
 import {
   compareText,
@@ -9,14 +7,7 @@ import {
   isPathwayId,
   isPolicyUri,
 } from '../internal/chars.js';
-import {
-  checkSignature,
-  readRecord,
-  type Signed,
-  sealRecord,
-  unwrap,
-  withPlaceholderSig,
-} from '../internal/record.js';
+import { readRecord, recordSigner, type Signed, signatureVerifier } from '../internal/record.js';
 import type { Refusal, Result } from '../refusal.js';
 
 /** §3.2: `base` of a pathway of the content description (not a clone). */
@@ -275,29 +266,16 @@ export function encodePolicy(p: PolicyFields): Uint8Array {
   return w.finish();
 }
 
-/** Options of the signing functions. */
-export interface SignOptions {
-  /** The crypto backend; the default backend when absent. */
-  readonly backend?: CryptoBackend;
-  /** Check the record's rules before signing (default true): an invalid record throws its refusal. */
-  readonly check?: boolean;
-}
-
 /**
  * §3.4: the signed policy's bytes, signed by `secretKey`, whose public key must be `signer`.
  * Its rules are checked first (the refusal is thrown) unless `check` is false.
  */
-export function signPolicy(
-  p: PolicyFields,
-  secretKey: Uint8Array,
-  options: SignOptions = {},
-): Uint8Array {
-  const body = encodePolicy(p);
-  if (options.check !== false) unwrap(readPolicy(withPlaceholderSig(body)));
-  return sealRecord('WSP1', body, secretKey, p.signer, options.backend ?? getBackend());
-}
+export const signPolicy = recordSigner(
+  'WSP1',
+  encodePolicy,
+  readPolicy,
+  (p: PolicyFields) => p.signer,
+);
 
 /** §3.4: strict verification of a policy's signature by its `signer` (`bad_key`, `bad_signature`). */
-export function verifyPolicySignature(p: Policy, backend?: CryptoBackend): Refusal | undefined {
-  return checkSignature('WSP1', p.body, p.sig, p.signer, backend ?? getBackend());
-}
+export const verifyPolicySignature = signatureVerifier('WSP1', (p: Policy) => p.signer);

@@ -1,17 +1,7 @@
-import type { CryptoBackend } from '../crypto/backend.js';
-import { getBackend } from '../crypto/index.js';
 import { type ByteReader, ByteWriter } from '../internal/bytes.js';
 import { isRoomName } from '../internal/chars.js';
-import {
-  checkSignature,
-  readRecord,
-  type Signed,
-  sealRecord,
-  unwrap,
-  withPlaceholderSig,
-} from '../internal/record.js';
-import type { Refusal, Result } from '../refusal.js';
-import type { SignOptions } from './policy.js';
+import { readRecord, recordSigner, type Signed, signatureVerifier } from '../internal/record.js';
+import type { Result } from '../refusal.js';
 
 /** C3: the room descriptor `WRD1`, every field but `magic`, `version` and `sig`. */
 export interface RoomFields {
@@ -57,17 +47,12 @@ export function encodeRoom(room: RoomFields): Uint8Array {
 }
 
 /** C3: the signed descriptor's bytes, signed by the authority's `secretKey`. */
-export function signRoom(
-  room: RoomFields,
-  secretKey: Uint8Array,
-  options: SignOptions = {},
-): Uint8Array {
-  const body = encodeRoom(room);
-  if (options.check !== false) unwrap(readRoom(withPlaceholderSig(body)));
-  return sealRecord('WRD1', body, secretKey, room.authority, options.backend ?? getBackend());
-}
+export const signRoom = recordSigner(
+  'WRD1',
+  encodeRoom,
+  readRoom,
+  (room: RoomFields) => room.authority,
+);
 
 /** C3, C2: strict verification of a descriptor's signature by its `authority`. */
-export function verifyRoomSignature(room: Room, backend?: CryptoBackend): Refusal | undefined {
-  return checkSignature('WRD1', room.body, room.sig, room.authority, backend ?? getBackend());
-}
+export const verifyRoomSignature = signatureVerifier('WRD1', (room: Room) => room.authority);

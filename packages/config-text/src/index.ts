@@ -1,0 +1,23 @@
+// @wai-steering/config-text: the text people type and read, written once for every package.
+// Durations (one parser, one readable form), instants of the room clock (one reader, the one
+// form of human output), and the names of hand-written files (did-you-mean, old spellings).
+
+export {
+  DURATION_UNITS,
+  type DurationUnit,
+  formatDuration,
+  formatDurationExact,
+  parseDuration,
+} from './duration.js';
+export { notAMapping, parseProblem } from './files.js';
+export {
+  formatInstant,
+  formatInstantExact,
+  INSTANT_FORMS,
+  type InstantSpan,
+  nowUs,
+  parseInstant,
+  parseSpan,
+  toRfc3339,
+} from './instant.js';
+export { type Alias, closestName, didYouMean, editDistance, renameAliases } from './names.js';
