@@ -103,11 +103,11 @@ export class SteeringEngine {
     this.graceS = Math.ceil(o.graceMs / 1000);
     this.sessionMac = o.sessionMac ?? new SessionMac();
     this.health = o.health ?? new Health();
-    // The room clock's own seconds (docs/audit.md, the load replay: s(t) = ⌊t / 10^6⌋).
-    this.sessions = new SessionTable(o.policy.pathways.length, {
-      maxSessions: o.maxSessions,
-      base: 0,
-    });
+    // Counted in µs of the room clock (docs/audit.md, the load replay).
+    this.sessions = new SessionTable(
+      o.policy.pathways.map((p) => p.id),
+      { maxSessions: o.maxSessions },
+    );
     this.loadHistory = new LoadHistory({
       sessions: this.sessions,
       ids: () => this.policies.current.ids,
@@ -208,8 +208,8 @@ export class SteeringEngine {
 
   /** This instance's own loads now (§6): every session whose end has come is out, swept or not. */
   loadsNow(): Uint32Array {
-    const now = this.sessions.secondsAt(Number(this.now() / 1000n));
-    this.loadHistory.advance(now);
+    const now = Number(this.now());
+    this.loadHistory.advance(Math.floor(now / 1_000_000));
     return this.sessions.loadsAt(now);
   }
 
@@ -333,22 +333,24 @@ export class SteeringEngine {
       );
       t = request.t ?? this.now();
     }
-    const now = this.sessions.secondsAt(Number(t / 1000n));
+    const now = Number(t);
     // The loads at the start of each second, before this one changes the table (live capacity).
-    this.loadHistory.advance(now);
+    this.loadHistory.advance(Math.floor(now / 1_000_000));
     // §6: the loads as they stand, this session's own count included (§6.1: c's load already
-    // counts the client); a session past its TTL and grace no longer counts.
+    // counts the client); a session past its TTL and grace no longer counts. The sessions are
+    // counted under this decision's policy, carried by pathway ID from the last decision's.
+    this.sessions.follow(under.ids);
     const previous = this.sessions.current(session, now);
     if (previous < 0 && this.sessions.size >= this.o.maxSessions) {
       return this.overloaded('the session table is full');
     }
     // §6: this instance's own loads, every session whose end has come out, swept or not
     // (docs/audit.md, the load replay), plus its live peers' latest (`instances/loads.ts`).
-    const loads = addLoads(this.sessions.loadsAt(now), this.link?.peers);
+    const loads = addLoads(this.sessions.loadsAt(now, under.ids), this.link?.peers);
     const { fields, evidence } = under.assemble(t, session, protocol, report, loads);
     const signed = under.signer.sign(fields, evidence);
     // After deciding, the session counts in its new first pathway until TTL + grace.
-    this.sessions.place(session, fields.priority[0]!, now + fields.ttl + this.graceS);
+    this.sessions.place(session, fields.priority[0]!, now + (fields.ttl + this.graceS) * 1_000_000);
     try {
       await this.queue.addDecision(signed);
     } catch {
@@ -532,9 +534,8 @@ export class SteeringEngine {
   /** Drops sessions past their TTL and grace, and evidence no later window can name. */
   sweep(budget: number): void {
     const now = this.now();
-    const second = this.sessions.secondsAt(Number(now / 1000n));
-    this.loadHistory.advance(second);
-    this.sessions.sweep(budget, second);
+    this.loadHistory.advance(Number(now / 1_000_000n));
+    this.sessions.sweep(budget, Number(now));
     this.index.prune(now);
   }
 

@@ -6,7 +6,7 @@
  * (`docs/audit.md`, *The load replay*): every session placed by a decision before it that still
  * counts at second S, plus each live peer's latest heartbeat then. Sessions change only when a
  * decision places one (ends come in whole seconds), so that count is the session table's
- * `loadsAt(S)` taken before anything at S or later changes the table: {@link LoadHistory.advance}
+ * `loadsAt(S × 10^6)` taken before anything at S or later changes the table: {@link LoadHistory.advance}
  * is called with the current second before every change (a decision's placement, the sweep's
  * removals, a lookup that removes an expired session) and before every `loadsAt`, and records
  * each second it passes. An auditor replays the same count from the decision log: the load replay
@@ -57,7 +57,7 @@ export class LoadHistory {
     const ids = this.source.ids();
     const peers = this.source.peers();
     for (let s = from; s <= second; s++) {
-      const loads = Uint32Array.from(this.source.sessions.loadsAt(s));
+      const loads = Uint32Array.from(this.source.sessions.loadsAt(s * 1_000_000, ids));
       if (peers !== undefined) {
         for (let i = 0; i < loads.length && i < peers.length; i++) loads[i]! += peers[i]!;
       }

@@ -28,7 +28,7 @@ export interface PolicyInForceOptions {
   readonly room: () => RoomContext;
   /** The evidence index each policy's cache selects from. */
   readonly evidence: EvidenceStore;
-  /** The sessions, remapped when the pathways' IDs change. */
+  /** The sessions, shown under the pathway IDs of the policy in force. */
   readonly sessions: SessionTable;
   readonly metrics: Metrics;
   readonly now: () => bigint;
@@ -158,7 +158,8 @@ export class PolicyInForce {
   /** Puts a prepared policy in force under its claim. */
   private apply(next: InForce, claim: PolicyClaim, counted = true): PolicyRotated {
     const map = pathwayMap(this.current_.policy, next.policy);
-    if (map !== undefined) this.o.sessions.remap(map, next.ids.length);
+    // The sessions follow the policy of the next decision by pathway ID (sessions.ts).
+    this.o.sessions.show(next.ids);
     const previous = this.current_.digest;
     this.current_ = next;
     this.seq = claim.seq;

@@ -43,7 +43,7 @@ function open(w: LiveWorld, store: SqliteStore, clock: { us: bigint }) {
       },
       room: () => w.room,
       evidence: new MemoryEvidenceStore(),
-      sessions: new SessionTable(w.fields.pathways.length, { base: 0 }),
+      sessions: new SessionTable(w.fields.pathways.map((p) => p.id)),
       metrics,
       now: () => clock.us,
       announce: (what) => announced.push(what),

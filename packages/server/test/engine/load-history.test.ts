@@ -7,6 +7,8 @@ import { LoadHistory } from '../../src/engine/load-history.js';
 import { SessionTable } from '../../src/sessions.js';
 
 const IDS = ['a', 'b'] as const;
+/** The session table counts in µs of the room clock; the history in its seconds. */
+const US = 1_000_000;
 
 function history(sessions: SessionTable, seconds = 120, peers?: number[]) {
   return new LoadHistory({ sessions, ids: () => IDS, peers: () => peers }, seconds);
@@ -20,19 +22,19 @@ const session = (n: number): Uint8Array => {
 
 describe('LoadHistory', () => {
   it('states the load at the start of each second, before that second changes the table', () => {
-    const t = new SessionTable(2, { base: 0 });
+    const t = new SessionTable(IDS);
     const h = history(t);
     h.advance(100);
-    t.place(session(1), 0, 103); // counts at 100, 101, 102
-    t.place(session(2), 1, 101);
+    t.place(session(1), 0, 103 * US); // counts at 100, 101, 102
+    t.place(session(2), 1, 101 * US);
     h.advance(101); // a decision at 101 (placing nothing)
-    t.place(session(3), 0, 110);
+    t.place(session(3), 0, 110 * US);
     expect([100, 101, 102, 103].map((s) => h.at(s, 'a', 103))).toEqual([0, 1, 2, 1]);
     expect([100, 101, 102].map((s) => h.at(s, 'b', 103))).toEqual([0, 0, 0]);
   });
 
   it('knows nothing before its first second, past its length, or of a pathway it never counted', () => {
-    const t = new SessionTable(2, { base: 0 });
+    const t = new SessionTable(IDS);
     const h = history(t, 10);
     h.advance(50);
     expect(h.at(49, 'a', 50)).toBeUndefined();
@@ -43,9 +45,9 @@ describe('LoadHistory', () => {
   });
 
   it("adds the peers' latest loads", () => {
-    const t = new SessionTable(2, { base: 0 });
+    const t = new SessionTable(IDS);
     const h = history(t, 10, [5, 6]);
-    t.place(session(1), 1, 20);
+    t.place(session(1), 1, 20 * US);
     expect(h.at(10, 'b', 10)).toBe(7);
   });
 
@@ -59,16 +61,16 @@ describe('LoadHistory', () => {
     });
     fc.assert(
       fc.property(fc.array(placement, { maxLength: 40 }), (plan) => {
-        const t = new SessionTable(2, { base: 0 });
+        const t = new SessionTable(IDS);
         const h = history(t, 1000);
         const done: { at: number; s: number; p: number; until: number }[] = [];
         let now = 1000;
         for (const x of plan) {
           now += x.gap;
           h.advance(now);
-          t.current(session(x.s), now); // as a decision does: drops an expired session
-          t.loadsAt(now);
-          t.place(session(x.s), x.p, now + x.ttl);
+          t.current(session(x.s), now * US); // as a decision does: drops an expired session
+          t.loadsAt(now * US);
+          t.place(session(x.s), x.p, (now + x.ttl) * US);
           done.push({ at: now, s: x.s, p: x.p, until: now + x.ttl });
         }
         const end = now + 6;

@@ -120,7 +120,7 @@ describe('forged sessions at the server', () => {
       }
     }
     expect(statuses).not.toContain(429);
-    const now = server.engine.sessions.secondsAt(Date.now());
+    const now = Number(server.engine.now());
     for (const s of forged)
       expect(server.engine.sessions.current(Buffer.from(s, 'hex'), now)).toBe(-1);
     // Loads: the honest session and at most one burst of the new-session budget.

@@ -80,6 +80,9 @@ describe('GET /decisions', () => {
       '?limit=0',
       '?limit=1001',
       '?after=abc',
+      // A row id alone is not a cursor of the listing by time.
+      '?after=7',
+      '?after=1.2.3',
       '?from=99999999999999999999999',
     ]) {
       const { res, body } = await list(ctx.app, q);
