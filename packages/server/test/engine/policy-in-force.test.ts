@@ -87,7 +87,7 @@ describe('PolicyInForce', () => {
     expect(metrics.rotations.get({ by: 'operator' })).toBe(1);
   });
 
-  it('drops the sessions of a pathway the new policy lacks', async () => {
+  it('shows the loads under the new policy by pathway ID; the next decision drops a pathway it lacks', async () => {
     const w = liveWorld();
     const { policies, sessions } = open(w);
     await policies.join();
@@ -95,7 +95,11 @@ describe('PolicyInForce', () => {
     sessions.place(session(2), 1, 100);
     await policies.rotate(sign(w, { ...w.fields, pathways: [w.fields.pathways[1]!] }), 'operator');
     expect(Array.from(sessions.loadsAt(0))).toEqual([1]);
+    // The sessions are counted under the policy of the next decision (docs/audit.md).
+    expect(sessions.size).toBe(2);
+    sessions.follow(policies.current.ids);
     expect(sessions.size).toBe(1);
+    expect(Array.from(sessions.loadsAt(0))).toEqual([1]);
   });
 
   it('refuses a policy of another room or signer, and keeps the one in force', async () => {

@@ -82,7 +82,7 @@ describe('GET /decisions', () => {
       '?after=abc',
       // A row id alone is not a cursor of the listing by time.
       '?after=7',
-      '?after=1.2.3',
+      '?after=1.2',
       '?from=99999999999999999999999',
     ]) {
       const { res, body } = await list(ctx.app, q);
