@@ -13,10 +13,11 @@
 import type { Evidence } from '@wai-steering/evidence';
 import { windowAt } from '@wai-steering/evidence';
 import { writeManifest } from '@wai-steering/manifest';
-import { protocolOf, readReport, sessionOf } from '@wai-steering/rule';
+import { type Protocol, protocolOf, type Report, readReport, sessionOf } from '@wai-steering/rule';
 import { openHopRecord, type RoomContext } from '@wai-steering/verifier';
 import {
   bytesEqual,
+  type DecisionFields,
   type KeyLog,
   type Policy,
   REASON_NAME,
@@ -33,7 +34,7 @@ import { monotonicClock } from './clock.js';
 import { CommitQueue, commitObserver } from './commit.js';
 import { DEFAULT_HORIZON, EvidenceIndex } from './evidence-index.js';
 import { registerGauges } from './gauges.js';
-import type { SigningKey } from './in-force.js';
+import type { InForce, SigningKey } from './in-force.js';
 import { type LiveIntake, openPolicies } from './live-intake.js';
 import type { PolicyInForce } from './policy-in-force.js';
 import { Retention } from './retention.js';
@@ -48,8 +49,12 @@ import type {
   Overloaded,
   PolicyRotated,
   ReadResult,
+  Steered,
   StoreUnavailable,
 } from './types.js';
+
+/** A report read with no headers (a steering request without `CMCD-Request`). */
+const NO_HEADERS: Readonly<Record<string, string>> = Object.freeze({});
 
 function found(bytes: Uint8Array | undefined): ReadResult {
   return bytes === undefined ? { kind: 'absent' } : { kind: 'found', bytes };
@@ -81,6 +86,10 @@ export class SteeringEngine {
   private closed = false;
   /** The other instances of the deployment, when there are any (`instances/`). */
   private link: InstanceLink | undefined;
+  /** The window whose start the link was last asked about, and the instants it holds. */
+  private linkWindow:
+    | { readonly policy: Policy; readonly from: bigint; readonly until: bigint; readonly a: bigint }
+    | undefined;
 
   private constructor(private readonly o: EngineOptions) {
     this.metrics = o.metrics ?? new Metrics();
@@ -258,39 +267,91 @@ export class SteeringEngine {
 
   /**
    * A steering request (§4, §6, §7, §8.1): the report, the session, the decision over the
-   * current evidence and loads, signed, archived (durable), then the manifest.
+   * current evidence and loads, signed, archived (durable), then the manifest. Everything but
+   * the wait for the group commit (and, on a window move, for the other instances' records) is
+   * done in the call: one promise per request, the commit's.
    */
-  async decide(request: DecideRequest): Promise<DecideResult> {
-    if (this.closed) return this.overloaded('the server is closing');
+  decide(request: DecideRequest): Promise<DecideResult> {
+    if (this.closed) return Promise.resolve(this.overloaded('the server is closing'));
     // A decision served now could not be fetched after a restart (§8.4): none is served.
     const unavailable = this.storeFileGone();
-    if (unavailable !== undefined) return unavailable;
-    if (this.queue.full) return this.overloaded('too many decisions await their commit');
+    if (unavailable !== undefined) return Promise.resolve(unavailable);
+    if (this.queue.full) {
+      return Promise.resolve(this.overloaded('too many decisions await their commit'));
+    }
     // One policy for the whole decision, whatever rotates while it awaits its commit.
     const under = this.policies.current;
     const { target, cmcd } = request;
     const protocol = protocolOf(target);
     const given = request.session === undefined ? this.readSession(target) : request.session;
     const session = given ?? this.sessionMac.mint();
-    const headers = cmcd === undefined ? {} : { 'cmcd-request': cmcd };
+    const headers = cmcd === undefined ? NO_HEADERS : { 'cmcd-request': cmcd };
     const report = readReport({ protocol, target, headers }, under.ids);
+    const t = request.t ?? this.now();
+    // A new window: the records the other instances stored are read first (`instances/feed.ts`).
+    const caughtUp = this.catchUp(under, t);
+    if (caughtUp !== undefined) {
+      return this.decideAfter(caughtUp, under, request, session, protocol, report);
+    }
+    return this.decideAt(under, t, session, protocol, report);
+  }
+
+  /**
+   * The catch-up of the other instances' records to wait for before deciding at `t`, when `t`
+   * is in a window other than the last one asked about (`instances/feed.ts`); `undefined` when
+   * there is none (no link, or the window of the previous decisions).
+   */
+  private catchUp(under: InForce, t: bigint): Promise<void> | undefined {
+    const before = this.link?.beforeWindow;
+    if (before === undefined) return undefined;
+    // The window's start, computed again only when t leaves the instants of the last one.
+    const w = this.linkWindow;
+    if (w === undefined || w.policy !== under.policy || t < w.from || t >= w.until) {
+      // §5.1: the window is the same for every t of one period after L + b (t < L + P: b = 0).
+      const policy = under.policy;
+      const { a, b } = windowAt(policy, t);
+      const from = b === 0n ? 0n : policy.lag_us + b;
+      const until = b === 0n ? policy.lag_us + policy.period_us : from + policy.period_us;
+      this.linkWindow = { policy, from, until, a };
+    }
+    return before.call(this.link, this.linkWindow!.a);
+  }
+
+  /** {@link decide} once the catch-up is done; again should the clock have reached a further window. */
+  private async decideAfter(
+    first: Promise<void>,
+    under: InForce,
+    request: DecideRequest,
+    session: Uint8Array,
+    protocol: Protocol,
+    report: Report,
+  ): Promise<DecideResult> {
+    let caughtUp: Promise<void> | undefined = first;
     let t = request.t ?? this.now();
-    // A new window: the records the other instances stored are read first (`instances/feed.ts`);
-    // again should the clock have reached a further window meanwhile.
-    for (let i = 0; i < 3; i++) {
-      const caughtUp = this.link?.beforeWindow?.(windowAt(under.policy, t).a);
-      if (caughtUp === undefined) break;
+    for (let i = 0; caughtUp !== undefined; i++) {
       await caughtUp.catch((e: unknown) => {
         console.error(`wai-steering: the catch-up of records failed: ${describeError(e)}`);
       });
       t = request.t ?? this.now();
+      caughtUp = i < 2 ? this.catchUp(under, t) : undefined;
     }
+    return this.decideAt(under, t, session, protocol, report);
+  }
+
+  /** §6, §7: the decision at `t` over the loads as they stand, signed, queued for the commit. */
+  private decideAt(
+    under: InForce,
+    t: bigint,
+    session: Uint8Array,
+    protocol: Protocol,
+    report: Report,
+  ): Promise<DecideResult> {
     const now = this.sessions.secondsAt(Number(t / 1000n));
     // §6: the loads as they stand, this session's own count included (§6.1: c's load already
     // counts the client); a session past its TTL and grace no longer counts.
     const previous = this.sessions.current(session, now);
     if (previous < 0 && this.sessions.size >= this.o.maxSessions) {
-      return this.overloaded('the session table is full');
+      return Promise.resolve(this.overloaded('the session table is full'));
     }
     // §6: this instance's own loads, every session whose end has come out, swept or not
     // (docs/audit.md, the load replay), plus its live peers' latest (`instances/loads.ts`).
@@ -299,23 +360,26 @@ export class SteeringEngine {
     const signed = under.signer.sign(fields, evidence);
     // After deciding, the session counts in its new first pathway until TTL + grace.
     this.sessions.place(session, fields.priority[0]!, now + fields.ttl + this.graceS);
-    try {
-      await this.queue.addDecision(signed);
-    } catch {
-      return this.storeUnavailable('commit', 'the decision could not be archived');
-    }
+    return this.queue.addDecision(signed).then(
+      () => this.steered(under, t, fields, signed.digest),
+      () => this.storeUnavailable('commit', 'the decision could not be archived'),
+    );
+  }
+
+  /** A decision durable: counted, noted, and its manifest (§8.1). */
+  private steered(under: InForce, t: bigint, fields: DecisionFields, digest: Uint8Array): Steered {
     this.retention.decided(t);
     const reason = fields.reason;
-    this.metrics.decisions.incKey(String(reason), () => ({
+    this.metrics.decisions.incKey(reason, () => ({
       reason: REASON_NAME[reason] ?? String(reason),
     }));
-    this.o.observer?.decided(fields, signed.digest);
+    this.o.observer?.decided(fields, digest);
     const body = writeManifest(
       under.policy,
-      { session, ttl: fields.ttl, priority: fields.priority },
-      signed.digest,
+      { session: fields.session, ttl: fields.ttl, priority: fields.priority },
+      digest,
     );
-    return { kind: 'manifest', body, digest: signed.digest, fields };
+    return { kind: 'manifest', body, digest, fields };
   }
 
   /** A hop's `WMH1` (companion C5): verified against the room, archived, then evidence. */

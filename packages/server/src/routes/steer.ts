@@ -1,14 +1,28 @@
 /** The steering route (§4, §8.1): a GET of the policy's `server_uri` or `reload_uri`. */
+
+import type { DecideResult } from '../engine/types.js';
 import { manifest, overBudget, overloaded, storeUnavailable } from './responses.js';
 import { headerValue } from './target.js';
 import type { AppResponse, RouteContext } from './types.js';
+
+/** The response of a decision's result. */
+function answer(result: DecideResult): AppResponse {
+  switch (result.kind) {
+    case 'manifest':
+      return manifest(result.body);
+    case 'store_unavailable':
+      return storeUnavailable(result);
+    case 'overloaded':
+      return overloaded(result.why);
+  }
+}
 
 /**
  * The decision of the request's report and session, and its manifest. The client's budgets are
  * spent first (`guard/budget.ts`): a request, and a new session when it carries none this server
  * minted.
  */
-export async function steer(ctx: RouteContext): Promise<AppResponse> {
+export function steer(ctx: RouteContext): AppResponse | Promise<AppResponse> {
   const { engine, budget, client } = ctx;
   const over = budget?.spend('requests', client);
   if (over !== undefined) return overBudget(over);
@@ -24,13 +38,7 @@ export async function steer(ctx: RouteContext): Promise<AppResponse> {
     engine.metrics.cmcdIgnored.inc();
     cmcd = undefined;
   }
-  const result = await engine.decide({ target, session, ...(cmcd === undefined ? {} : { cmcd }) });
-  switch (result.kind) {
-    case 'manifest':
-      return manifest(result.body);
-    case 'store_unavailable':
-      return storeUnavailable(result);
-    case 'overloaded':
-      return overloaded(result.why);
-  }
+  return engine
+    .decide(cmcd === undefined ? { target, session } : { target, session, cmcd })
+    .then(answer);
 }

@@ -20,7 +20,7 @@ function sha256(message: Uint8Array): string {
     compress(state, w, state);
   }
   const out = new DataView(new ArrayBuffer(32));
-  state.forEach((v, i) => out.setInt32(4 * i, v));
+  for (let i = 0; i < 8; i++) out.setInt32(4 * i, state[i]!);
   return Buffer.from(out.buffer).toString('hex');
 }
 
