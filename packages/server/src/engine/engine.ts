@@ -25,8 +25,8 @@ import {
 } from '@wai-steering/wire';
 import { SessionMac } from '../guard/session-mac.js';
 import { describeError, Health } from '../health.js';
+import { isShort, statedLoads } from '../instances/leases.js';
 import type { InstanceLink } from '../instances/link.js';
-import { addLoads } from '../instances/loads.js';
 import { Metrics } from '../metrics.js';
 import { SessionTable } from '../sessions.js';
 import type { DecisionPage, PruneResult, StoredRecord } from '../store/store.js';
@@ -86,6 +86,12 @@ export class SteeringEngine {
   private closed = false;
   /** The other instances of the deployment, when there are any (`instances/`). */
   private link: InstanceLink | undefined;
+  /** The sessions newly placed in each pathway so far (a running count, for the leases). */
+  private placed = new Uint32Array(0);
+  /** Decisions waiting for a take of slots (`PeerLoads.take`). */
+  private waitingSlots = 0;
+  /** The loads a decision states, written in place (`statedLoads`). */
+  private readonly stated: number[] = [];
   /** The window whose start the link was last asked about, and the instants it holds. */
   private linkWindow:
     | { readonly policy: Policy; readonly from: bigint; readonly until: bigint; readonly a: bigint }
@@ -291,9 +297,9 @@ export class SteeringEngine {
     // A new window: the records the other instances stored are read first (`instances/feed.ts`).
     const caughtUp = this.catchUp(under, t);
     if (caughtUp !== undefined) {
-      return this.decideAfter(caughtUp, under, request, session, protocol, report);
+      return this.decideAfter(caughtUp, under, request, session, protocol, report, 0);
     }
-    return this.decideAt(under, t, session, protocol, report);
+    return this.decideAt(under, request, t, session, protocol, report, 0);
   }
 
   /**
@@ -325,6 +331,7 @@ export class SteeringEngine {
     session: Uint8Array,
     protocol: Protocol,
     report: Report,
+    takes: number,
   ): Promise<DecideResult> {
     let caughtUp: Promise<void> | undefined = first;
     let t = request.t ?? this.now();
@@ -335,16 +342,23 @@ export class SteeringEngine {
       t = request.t ?? this.now();
       caughtUp = i < 2 ? this.catchUp(under, t) : undefined;
     }
-    return this.decideAt(under, t, session, protocol, report);
+    return this.decideAt(under, request, t, session, protocol, report, takes);
   }
 
-  /** §6, §7: the decision at `t` over the loads as they stand, signed, queued for the commit. */
+  /**
+   * §6, §7: the decision at `t` over the loads as they stand, signed, queued for the commit. With
+   * leases of the capacity (`instances/leases.ts`), an instance that ran out of slots of a
+   * pathway that may have free ones elsewhere asks for more first (up to 3 times), then decides
+   * again at the clock of then.
+   */
   private decideAt(
     under: InForce,
+    request: DecideRequest,
     t: bigint,
     session: Uint8Array,
     protocol: Protocol,
     report: Report,
+    takes: number,
   ): Promise<DecideResult> {
     const now = this.sessions.secondsAt(Number(t / 1000n));
     // §6: the loads as they stand, this session's own count included (§6.1: c's load already
@@ -354,16 +368,43 @@ export class SteeringEngine {
       return Promise.resolve(this.overloaded('the session table is full'));
     }
     // §6: this instance's own loads, every session whose end has come out, swept or not
-    // (docs/audit.md, the load replay), plus its live peers' latest (`instances/loads.ts`).
-    const loads = addLoads(this.sessions.loadsAt(now), this.link?.peers);
+    // (docs/audit.md, the load replay), plus its live peers' latest (`instances/loads.ts`), a
+    // pathway in which it holds no free slot at its limit (`instances/leases.ts`).
+    const own = this.sessions.loadsAt(now);
+    const peers = this.link?.peers;
+    const lease = peers?.lease();
+    if (lease !== undefined && takes < 3 && isShort(own, peers!.peers, under.capacities, lease)) {
+      // The decisions waiting share a take; should they use its slots up, another (the
+      // exchange answers at once when a take found none to grant).
+      this.waitingSlots++;
+      return peers!.take(this.waitingSlots).then(() => {
+        this.waitingSlots--;
+        const at = request.t ?? this.now();
+        const caughtUp = this.catchUp(under, at);
+        return caughtUp === undefined
+          ? this.decideAt(under, request, at, session, protocol, report, takes + 1)
+          : this.decideAfter(caughtUp, under, request, session, protocol, report, takes + 1);
+      });
+    }
+    const loads = statedLoads(own, peers?.peers, under.capacities, lease, this.stated);
     const { fields, evidence } = under.assemble(t, session, protocol, report, loads);
     const signed = under.signer.sign(fields, evidence);
     // After deciding, the session counts in its new first pathway until TTL + grace.
-    this.sessions.place(session, fields.priority[0]!, now + fields.ttl + this.graceS);
+    const first = fields.priority[0]!;
+    this.sessions.place(session, first, now + fields.ttl + this.graceS);
+    if (first !== previous) {
+      if (this.placed.length !== own.length) this.placed = new Uint32Array(own.length);
+      this.placed[first]!++;
+    }
     return this.queue.addDecision(signed).then(
       () => this.steered(under, t, fields, signed.digest),
       () => this.storeUnavailable('commit', 'the decision could not be archived'),
     );
+  }
+
+  /** The sessions newly placed in each pathway so far, in the policy's order (for the leases). */
+  get placements(): Uint32Array {
+    return this.placed;
   }
 
   /** A decision durable: counted, noted, and its manifest (§8.1). */

@@ -109,7 +109,17 @@ export async function linkInstances(
   // The loads this instance's decisions state now (sessions whose end has come are out).
   const own = () => engine.loadsNow();
   const liveIntervals = Math.max(1, Math.ceil(o.dropAfterMs / o.heartbeatMs));
-  const exchange = { own, pathways, intervalMs: o.heartbeatMs, liveIntervals };
+  // Leases of each pathway's capacity (`leases.ts`), under the policy in force.
+  const capacities = () => engine.policy.pathways.map((p) => p.capacity);
+  const placed = () => engine.placements;
+  const exchange = {
+    own,
+    pathways,
+    intervalMs: o.heartbeatMs,
+    liveIntervals,
+    capacities,
+    placed,
+  };
   if (store instanceof PgStore) {
     const feed = await StoreFeed.start(store, {
       windowStart: () => windowAt(engine.policy, engine.now()).a,

@@ -670,6 +670,32 @@ export class PgStore implements SteeringStore {
     return this.pool.query<R>(sql, values);
   }
 
+  /**
+   * `fn` in one transaction on a connection of the pool (`BEGIN` … `COMMIT`, `ROLLBACK` when it
+   * throws): the loads heartbeat's grant of slots under its lock (`instances/loads.ts`).
+   */
+  async transaction<T>(
+    fn: (
+      q: <R extends pg.QueryResultRow>(
+        sql: string,
+        values: unknown[],
+      ) => Promise<pg.QueryResult<R>>,
+    ) => Promise<T>,
+  ): Promise<T> {
+    const c = await this.pool.connect();
+    try {
+      await c.query('BEGIN');
+      const value = await fn((sql, values) => c.query(sql, values));
+      await c.query('COMMIT');
+      return value;
+    } catch (e) {
+      await c.query('ROLLBACK').catch(() => {});
+      throw e;
+    } finally {
+      c.release();
+    }
+  }
+
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
