@@ -1,7 +1,7 @@
 // What the server's benchmarks share: free ports, servers in processes of their own, their CPU
 // time from /proc, and the load generators (Debian's `wrk`, written in C, so that the load takes
 // as little of the machine's cores as it can; autocannon, in this process, when wrk is missing).
-import { fork, spawnSync } from 'node:child_process';
+import { fork, spawn } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { loadavg } from 'node:os';
@@ -144,9 +144,22 @@ export async function loadRun(url, options) {
   const env = { ...process.env, ...(query === undefined ? {} : { WAI_QUERY: query }) };
   const args = [`-t${WRK_THREADS}`, `-c${connections}`, `-d${duration}s`, '--latency'];
   if (steering) args.push('-s', SESSIONS_LUA);
-  const res = spawnSync(WRK, [...args, url], { encoding: 'utf8', env });
-  if (res.status !== 0) throw new Error(`wrk failed: ${res.stderr}`);
-  const out = res.stdout;
+  // Spawned, not run synchronously: two loads at once (two instances) run side by side.
+  const out = await new Promise((resolve, reject) => {
+    const child = spawn(WRK, [...args, url], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (c) => {
+      stdout += c;
+    });
+    child.stderr.setEncoding('utf8').on('data', (c) => {
+      stderr += c;
+    });
+    child.once('error', reject);
+    child.once('close', (code) =>
+      code === 0 ? resolve(stdout) : reject(new Error(`wrk failed: ${stderr}`)),
+    );
+  });
   const total = Number(/(\d+) requests in/.exec(out)?.[1] ?? Number.NaN);
   return {
     rps: Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1] ?? Number.NaN),

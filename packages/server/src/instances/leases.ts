@@ -18,16 +18,20 @@
  */
 import { NO_CAPACITY_LIMIT } from '@wai-steering/wire';
 
-/** The least headroom a lease keeps above the sessions placed: slots taken ahead of need. */
-export const MIN_HEADROOM = 4;
+/**
+ * The headroom of a lease when the instance ran short with nothing placed nor waiting: slots
+ * taken ahead of need. An instance that placed nothing in a pathway since its last beat keeps no
+ * headroom there: it returns its free slots, so that an idle instance holds none another needs.
+ */
+export const MIN_HEADROOM = 2;
 
 /**
  * The slots an instance asks to hold of one pathway at a beat: its sessions there, `own`, plus a
- * headroom of twice the sessions it newly placed there since its last beat (`placed`), at least
- * {@link MIN_HEADROOM}. It keeps what it holds while that is between half the headroom and twice
- * it above `own`, so that slots move in batches; `short` (it ran out) asks for the headroom at
- * once, and at least as many as it holds already and twice the decisions waiting for slots
- * (`waiting`), so that a burst is served in a take or two.
+ * headroom of twice the sessions it newly placed there since its last beat (`placed`). It keeps
+ * what it holds while that is between half the headroom and twice it above `own`, so that slots
+ * move in batches; `short` (it ran out) asks at once for at least {@link MIN_HEADROOM} and twice
+ * the decisions waiting for slots (`waiting`), so that a burst is served in a take or two. So
+ * the free slots an instance holds are at most about twice what it places in a heartbeat.
  */
 export function leaseTarget(
   held: number,
@@ -36,21 +40,32 @@ export function leaseTarget(
   short: boolean,
   waiting = 0,
 ): number {
-  let headroom = Math.max(MIN_HEADROOM, 2 * placed);
-  if (short) headroom = Math.max(headroom, own, 2 * waiting);
+  let headroom = 2 * placed;
+  if (short) headroom = Math.max(headroom, MIN_HEADROOM, 2 * waiting);
   const target = own + headroom;
   if (short || held < own + Math.ceil(headroom / 2) || held > own + 2 * headroom) return target;
   return held;
 }
 
 /**
- * The slots granted: the target, within what the other live instances leave of the capacity
- * (each holding the more of its slots and its sessions there); 0 for a pathway with no capacity
+ * The slots granted to an instance with `own` sessions in a pathway: its target, or more while
+ * the capacity is far from used, a share of what is left (the free capacity over twice the
+ * instances, so that an instance seldom runs short while no other needs the slots, and holds
+ * little free once they are scarce); within what the other live instances leave of the capacity
+ * (each holding the more of its slots and its sessions there). 0 for a pathway with no capacity
  * limit, which needs no lease.
  */
-export function grant(target: number, capacity: number, othersHeld: number): number {
+export function grant(
+  target: number,
+  capacity: number,
+  othersHeld: number,
+  own = 0,
+  instances = 1,
+): number {
   if (capacity === NO_CAPACITY_LIMIT) return 0;
-  return Math.max(0, Math.min(target, capacity - othersHeld));
+  const left = capacity - othersHeld;
+  const share = Math.floor(Math.max(0, left - own) / (2 * instances));
+  return Math.max(0, Math.min(Math.max(target, own + share), left));
 }
 
 /**

@@ -84,8 +84,9 @@ export interface LoadExchangeOptions {
 }
 
 /**
- * What a beat asks for: the targets of the lease (`leaseTarget`), the lease shrunk to them at
- * once where they are lower (slots returned are not used while the beat is in flight).
+ * This instance's lease and what its beats ask for (`leaseTarget`). Slots granted are used once
+ * the grant is written; slots returned are published as held until the beat after (`held`), by
+ * when this instance no longer uses them.
  */
 class LeaseBook {
   slots = new Uint32Array(0);
@@ -127,15 +128,15 @@ class LeaseBook {
           ? Math.max(0, placedNow[i]! - this.lastPlaced[i]!)
           : 0;
       targets[i] = leaseTarget(this.slots[i]!, own[i] ?? 0, placed, short, waiting);
-      if (targets[i]! < this.slots[i]!) this.slots[i] = targets[i]!;
     }
     this.lastPlaced = Array.from(placedNow);
     return targets;
   }
 
   /**
-   * The slots granted by a beat that started at `started` (ms, `performance.now()`); a `short`
-   * beat that got no more leaves the lease starved until the next regular beat.
+   * The slots granted by a beat whose row was written at `started` or after (ms,
+   * `performance.now()`); a `short` beat that got no more leaves the lease starved until the
+   * next regular beat.
    */
   granted(
     slots: readonly number[],
@@ -148,19 +149,31 @@ class LeaseBook {
     for (let i = 0; i < slots.length; i++) if (slots[i]! > (this.slots[i] ?? 0)) more = true;
     this.starved = short && !more;
     this.slots = Uint32Array.from(slots);
-    // The others drop this instance `liveMs` after its beat: its lease ends an interval before.
-    this.validUntil = started + liveMs - intervalMs;
+    // The others drop this instance `liveMs` after its row was written (not before `started`):
+    // its lease ends a little before, a quarter of that or an interval, whichever is less.
+    this.validUntil = started + liveMs - Math.min(intervalMs, liveMs / 4);
   }
 
   capacities(pathways: number): number[] {
     const c = this.o.capacities?.() ?? [];
     return Array.from({ length: pathways }, (_, i) => c[i] ?? 0);
   }
+
+  /** The slots this instance holds now (it may place in them until the next grant is applied). */
+  held(pathways: number): number[] {
+    return Array.from({ length: pathways }, (_, i) => this.slots[i] ?? 0);
+  }
 }
 
-/** The slots to grant to one instance, from its targets and the live others' rows. */
+/** What a row publishes as held: the grant, or what the instance held before, whichever is more. */
+function publishedHeld(granted: readonly number[], before: readonly number[]): number[] {
+  return granted.map((g, i) => Math.max(g, before[i] ?? 0));
+}
+
+/** The slots to grant to one instance, from its targets, its counts and the live others' rows. */
 function grantAll(
   targets: readonly number[],
+  own: ArrayLike<number | string>,
   capacities: readonly number[],
   others: readonly {
     readonly counts: ArrayLike<number | string>;
@@ -170,7 +183,7 @@ function grantAll(
   return targets.map((target, i) => {
     let held = 0;
     for (const o of others) held += Math.max(Number(o.counts[i] ?? 0), Number(o.slots[i] ?? 0));
-    return grant(target, capacities[i]!, held);
+    return grant(target, capacities[i]!, held, Number(own[i] ?? 0), others.length + 1);
   });
 }
 
@@ -259,7 +272,9 @@ export class PgLoadExchange implements PeerLoads {
     const ownNow = this.o.own();
     const own = Array.from(ownNow, (n) => String(n));
     const targets = this.book.targets(ownNow, pathways, short, waiting);
+    const held = this.book.held(pathways);
     const layout = Buffer.from(this.layout());
+    let written = started;
     try {
       const { rows, slots } = await this.store.transaction(async (q) => {
         // One beat of the deployment's pathways at a time: the slots granted add up.
@@ -275,20 +290,22 @@ export class PgLoadExchange implements PeerLoads {
             ? []
             : grantAll(
                 targets,
+                own,
                 this.book.capacities(pathways),
                 rows.filter((r) => r.counts.length === pathways),
               );
+        written = performance.now();
         await q(
           `INSERT INTO instance_loads (instance, policy, at, counts, slots)
            VALUES ($1, $2, clock_timestamp(), $3::int8[], $4::int8[])
            ON CONFLICT (instance) DO UPDATE
              SET policy = EXCLUDED.policy, at = EXCLUDED.at, counts = EXCLUDED.counts,
                  slots = EXCLUDED.slots`,
-          [this.instance, layout, own, slots.map(String)],
+          [this.instance, layout, own, publishedHeld(slots, held).map(String)],
         );
         return { rows, slots };
       });
-      if (targets !== undefined) this.book.granted(slots, started, live, interval, short);
+      if (targets !== undefined) this.book.granted(slots, written, live, interval, short);
       const sum = new Uint32Array(pathways);
       let peers = 0;
       for (const r of rows) {
@@ -331,9 +348,13 @@ export interface LoadsMessage {
   readonly counts: readonly number[];
   /** From the primary: how many live workers the counts add up. */
   readonly live?: number;
-  /** From a worker keeping leases: the slots it asks for, and the capacities it counts. */
+  /**
+   * From a worker keeping leases: the slots it asks for, the capacities it counts, and the slots
+   * it holds now (published as held until its next beat).
+   */
   readonly targets?: readonly number[];
   readonly capacities?: readonly number[];
+  readonly held?: readonly number[];
   /** From the primary: the slots granted to the worker. */
   readonly slots?: readonly number[];
   /** A worker's beat number, given back with the answer. */
@@ -437,7 +458,13 @@ export class IpcLoadExchange implements PeerLoads {
       wai: 'loads',
       counts: own,
       seq,
-      ...(targets === undefined ? {} : { targets, capacities: this.book.capacities(pathways) }),
+      ...(targets === undefined
+        ? {}
+        : {
+            targets,
+            capacities: this.book.capacities(pathways),
+            held: this.book.held(pathways),
+          }),
     };
     return new Promise<void>((resolve) => {
       const timeout = setTimeout(() => {
@@ -515,9 +542,9 @@ export class LoadsHub {
     }
     const slots =
       m.targets !== undefined && m.capacities !== undefined
-        ? grantAll(m.targets, m.capacities, others)
+        ? grantAll(m.targets, counts, m.capacities, others)
         : [];
-    this.latest.set(worker, { counts, slots, at: nowMs });
+    this.latest.set(worker, { counts, slots: publishedHeld(slots, m.held ?? []), at: nowMs });
     return {
       wai: 'loads',
       counts: sum,

@@ -11,12 +11,15 @@ import {
 import { LoadsHub } from '../../src/instances/loads.js';
 
 describe('leaseTarget', () => {
-  it('asks for its sessions plus a headroom of twice its placements, at least the minimum', () => {
-    expect(leaseTarget(0, 0, 0, false)).toEqual(MIN_HEADROOM);
+  it('asks for its sessions plus a headroom of twice its placements', () => {
     expect(leaseTarget(0, 10, 30, false)).toEqual(70);
-    // Short: at once, at least as many as it holds again, and twice the decisions waiting.
-    expect(leaseTarget(12, 12, 5, true)).toEqual(24);
+    // Idle (nothing placed since its last beat): it returns its free slots.
+    expect(leaseTarget(5, 2, 0, false)).toEqual(2);
+    expect(leaseTarget(0, 0, 0, false)).toEqual(0);
+    // Short: at once, at least the least headroom and twice the decisions waiting.
+    expect(leaseTarget(12, 12, 5, true)).toEqual(22);
     expect(leaseTarget(3, 3, 0, true)).toEqual(3 + MIN_HEADROOM);
+    expect(leaseTarget(0, 0, 0, true)).toEqual(MIN_HEADROOM);
     expect(leaseTarget(3, 3, 0, true, 10)).toEqual(23);
   });
 
@@ -31,10 +34,35 @@ describe('leaseTarget', () => {
 
 describe('grant', () => {
   it('grants the target within what the others leave, and nothing without a limit', () => {
-    expect(grant(30, 100, 50)).toEqual(30);
-    expect(grant(80, 100, 50)).toEqual(50);
-    expect(grant(10, 100, 120)).toEqual(0);
+    expect(grant(30, 100, 50, 0, 2)).toEqual(30);
+    expect(grant(80, 100, 50, 0, 2)).toEqual(50);
+    expect(grant(10, 100, 120, 0, 2)).toEqual(0);
     expect(grant(10, NO_CAPACITY_LIMIT, 0)).toEqual(0);
+  });
+
+  it('grants a share of the free capacity while it is far from used, little once it is not', () => {
+    // 10 000 free for 2 instances: a quarter of what is left over its own 100 sessions.
+    expect(grant(110, 10_000, 0, 100, 2)).toEqual(100 + Math.floor(9_900 / 4));
+    // Nearly used: the share is small, and the target within what is left.
+    expect(grant(110, 10_000, 9_880, 100, 2)).toEqual(110);
+    expect(grant(130, 10_000, 9_880, 100, 2)).toEqual(120);
+  });
+
+  it('never grants past what the others leave', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 0, max: 1000 }),
+        fc.integer({ min: 1, max: 1000 }),
+        fc.integer({ min: 0, max: 1200 }),
+        fc.integer({ min: 0, max: 1000 }),
+        fc.integer({ min: 1, max: 8 }),
+        (target, capacity, others, own, n) => {
+          const g = grant(target, capacity, others, own, n);
+          expect(g).toBeGreaterThanOrEqual(0);
+          expect(g).toBeLessThanOrEqual(Math.max(0, capacity - others));
+        },
+      ),
+    );
   });
 });
 

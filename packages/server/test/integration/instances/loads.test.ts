@@ -83,8 +83,11 @@ describe('PgLoadExchange leases', () => {
         );
       }
       const [a, b] = xs as [PgLoadExchange, PgLoadExchange];
-      // The first beat: the least headroom, none of the pathway without a limit.
-      expect(Array.from(a.lease()!)).toEqual([MIN_HEADROOM, 0]);
+      // The first beat, A alone, nothing placed yet: a share of the free capacity (half of it,
+      // for one instance); none of the pathway without a limit. A shortage takes a headroom.
+      expect(Array.from(a.lease()!)).toEqual([5, 0]);
+      await a.take();
+      expect(Array.from(a.lease()!)).toEqual([Math.max(MIN_HEADROOM, 8), 0]);
       await a.beat();
       await b.beat();
       const total = () => a.lease()![0]! + b.lease()![0]!;
