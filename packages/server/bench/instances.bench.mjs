@@ -241,7 +241,13 @@ async function partThree() {
     }
     placed.set(d.session, { first: d.first });
     most = Math.max(most, inB);
-    if (process.env.BENCH_DEBUG && (d.refused || d.first === 1)) console.log(String((d.t - decisions[0].t) / 1000n).padStart(6), d.refused ? 'R' : 'B', inB, d.stated);
+    if (process.env.BENCH_DEBUG && (d.refused || d.first === 1))
+      console.log(
+        String((d.t - decisions[0].t) / 1000n).padStart(6),
+        d.refused ? 'R' : 'B',
+        inB,
+        d.stated,
+      );
   }
   console.log(
     `(iii) two instances on PostgreSQL, cdn-b capacity ${CAPACITY}, ${seconds} s of new sessions at ${Math.round(rx.rps)} + ${Math.round(ry.rps)} req/s (${LOADER}), heartbeat ${HEARTBEAT_MS} ms, leases of slots: ${decisions.length} decisions replayed; cdn-b held at most ${most} = capacity ${most >= CAPACITY ? '+' : '−'} ${Math.abs(most - CAPACITY)} (overshoot ${((Math.max(0, most - CAPACITY) / CAPACITY) * 100).toFixed(1)}%; goal ≤ 5%); refused while it had free slots: ${refusedFree} decisions, the longest stretch ${(Number(longest) / 1000).toFixed(1)} ms (goal ≤ one heartbeat, ${HEARTBEAT_MS} ms); stated load of cdn-b against the replay: off by ${maxDeviation} at most; load average ${load()}`,
