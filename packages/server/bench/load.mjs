@@ -174,9 +174,18 @@ export async function loadRun(url, options) {
   };
 }
 
-/** A run with the CPU time the processes `pids` spent on it, per request (µs). */
+/**
+ * A run with the CPU time the processes `pids` spent on it, per request (µs), and that of the
+ * first one's main thread (its event loop).
+ */
 export async function measured(pids, url, options) {
   const c0 = cpuSum(pids);
+  const m0 = mainThreadCpuOf(pids[0]);
   const r = await loadRun(url, options);
-  return { ...r, cpuUs: ((cpuSum(pids) - c0) / r.total) * 1e6, load: load() };
+  return {
+    ...r,
+    cpuUs: ((cpuSum(pids) - c0) / r.total) * 1e6,
+    mainUs: ((mainThreadCpuOf(pids[0]) - m0) / r.total) * 1e6,
+    load: load(),
+  };
 }

@@ -43,7 +43,7 @@ const mb = (b) => `${(b / 1048576).toFixed(1)} MB`;
  * The stage table: (a) and (b) started again with `--cpu-prof`, loaded alike (b's store and
  * room kept, its hops posting), each profile's samples of the measured window given to stages.
  */
-async function stageRun(setup) {
+async function stageRun(setup, unprofiled) {
   const profDir = mkdtempSync(join(tmpdir(), 'wai-bench-prof-'));
   const prof = ['--cpu-prof', '--cpu-prof-dir', profDir, '--cpu-prof-interval', '250'];
   const a = await start('baseline-server.mjs', [], prof);
@@ -87,12 +87,16 @@ async function stageRun(setup) {
     // The main thread's profile (thread 0 of the process).
     const file = readdirSync(profDir).find((f) => f.includes(`.${run.pid}.0.`));
     if (file === undefined) throw new Error(`no CPU profile of (${name})`);
-    tables[name] = stageTable(stagesOf(join(profDir, file), run.from, run.to), run);
+    // Scaled to the CPU per request of the rounds without the profiler (their medians).
+    tables[name] = stageTable(stagesOf(join(profDir, file), run.from, run.to), {
+      ...run,
+      ...unprofiled[name],
+    });
   }
   rmSync(profDir, { recursive: true, force: true });
   const pad = (x, n) => String(x).padStart(n);
   console.log(
-    `stages of a request, µs of CPU (--cpu-prof every 250 µs, ${DURATION} s each; load average ${runs.a.load} and ${runs.b.load}):`,
+    `stages of a request, µs of CPU: the shares of each server's main thread from a CPU profile (--cpu-prof every 250 µs, ${DURATION} s each; load average ${runs.a.load} and ${runs.b.load}), times its CPU per request in the rounds (median):`,
   );
   console.log(`  ${'stage'.padEnd(78)} ${pad('(a)', 7)} ${pad('(b)', 7)}`);
   for (let i = 0; i < tables.b.rows.length; i++) {
@@ -181,7 +185,13 @@ try {
   await sim.stop();
   await stop(b.child);
   await stop(a.child);
-  if (PROFILE) await stageRun(setup);
+  if (PROFILE) {
+    const of = (rs) => ({
+      mainUs: median(rs.map((r) => r.mainUs)),
+      allUs: median(rs.map((r) => r.cpuUs)),
+    });
+    await stageRun(setup, { a: of(as), b: of(bs) });
+  }
   console.log(
     `(b) process RSS ${mb(stats.rss)} with ${stats.sessions} live sessions (table ${mb(stats.sessionBytes)})`,
   );

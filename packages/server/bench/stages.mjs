@@ -180,10 +180,13 @@ export function threadCpu(pid) {
 
 /**
  * The table: each stage's µs per request, from the shares of the busy samples of the main thread
- * and its CPU time, and the other threads' CPU time.
+ * and its CPU time per request, and the other threads' CPU time per request. The CPU times are
+ * those of a run without the profiler when given (`mainUs`, `allUs`: the profiler's own threads
+ * and its sampling cost would count otherwise), else of the profiled run.
  */
-export function stageTable({ counts, busy }, { mainCpuS, allCpuS, requests }) {
-  const mainUs = (mainCpuS / requests) * 1e6;
+export function stageTable({ counts, busy }, { mainCpuS, allCpuS, requests, mainUs: m, allUs: a }) {
+  const mainUs = m ?? (mainCpuS / requests) * 1e6;
+  const allUs = a ?? (allCpuS / requests) * 1e6;
   const rows = STAGES.map(([k, label]) => ({
     key: k,
     label,
@@ -193,8 +196,8 @@ export function stageTable({ counts, busy }, { mainCpuS, allCpuS, requests }) {
   rows.push({
     key: 'threads',
     label: 'other threads (SQLite checkpointer, GC helpers, libuv pool)',
-    us: ((allCpuS - mainCpuS) / requests) * 1e6,
+    us: allUs - mainUs,
     share: Number.NaN,
   });
-  return { rows, mainUs, allUs: (allCpuS / requests) * 1e6 };
+  return { rows, mainUs, allUs };
 }

@@ -10,7 +10,7 @@
  * - SQLite alone: nothing to link.
  */
 import { windowAt } from '@wai-steering/evidence';
-import { bytesEqual, type Policy, sha256 } from '@wai-steering/wire';
+import { bytesEqual, NO_CAPACITY_LIMIT, type Policy, sha256 } from '@wai-steering/wire';
 import type { SteeringEngine } from '../engine/engine.js';
 import { PgStore } from '../store/postgres.js';
 import type { SteeringStore } from '../store/store.js';
@@ -82,6 +82,17 @@ function registerPeerGauges(engine: SteeringEngine, peers: PeerLoads): void {
   engine.metrics.gauge('wai_steering_peers', 'Live peers as of the latest heartbeat.', () => [
     [{}, peers.livePeers],
   ]);
+  engine.metrics.gauge(
+    'wai_steering_capacity_slots',
+    "The slots of each capacity-limited pathway's capacity this instance holds (its lease).",
+    () => {
+      const lease = peers.lease();
+      if (lease === undefined) return [];
+      return engine.policy.pathways.flatMap((p, i) =>
+        p.capacity === NO_CAPACITY_LIMIT ? [] : [[{ pathway: p.id }, lease[i] ?? 0] as const],
+      );
+    },
+  );
 }
 
 export interface LinkOptions {

@@ -292,15 +292,17 @@ export class PgStore implements SteeringStore {
       if (prev === undefined || t > prev) lastT.set(id, t);
     }
     const ids = [...lastT.keys()];
-    const res = await w.query(
-      `WITH ins AS (
+    // A named statement: parsed and planned once per connection, not once per commit.
+    const res = await w.query({
+      name: 'wai_insert_decisions',
+      text: `WITH ins AS (
          INSERT INTO decisions (t, key, set_id, tail)
          SELECT * FROM unnest($1::int8[], $2::int8[], $3::int8[], $4::bytea[])
        )
        UPDATE sets SET last_t = greatest(sets.last_t, v.t)
        FROM unnest($5::int8[], $6::int8[]) AS v(id, t) WHERE sets.id = v.id`,
-      [ts, keys, setIds, tails, ids, ids.map((i) => lastT.get(i)!)],
-    );
+      values: [ts, keys, setIds, tails, ids, ids.map((i) => lastT.get(i)!)],
+    });
     // A set pruned since this instance last used it: written again with the batch.
     if (res.rowCount !== ids.length) throw new SetGone();
   }
