@@ -3,9 +3,9 @@
 // (i)   one instance on SQLite against one on PostgreSQL (a throwaway cluster started here):
 //       requests per second and CPU per request (the server's; and the database's, whose work
 //       SQLite does inside the server), every request from a distinct session;
-// (ii)  `--workers 2` against one worker on SQLite, the load from wrk (Debian's; autocannon
-//       when it is missing): requests per second and the CPU per request of every process of
-//       the server (the primary and its workers);
+// (ii)  `--workers 2` against one worker, on SQLite and on PostgreSQL, the load from wrk
+//       (Debian's; autocannon when it is missing): requests per second and the CPU per request
+//       of every process of the server (the primary and its workers), and of PostgreSQL's;
 // (iii) capacity across instances: two instances on PostgreSQL with cdn-b at a capacity of 100,
 //       both loaded at once with new sessions that report nothing (each placed in cdn-b, the
 //       pathway ranked first, while it may be); then every decision of both is read back from
@@ -125,37 +125,48 @@ async function partOne() {
   );
 }
 
-// (ii) --workers 2 against 1, on SQLite, alternating, the load from wrk when installed.
+// (ii) --workers 2 against 1, on SQLite and on PostgreSQL, alternating, the load from wrk when
+// installed.
 async function partTwo() {
-  const byWorkers = { 1: [], 2: [] };
-  const rounds = Number(process.env.BENCH_WORKER_ROUNDS ?? 2);
-  const servers = {};
-  for (const workers of [1, 2]) {
-    const r = await room(join(dir, `workers-${workers}`), { path: 'steering.sqlite' });
-    const server = await start('instance-server.mjs', [r.path, String(workers)]);
-    const sim = hops(r.setup, server.url);
-    await sim.start();
-    await loadRun(server.url, { duration: WARMUP });
-    servers[workers] = { server, sim };
-  }
-  for (let round = 0; round < rounds; round++) {
+  for (const store of ['SQLite', 'PostgreSQL']) {
+    const byWorkers = { 1: [], 2: [] };
+    const rounds = Number(process.env.BENCH_WORKER_ROUNDS ?? 2);
+    const servers = {};
     for (const workers of [1, 2]) {
-      const out = await run(servers[workers].server, { duration: DURATION });
-      byWorkers[workers].push(out);
-      console.log(
-        `(ii) --workers ${workers} on SQLite (${LOADER}, ${CONNECTIONS} connections): ${line(out)}`,
-      );
+      const where =
+        store === 'SQLite'
+          ? { path: 'steering.sqlite' }
+          : { url: await cluster.createDatabase(`bench_workers_${workers}`) };
+      const r = await room(join(dir, `workers-${store}-${workers}`), where);
+      // A fresh file is created by one process: the workers then open it.
+      if (workers > 1 && store === 'SQLite')
+        await stop(await start('instance-server.mjs', [r.path, '1']));
+      const server = await start('instance-server.mjs', [r.path, String(workers)]);
+      const sim = hops(r.setup, server.url);
+      await sim.start();
+      await loadRun(server.url, { duration: WARMUP });
+      servers[workers] = { server, sim };
     }
+    const db = store === 'SQLite' ? undefined : cluster.pid;
+    for (let round = 0; round < rounds; round++) {
+      for (const workers of [1, 2]) {
+        const out = await run(servers[workers].server, { duration: DURATION }, db);
+        byWorkers[workers].push(out);
+        console.log(
+          `(ii) --workers ${workers} on ${store} (${LOADER}, ${CONNECTIONS} connections): ${line(out)}`,
+        );
+      }
+    }
+    for (const workers of [1, 2]) {
+      await servers[workers].sim.stop();
+      await stop(servers[workers].server);
+    }
+    const rps = (w) => Math.max(...byWorkers[w].map((r) => r.rps));
+    const cpu = (w) => Math.min(...byWorkers[w].map((r) => r.serverUs));
+    console.log(
+      `(ii) on ${store}: --workers 2 / --workers 1 = ${(rps(2) / rps(1)).toFixed(3)} in requests per second (best rounds; goal ≥ 1.4), ${(cpu(2) / cpu(1)).toFixed(3)}× the server's CPU per request (least rounds; goal ≤ 1.1)`,
+    );
   }
-  for (const workers of [1, 2]) {
-    await servers[workers].sim.stop();
-    await stop(servers[workers].server);
-  }
-  const rps = (w) => Math.max(...byWorkers[w].map((r) => r.rps));
-  const cpu = (w) => Math.min(...byWorkers[w].map((r) => r.serverUs));
-  console.log(
-    `(ii) --workers 2 / --workers 1 = ${(rps(2) / rps(1)).toFixed(3)} in requests per second (best rounds; goal ≥ 1.4), ${(cpu(2) / cpu(1)).toFixed(3)}× the CPU per request (least rounds; goal ≤ 1.1)`,
-  );
 }
 
 // (iii) Capacity across instances: two instances on PostgreSQL, cdn-b at a capacity of 100.
