@@ -118,6 +118,19 @@ async function partOne() {
     await stop(server);
     console.log(`(i) one instance on ${name} (${LOADER}): ${line(results[name])}`);
   }
+  // Bytes per decision in PostgreSQL: the decisions' partitions with their indexes and TOAST.
+  const store = await PgStore.open(pgUrl);
+  const { rows } = await store.query(
+    `SELECT (SELECT sum(pg_total_relation_size(inhrelid)) FROM pg_inherits
+              WHERE inhparent = 'decisions'::regclass) AS bytes,
+            (SELECT count(*) FROM decisions) AS n`,
+    [],
+  );
+  await store.close();
+  const perDecision = Number(rows[0].bytes) / Number(rows[0].n);
+  console.log(
+    `(i) PostgreSQL: ${rows[0].n} decisions, ${perDecision.toFixed(0)} bytes per decision (the partitions, their indexes and TOAST)`,
+  );
   const s = results.SQLite;
   const p = results.PostgreSQL;
   console.log(
