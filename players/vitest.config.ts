@@ -7,6 +7,8 @@ export default defineConfig({
     include: ['test/**/*.test.ts'],
     globalSetup: ['./harness/global-setup.ts'],
     fileParallelism: false,
+    // The behaviour matrix runs its scenarios in parallel pages, this many at once.
+    maxConcurrency: 8,
     testTimeout: 150_000,
     hookTimeout: 120_000,
     teardownTimeout: 30_000,

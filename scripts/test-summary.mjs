@@ -9,6 +9,7 @@ const dirs = [
   ...readdirSync(join(root, 'packages')).map((p) => join(root, 'packages', p)),
   join(root, 'conformance'),
   join(root, 'players'),
+  join(root, 'deploy'),
 ];
 let passed = 0;
 let failed = 0;

@@ -11,8 +11,10 @@ if [ -f players/setup.sh ]; then bash players/setup.sh; fi
 bash packages/agent/scripts/setup.sh # Debian's nginx and node_exporter for the hop agent's tests
 # Debian's postgresql and haproxy for the server's multi-instance tests, when missing.
 bash packages/server/scripts/setup.sh
+# Debian's logrotate and systemd (systemd-analyze) for the deployment's test, when missing.
+bash deploy/scripts/setup.sh
 
-rm -f packages/*/test-results.json conformance/test-results.json players/test-results.json
+rm -f packages/*/test-results.json conformance/test-results.json players/test-results.json deploy/test-results.json
 bash scripts/setup.sh
 pnpm lint
 pnpm typecheck

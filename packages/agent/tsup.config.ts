@@ -1,13 +1,3 @@
-import { defineConfig } from 'tsup';
+import { packageBuild } from '../../tsup.shared.ts';
 
-export default defineConfig({
-  entry: ['src/index.ts'],
-  format: ['esm'],
-  // @wai-steering/config-text is private: bundled (code and types), never a dependency.
-  noExternal: ['@wai-steering/config-text'],
-  dts: { resolve: ['@wai-steering/config-text'] },
-  clean: true,
-  sourcemap: true,
-  target: 'node20',
-  platform: 'node',
-});
+export default packageBuild({ platform: 'node', bundlesConfigText: true });

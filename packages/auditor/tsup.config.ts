@@ -1,14 +1,8 @@
-import { defineConfig } from 'tsup';
+import { packageBuild } from '../../tsup.shared.ts';
 
-export default defineConfig({
+export default packageBuild({
   entry: ['src/index.ts', 'src/node.ts', 'src/worker.ts'],
-  format: ['esm'],
-  // @wai-steering/config-text is private: bundled (code and types), never a dependency.
-  noExternal: ['@wai-steering/config-text'],
-  dts: { entry: ['src/index.ts', 'src/node.ts'], resolve: ['@wai-steering/config-text'] },
-  clean: true,
-  sourcemap: true,
-  target: 'es2022',
-  platform: 'neutral',
+  dtsEntry: ['src/index.ts', 'src/node.ts'],
+  bundlesConfigText: true,
   external: [/^node:/],
 });

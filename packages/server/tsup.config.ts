@@ -1,14 +1,8 @@
-import { defineConfig } from 'tsup';
+import { packageBuild } from '../../tsup.shared.ts';
 
-export default defineConfig({
+export default packageBuild({
   entry: ['src/index.ts', 'src/testkit.ts'],
-  format: ['esm'],
-  // @wai-steering/config-text is private: bundled (code and types), never a dependency.
-  noExternal: ['@wai-steering/config-text'],
-  dts: { resolve: ['@wai-steering/config-text'] },
-  clean: true,
-  sourcemap: true,
-  target: 'es2022',
   platform: 'node',
+  bundlesConfigText: true,
   external: [/^node:/, 'better-sqlite3'],
 });

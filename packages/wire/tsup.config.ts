@@ -1,12 +1,6 @@
-import { defineConfig } from 'tsup';
+import { packageBuild } from '../../tsup.shared.ts';
 
-export default defineConfig({
+export default packageBuild({
   entry: ['src/index.ts', 'src/node.ts', 'src/internal/index.ts'],
-  format: ['esm'],
-  dts: true,
-  clean: true,
-  sourcemap: true,
-  target: 'es2022',
-  platform: 'neutral',
   external: [/^node:/],
 });

@@ -4,7 +4,12 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type BrowserContext, chromium, type Page } from 'playwright-core';
+import {
+  type BrowserContext,
+  chromium,
+  type Page,
+  type Browser as PwBrowser,
+} from 'playwright-core';
 
 export const CHROMIUM = '/usr/bin/chromium';
 
@@ -49,5 +54,42 @@ export async function launch(): Promise<Browser> {
       await context.close().catch(() => undefined);
       rmSync(profile, { recursive: true, force: true });
     },
+  };
+}
+
+/**
+ * Flags for several players playing at once, each in its own page: no page is throttled as a
+ * background one (headless pages are not focused).
+ */
+export const PARALLEL_ARGS = [
+  '--disable-background-timer-throttling',
+  '--disable-renderer-backgrounding',
+  '--disable-backgrounding-occluded-windows',
+];
+
+export interface ManyPages {
+  readonly browser: PwBrowser;
+  /** A page in a context of its own (fresh storage, no shared cache). */
+  newPage(): Promise<Page>;
+  close(): Promise<void>;
+}
+
+/** One Chromium for many pages at once (the behaviour matrix). */
+export async function launchMany(): Promise<ManyPages> {
+  const browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    headless: true,
+    args: [...CHROMIUM_ARGS, ...PARALLEL_ARGS],
+    timeout: 60_000,
+  });
+  return {
+    browser,
+    async newPage() {
+      const context = await browser.newContext();
+      const page = await context.newPage();
+      page.on('close', () => void context.close().catch(() => undefined));
+      return page;
+    },
+    close: () => browser.close().catch(() => undefined),
   };
 }

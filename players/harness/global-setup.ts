@@ -2,7 +2,7 @@
 
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { ensureMedia } from './media.js';
+import { ensureMedia, MATRIX_MEDIA } from './media.js';
 
 export default async function setup(): Promise<void> {
   for (const [tool, path] of [
@@ -16,6 +16,8 @@ export default async function setup(): Promise<void> {
       throw new Error(`${tool} is not installed: run players/setup.sh (as root) first`);
     }
   }
-  const media = await ensureMedia();
-  process.stdout.write(`players: media ${media.dir} (${media.segments} segments)\n`);
+  for (const spec of [undefined, MATRIX_MEDIA]) {
+    const media = await ensureMedia(spec);
+    process.stdout.write(`players: media ${media.dir} (${media.segments} segments)\n`);
+  }
 }

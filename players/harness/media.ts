@@ -21,8 +21,21 @@ import { promisify } from 'node:util';
 
 const run = promisify(execFile);
 
-/** The stream's parameters; every one of them is in the cache key. */
-export const MEDIA = {
+/** A stream's parameters; every one of them is in its cache key. */
+export interface MediaSpec {
+  readonly seconds: number;
+  readonly segmentSeconds: number;
+  readonly fps: number;
+  readonly width: number;
+  readonly height: number;
+  readonly videoKbps: number;
+  readonly audioKbps: number;
+  readonly videoCodec: string;
+  readonly audioCodec: string;
+}
+
+/** The end-to-end runs' stream. */
+export const MEDIA: MediaSpec = {
   seconds: 60,
   segmentSeconds: 2,
   fps: 25,
@@ -33,10 +46,28 @@ export const MEDIA = {
   /** Main profile, level 3.0: what the CODECS attribute below names. */
   videoCodec: 'avc1.4d401e',
   audioCodec: 'mp4a.40.2',
-} as const;
+};
 
-/** The bandwidth the multivariant playlist states for the variant (bits per second, peak-ish). */
-export const VARIANT_BANDWIDTH = (MEDIA.videoKbps + MEDIA.audioKbps) * 1000 * 2;
+/**
+ * The behaviour matrix's stream: 1 s segments, so that a scenario sees a segment a second, and
+ * fewer frames and bits, since several play at once.
+ */
+export const MATRIX_MEDIA: MediaSpec = {
+  ...MEDIA,
+  // Long enough for the recovery run, which steers through four phases.
+  seconds: 180,
+  segmentSeconds: 1,
+  fps: 10,
+  videoKbps: 100,
+  audioKbps: 32,
+};
+
+/** The bandwidth a multivariant playlist states for the variant (bits per second, peak-ish). */
+export function variantBandwidth(spec: MediaSpec): number {
+  return (spec.videoKbps + spec.audioKbps) * 1000 * 2;
+}
+
+export const VARIANT_BANDWIDTH = variantBandwidth(MEDIA);
 
 export interface Media {
   /** The folder holding `hls/` and `dash/`. */
@@ -45,40 +76,45 @@ export interface Media {
   readonly mpdTemplate: string;
   /** The media playlist's segment count. */
   readonly segments: number;
+  /** The media playlist's `#EXTINF` durations, in order. */
+  readonly durations: readonly number[];
+  readonly spec: MediaSpec;
 }
 
 const here = dirname(fileURLToPath(import.meta.url));
 export const MEDIA_ROOT = join(here, '..', '.media');
 
-function cacheKey(): string {
+function cacheKey(spec: MediaSpec): string {
   return createHash('sha256')
-    .update(JSON.stringify({ MEDIA, v: 1 }))
+    .update(JSON.stringify(spec === MEDIA ? { MEDIA, v: 1 } : { spec, v: 1 }))
     .digest('hex')
     .slice(0, 16);
 }
 
 /** The cached stream, made by ffmpeg when it is not there yet. */
-export async function ensureMedia(): Promise<Media> {
-  const key = cacheKey();
+export async function ensureMedia(spec: MediaSpec = MEDIA): Promise<Media> {
+  const key = cacheKey(spec);
   const dir = join(MEDIA_ROOT, key);
   if (!existsSync(join(dir, 'complete'))) {
     // Streams of other parameters (and unfinished ones) are not used again.
+    const keep = new Set([cacheKey(MEDIA), cacheKey(MATRIX_MEDIA)]);
     for (const old of existsSync(MEDIA_ROOT) ? readdirSync(MEDIA_ROOT) : []) {
-      if (old !== key) rmSync(join(MEDIA_ROOT, old), { recursive: true, force: true });
+      if (!keep.has(old)) rmSync(join(MEDIA_ROOT, old), { recursive: true, force: true });
     }
-    await makeMedia(dir);
+    await makeMedia(dir, spec);
   }
-  return readMedia(dir);
+  return readMedia(dir, spec);
 }
 
-function readMedia(dir: string): Media {
+function readMedia(dir: string, spec: MediaSpec): Media {
   const mpdTemplate = readFileSync(join(dir, 'dash', 'manifest.mpd'), 'utf8');
   const playlist = readFileSync(join(dir, 'hls', 'media.m3u8'), 'utf8');
   const segments = playlist.split('\n').filter((l) => l.endsWith('.ts')).length;
-  return { dir, mpdTemplate, segments };
+  const durations = [...playlist.matchAll(/^#EXTINF:([0-9.]+),/gm)].map((m) => Number(m[1]));
+  return { dir, mpdTemplate, segments, durations, spec };
 }
 
-async function makeMedia(dir: string): Promise<void> {
+async function makeMedia(dir: string, MEDIA: MediaSpec): Promise<void> {
   const tmp = `${dir}.tmp-${process.pid}`;
   rmSync(tmp, { recursive: true, force: true });
   mkdirSync(join(tmp, 'hls'), { recursive: true });

@@ -15,9 +15,10 @@ export const BUNDLES: Readonly<Record<string, string>> = {
   '/lib/hls.js': join(modules, 'hls.js', 'dist', 'hls.js'),
   '/lib/dash.js': join(modules, 'dashjs', 'dist', 'modern', 'umd', 'dash.all.debug.js'),
   '/lib/shaka.js': join(modules, 'shaka-player', 'dist', 'shaka-player.compiled.debug.js'),
+  '/lib/video.js': join(modules, 'video.js', 'dist', 'video.js'),
 };
 
-export type PlayerName = 'hls.js' | 'dash.js' | 'shaka-player';
+export type PlayerName = 'hls.js' | 'dash.js' | 'shaka-player' | 'video.js';
 
 export interface PageServer {
   readonly origin: string;
@@ -30,6 +31,7 @@ const PAGE_SCRIPT: Readonly<Record<PlayerName, string>> = {
   'hls.js': '/lib/hls.js',
   'dash.js': '/lib/dash.js',
   'shaka-player': '/lib/shaka.js',
+  'video.js': '/lib/video.js',
 };
 
 function html(player: PlayerName): string {

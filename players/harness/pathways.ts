@@ -24,6 +24,10 @@ export interface ServedRequest {
   readonly pathway: string;
   readonly host: string;
   readonly path: string;
+  /** The query string, without `?` (a PARAMS clone's parameters show here). */
+  readonly query: string;
+  /** The scenario of a `/s/<scenario>/…` path (the behaviour matrix), else null. */
+  readonly scenario: string | null;
   readonly status: number;
   /** When the request arrived, `performance.now()` of this process (ms). */
   readonly at: number;
@@ -35,8 +39,11 @@ export interface Pathways {
   readonly origins: ReadonlyMap<string, string>;
   /** Every request served, in order. */
   readonly log: ServedRequest[];
-  /** Documents served from memory (the multivariant playlist, the MPD), by path. */
-  readonly documents: Map<string, string>;
+  /**
+   * Documents served from memory (the multivariant playlist, the MPD), by path; a function is
+   * called for each request (a live playlist or MPD).
+   */
+  readonly documents: Map<string, string | (() => string)>;
   /** The media segment requests (`.ts`, `.m4s` but init segments) served since `since`. */
   segments(since?: number): ServedRequest[];
   close(): Promise<void>;
@@ -50,27 +57,37 @@ export async function startPathways(
 ): Promise<Pathways> {
   const now = () => Math.round(performance.now());
   const log: ServedRequest[] = [];
-  const documents = new Map<string, string>();
+  const documents = new Map<string, string | (() => string)>();
   const servers: Server[] = [];
   const origins = new Map<string, string>();
 
   for (const { id, host } of hosts) {
     const server = createServer((req, res) => {
-      const path = new URL(req.url ?? '/', 'http://x').pathname;
+      const url = new URL(req.url ?? '/', 'http://x');
+      const path = url.pathname;
+      const query = url.search.slice(1);
+      // The behaviour matrix's scenarios share the servers, each under `/s/<scenario>/`.
+      const scoped = /^\/s\/([A-Za-z0-9_-]+)(\/.*)$/.exec(path);
+      const scenario = scoped === null ? null : scoped[1]!;
       // Logged when the request arrives: that is when the player chose the pathway.
       const at = now();
       res.on('finish', () => {
-        if (req.method === 'GET') log.push({ pathway: id, host, path, status: res.statusCode, at });
+        if (req.method === 'GET') {
+          log.push({ pathway: id, host, path, query, scenario, status: res.statusCode, at });
+        }
       });
       if (cors(req, res)) return;
       res.setHeader('Cache-Control', 'no-store');
       const doc = documents.get(path);
       const type = CONTENT_TYPES[extname(path)] ?? 'application/octet-stream';
       if (doc !== undefined) {
-        res.writeHead(200, { 'Content-Type': type }).end(doc);
+        res.writeHead(200, { 'Content-Type': type }).end(typeof doc === 'string' ? doc : doc());
         return;
       }
-      const file = join(root, normalize(path).replace(/^(\.\.[/\\])+/, ''));
+      const file = join(
+        root,
+        normalize(scoped === null ? path : scoped[2]!).replace(/^(\.\.[/\\])+/, ''),
+      );
       let size: number;
       try {
         const st = statSync(file);

@@ -50,7 +50,12 @@ function startHls(args: { url: string; buffer: number; debug: boolean }): void {
   video.play().catch((e: Error) => w.__push('play-error', { message: String(e) }));
 }
 
-function startDash(args: { url: string; buffer: number; cmcd: 'query' | 'headers' }): void {
+function startDash(args: {
+  url: string;
+  buffer: number;
+  cmcd: 'query' | 'headers';
+  cmcdVersion: 1 | 2;
+}): void {
   const w = window as Win;
   const dashjs = w.dashjs;
   const player = dashjs.MediaPlayer().create();
@@ -70,6 +75,7 @@ function startDash(args: { url: string; buffer: number; cmcd: 'query' | 'headers
       cmcd: {
         enabled: true,
         mode: args.cmcd,
+        version: args.cmcdVersion,
         cid: 'wai-players',
         includeInRequests: ['segment', 'mpd', 'steering'],
       },
@@ -131,13 +137,48 @@ async function startShaka(args: { url: string; buffer: number }): Promise<void> 
   }
 }
 
+function startVideojs(args: {
+  url: string;
+  buffer: number;
+  content: 'hls' | 'dash';
+  debug: boolean;
+}): void {
+  const w = window as Win;
+  const videojs = w.videojs;
+  if (args.debug) videojs.log.level('debug');
+  const video = document.getElementById('video') as HTMLVideoElement;
+  // VHS, video.js's HTTP streaming engine, plays both; native HLS (Chromium has it) is
+  // overridden, since only VHS steers.
+  const player = videojs(video, {
+    muted: true,
+    autoplay: 'muted',
+    html5: { vhs: { overrideNative: true }, nativeAudioTracks: false, nativeVideoTracks: false },
+  });
+  w.__player = player;
+  w.__push('version', { version: videojs.VERSION, vhs: videojs.VhsHandler?.version?.() ?? null });
+  videojs.Vhs.GOAL_BUFFER_LENGTH = args.buffer;
+  videojs.Vhs.MAX_GOAL_BUFFER_LENGTH = args.buffer + 2;
+  player.on('error', () =>
+    w.__push('player-error', { code: player.error()?.code, message: player.error()?.message }),
+  );
+  player.src({
+    src: args.url,
+    type: args.content === 'hls' ? 'application/x-mpegURL' : 'application/dash+xml',
+  });
+  player.play()?.catch?.((e: Error) => w.__push('play-error', { message: String(e) }));
+}
+
 export interface StartOptions {
   /** The content description: the multivariant playlist or the MPD. */
   readonly url: string;
   /** dash.js: CMCD in the query (the default) or in headers. */
   readonly cmcd?: 'query' | 'headers';
+  /** dash.js: the CMCD version it sends (CTA-5004 1, or CTA-5004-B 2); default 1. */
+  readonly cmcdVersion?: 1 | 2;
   /** The player's own debug log, to the page's console. */
   readonly debug?: boolean;
+  /** video.js: the content description's kind (HLS by default). */
+  readonly content?: 'hls' | 'dash';
 }
 
 /** Opens the player's page and starts it on `url`. */
@@ -151,7 +192,13 @@ export async function startPlayer(
   const args = { url: options.url, buffer: FORWARD_BUFFER_S, debug: options.debug ?? false };
   if (player === 'hls.js') await page.evaluate(startHls, args);
   else if (player === 'dash.js')
-    await page.evaluate(startDash, { ...args, cmcd: options.cmcd ?? 'query' });
+    await page.evaluate(startDash, {
+      ...args,
+      cmcd: options.cmcd ?? 'query',
+      cmcdVersion: options.cmcdVersion ?? 1,
+    });
+  else if (player === 'video.js')
+    await page.evaluate(startVideojs, { ...args, content: options.content ?? 'hls' });
   else await page.evaluate(startShaka, args);
 }
 

@@ -53,11 +53,12 @@ export function queryOf(target: string): Map<string, string> {
 
 /** The least Integer of a CMCD member: an Integer, or an Inner List of Integers (§4.4). */
 function cmcdInteger(value: string): bigint | null {
-  const bare = value.split(';')[0]!.trim();
-  if (bare.startsWith('(')) {
-    const close = bare.indexOf(')');
+  const v = value.trim();
+  if (v.startsWith('(')) {
+    const close = v.indexOf(')');
     if (close < 0) return null;
-    const items = bare
+    // Each item may carry parameters (CTA-5004-B: `bl=(2000;v 1800;a)`).
+    const items = v
       .slice(1, close)
       .trim()
       .split(/ +/)
@@ -71,7 +72,7 @@ function cmcdInteger(value: string): bigint | null {
     }
     return least;
   }
-  return integer(bare);
+  return integer(v.split(';')[0]!);
 }
 
 /** The members of a CMCD dictionary, split at top-level commas (quoted strings kept whole). */
@@ -139,7 +140,9 @@ export function expectedReport(
   const header = headers['cmcd-request'];
   const cmcd = query.get('CMCD') ?? (Array.isArray(header) ? header.join(', ') : header);
   let buffer: bigint | null = null;
-  if (cmcd !== undefined) {
+  // A `+` outside a String is no RFC 9651 (§4.1 does not decode it to a space): the value does
+  // not parse, and gives neither key.
+  if (cmcd !== undefined && !/\+/.test(cmcd.replace(/"(?:[^"\\]|\\.)*"/g, ''))) {
     const m = cmcdMembers(cmcd);
     buffer = m.has('bl') ? cmcdInteger(m.get('bl')!) : null;
     const mtp = m.has('mtp') ? cmcdInteger(m.get('mtp')!) : null;

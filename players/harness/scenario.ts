@@ -97,6 +97,8 @@ function firstOf(e: Exchange): string | null {
 export interface ScenarioOptions {
   /** dash.js: CMCD in the query (default) or in the CMCD-Request header. */
   readonly cmcd?: 'query' | 'headers';
+  /** dash.js: the CMCD version (default 1). */
+  readonly cmcdVersion?: 1 | 2;
   /** The player's debug log, in the error of a run that does not settle. */
   readonly debug?: boolean;
   /** The content description: HLS for hls.js, DASH for the others, unless given. */
@@ -151,6 +153,7 @@ export async function runScenario(player: PlayerName, options: ScenarioOptions =
       url,
       debug: options.debug === true,
       ...(options.cmcd === undefined ? {} : { cmcd: options.cmcd }),
+      ...(options.cmcdVersion === undefined ? {} : { cmcdVersion: options.cmcdVersion }),
     });
 
     const steeringPath = new URL(steering.serverUri).pathname;
@@ -189,10 +192,15 @@ export async function runScenario(player: PlayerName, options: ScenarioOptions =
       if (i > 0) steering.setFigures(phase.figures);
       await waitFor(`phase ${i + 1}`, phase.first, i === 0 ? 0 : at);
     }
-    // One more reload, so that the server reads the clone as the client's pathway.
-    const count = steeringGets().length;
-    const deadline = performance.now() + (steering.policy.ttl_s + 3) * 1000;
-    while (steeringGets().length <= count && performance.now() < deadline) await sleep(250);
+    // Reloads until one names the clone as the client's pathway (its first item: dash.js lists
+    // the pathway it left first in the request right after a move, docs/players.md), so that the
+    // server reads the clone as the client's pathway; bounded by a generous ceiling.
+    const clone = PATHWAYS.find((p) => 'cloneOf' in p)!.id;
+    const namesClone = new RegExp(`_(HLS|DASH)_pathway=(%22|")?${clone}(%2C|,|%22|"|&|$)`);
+    const deadline = performance.now() + 30_000;
+    while (!steeringGets().some((e) => namesClone.test(e.target)) && performance.now() < deadline) {
+      await sleep(250);
+    }
 
     const events = await pageEvents(browser.page);
     await browser.close();

@@ -15,11 +15,13 @@ import {
   CLASS,
   CLASS_LABEL,
   compareBytes,
+  digestOf,
   KEY_STATUS,
   NO_CAPACITY_LIMIT,
   NOT_A_CLONE,
   nobleBackend,
   type PolicyFields,
+  readPolicy,
   readRoom,
   roomIdOf,
   secretKeyToJwk,
@@ -29,6 +31,7 @@ import {
   signRoom,
   TRACK_DIRECTION,
   TRACK_KIND,
+  toHex,
 } from '@wai-steering/wire';
 import type { CaptureProxy } from './capture.js';
 
@@ -39,6 +42,8 @@ export interface PathwaySpec {
   readonly cloneOf?: string;
   /** A clone's `URI-REPLACEMENT` `HOST`. */
   readonly host?: string;
+  /** A clone's `URI-REPLACEMENT` `PARAMS`. */
+  readonly params?: readonly { readonly name: string; readonly value: string }[];
 }
 
 /** The timing of the policy: short, so that reloads and window moves happen within seconds. */
@@ -78,8 +83,17 @@ export interface HopFailure {
   readonly body: string;
 }
 
+export interface SteeringOptions {
+  /** The manifests' TTL, seconds (default TIMING.ttl_s). */
+  readonly ttl_s?: number;
+  /** Fields merged into the server's configuration file (`admin`, `budget`, …). */
+  readonly config?: Readonly<Record<string, unknown>>;
+}
+
 export interface Steering {
+  /** The server running now (another one after {@link Steering.restart}). */
   readonly server: RunningServer;
+  /** The policy in force (another one after {@link Steering.rotate}). */
   readonly policy: PolicyFields;
   /** `hlsTag(policy)`. */
   readonly tag: string;
@@ -96,6 +110,18 @@ export interface Steering {
   readonly hopFailures: HopFailure[];
   /** Records accepted by the server so far. */
   accepted(): number;
+  /**
+   * Stops the server and starts it again from the same configuration, as an operator's restart
+   * does; the hops post again the periods of the window (a new store holds none of them).
+   */
+  restart(): Promise<void>;
+  /** Removes the store's file (and its WAL): the server turns degraded (docs/server.md). */
+  removeStore(): void;
+  /**
+   * Signs a policy with `change` applied, writes it over the policy file and has the server read
+   * it (`POST /admin/reload`, which needs `admin` in the configuration); its digest, hex.
+   */
+  rotate(change: Partial<PolicyFields>): Promise<string>;
   close(): Promise<void>;
 }
 
@@ -108,6 +134,7 @@ export async function startSteering(
   initial: string,
   figures: Readonly<Record<string, bigint>>,
   proxy: CaptureProxy,
+  options: SteeringOptions = {},
 ): Promise<Steering> {
   const dir = mkdtempSync(join(tmpdir(), 'wai-players-steering-'));
   const authority = keyPair();
@@ -139,10 +166,11 @@ export async function startSteering(
   );
 
   const index = new Map(pathways.map((p, i) => [p.id, i]));
-  const policy: PolicyFields = {
+  let policy: PolicyFields = {
     room: roomId,
     signer: steer.public,
     ...TIMING,
+    ...(options.ttl_s === undefined ? {} : { ttl_s: options.ttl_s }),
     basis: 1,
     floor: 0,
     latency_ceiling_ms: 100,
@@ -162,7 +190,7 @@ export async function startSteering(
       id: p.id,
       base: p.cloneOf === undefined ? NOT_A_CLONE : index.get(p.cloneOf)!,
       host: p.host ?? '',
-      params: [],
+      params: p.params ?? [],
       top_tier: 1,
       latency_ms: 20,
       capacity: NO_CAPACITY_LIMIT,
@@ -186,6 +214,7 @@ export async function startSteering(
       listen: { host: '127.0.0.1', port: 0 },
       store: { path: 'store.sqlite', create: true },
       sessions: { grace: '5s' },
+      ...options.config,
     }),
   );
   let server: RunningServer;
@@ -201,6 +230,9 @@ export async function startSteering(
   let current = { ...figures };
   const hopFailures: HopFailure[] = [];
   let accepted = 0;
+  // Records the server could not take for now (down, or answering 503) are posted again at the
+  // next period, as a hop agent's spool does.
+  let pending: { pathway: string; start: bigint }[] = [];
   const P = Number(TIMING.period_us / 1000n);
   const post = async (pathway: string, start: bigint): Promise<void> => {
     const hop = hops.get(pathway)!;
@@ -233,20 +265,32 @@ export async function startSteering(
       });
       const text = await res.text();
       if (res.ok) accepted++;
-      else hopFailures.push({ pathway, status: res.status, body: text });
+      else {
+        hopFailures.push({ pathway, status: res.status, body: text });
+        if (res.status === 503) pending.push({ pathway, start });
+      }
     } catch (error) {
       hopFailures.push({ pathway, status: 0, body: String(error) });
+      pending.push({ pathway, start });
     }
   };
-  const cut = (periodStartMs: number): Promise<unknown> =>
-    Promise.all(pathways.map((p) => post(p.id, BigInt(periodStartMs) * 1000n)));
+  const cut = (periodStartMs: number): Promise<unknown> => {
+    const retry = pending;
+    pending = [];
+    return Promise.all([
+      ...retry.map((r) => post(r.pathway, r.start)),
+      ...pathways.map((p) => post(p.id, BigInt(periodStartMs) * 1000n)),
+    ]);
+  };
 
   // The periods before now, so that the first window is covered.
-  const nowMs = Date.now();
-  const lastEnd = Math.floor(nowMs / P) * P;
   const seedPeriods = Number(TIMING.window_us / TIMING.period_us) + 2;
-  for (let k = seedPeriods; k >= 1; k--) await cut(lastEnd - k * P);
-  let nextEnd = lastEnd + P;
+  const seed = async (): Promise<number> => {
+    const lastEnd = Math.floor(Date.now() / P) * P;
+    for (let k = seedPeriods; k >= 1; k--) await cut(lastEnd - k * P);
+    return lastEnd;
+  };
+  let nextEnd = (await seed()) + P;
   let timer: NodeJS.Timeout | undefined;
   let stopped = false;
   const schedule = (): void => {
@@ -263,9 +307,14 @@ export async function startSteering(
   };
   schedule();
 
+  const configFile = join(dir, 'server.json');
   return {
-    server,
-    policy,
+    get server() {
+      return server;
+    },
+    get policy() {
+      return policy;
+    },
     tag: hlsTag(policy),
     element: dashElement(policy),
     serverUri: policy.server_uri,
@@ -274,6 +323,37 @@ export async function startSteering(
     },
     hopFailures,
     accepted: () => accepted,
+    async restart() {
+      await server.close();
+      server = await startServer(loadConfig(configFile));
+      proxy.setUpstream(server.url);
+      await seed();
+    },
+    removeStore() {
+      for (const f of ['store.sqlite', 'store.sqlite-wal', 'store.sqlite-shm']) {
+        rmSync(join(dir, f), { force: true });
+      }
+    },
+    async rotate(change) {
+      const next: PolicyFields = { ...policy, ...change };
+      const bytes = signPolicy(next, steer.secret);
+      const read = readPolicy(bytes);
+      if (!read.ok) throw new Error(`policy: ${read.refusal.reason}`);
+      writeFileSync(join(dir, 'policy.wsp'), bytes);
+      const admin = (options.config?.admin as { token?: string } | undefined)?.token;
+      if (admin === undefined) throw new TypeError('rotate needs admin.token in the config');
+      const res = await fetch(`${server.url}/admin/reload`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${admin}` },
+      });
+      const body = (await res.json()) as { policy?: string; changed?: boolean };
+      const digest = toHex(digestOf(read.value));
+      if (res.status !== 200 || body.policy !== digest) {
+        throw new Error(`POST /admin/reload: ${res.status} ${JSON.stringify(body)}`);
+      }
+      policy = next;
+      return digest;
+    },
     async close() {
       stopped = true;
       if (timer !== undefined) clearTimeout(timer);

@@ -6,7 +6,9 @@
  * answers `5xx` or `429`, is retried; a later record is never sent before an earlier one is taken.
  */
 import { causeOf } from './internal/cause.js';
-import type { Spool, SpooledRecord } from './spool.js';
+import { SpoolWriteError } from './spool/directories.js';
+import type { SpooledRecord } from './spool/record-file.js';
+import type { Spool } from './spool/spool.js';
 
 /** What a server answered. */
 export interface PostResult {
@@ -50,6 +52,7 @@ export class Courier {
   private stopped = false;
   private backoff: number;
   private failing = false;
+  private markFailing = false;
   sent = 0;
   refused = 0;
   errors = 0;
@@ -116,6 +119,9 @@ export class Courier {
     if (this.running === undefined) {
       this.running = this.loop().finally(() => {
         this.running = undefined;
+        // A record pushed as the loop ended (its last `kick` found it still running) is sent
+        // now, not at the next push.
+        if (!this.stopped && this.queue.length > 0) this.kick();
       });
     }
   }
@@ -132,7 +138,7 @@ export class Courier {
       return this.retry(rec, `unreachable: ${cause}`);
     }
     if (res.status === 200 || res.status === 201) {
-      this.o.spool.markTaken(this.o.server, rec.name);
+      this.keep(() => this.o.spool.markTaken(this.o.server, rec.name));
       this.queue.shift();
       this.sent++;
       this.lastTakenMs = Date.now();
@@ -147,7 +153,7 @@ export class Courier {
     }
     if (res.status >= 400 && res.status < 500 && res.status !== 408 && res.status !== 429) {
       const reason = reasonOf(res);
-      this.o.spool.markRefused(this.o.server, rec.name, rec.bytes, reason);
+      this.keep(() => this.o.spool.markRefused(this.o.server, rec.name, rec.bytes, reason));
       this.queue.shift();
       this.refused++;
       this.settle(rec.name, 'refused');
@@ -162,6 +168,29 @@ export class Courier {
       return true;
     }
     return this.retry(rec, `HTTP ${res.status} ${res.body.trim().slice(0, 200)}`);
+  }
+
+  /**
+   * Records an outcome in the spool. A spool that cannot be written loses only the mark: the
+   * record stays in `records/` and is sent again at a restart, which a server takes as already
+   * held (or refuses again). Said once until the spool takes a mark again.
+   */
+  private keep(mark: () => void): void {
+    try {
+      mark();
+      this.markFailing = false;
+    } catch (e) {
+      if (!(e instanceof SpoolWriteError)) throw e;
+      if (!this.markFailing) {
+        this.o.log({
+          level: 'error',
+          msg: "spool not writable: a server's answer is not kept (the record is sent again at a restart)",
+          server: this.o.server,
+          error: e.message,
+        });
+      }
+      this.markFailing = true;
+    }
   }
 
   private retry(rec: SpooledRecord, why: string): false {

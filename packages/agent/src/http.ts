@@ -4,7 +4,7 @@
  */
 import { createServer, type Server } from 'node:http';
 import { CLASS_LABEL } from '@wai-steering/wire';
-import type { HopAgent } from './agent.js';
+import type { HopAgent } from './agent/agent.js';
 
 function escapeLabel(v: string): string {
   return v.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n');
@@ -42,6 +42,18 @@ export function metricsText(agent: HopAgent): string {
   metric('wai_agent_source_errors_total', 'counter', 'Readings of a source that failed.', [
     ['', c.sourceErrors],
   ]);
+  metric(
+    'wai_agent_spool_errors_total',
+    'counter',
+    'Records that could not be written to the spool when due (cut again, unmetered, once it can).',
+    [['', c.spoolErrors]],
+  );
+  metric(
+    'wai_agent_spool_files_refused_total',
+    'counter',
+    'Spool files that did not read, moved to refused/.',
+    [['', c.spoolRefused]],
+  );
   const servers = agent.servers;
   const by = (f: (s: (typeof servers)[number]) => number): [string, number][] =>
     servers.map((s) => [`{server="${escapeLabel(s.server)}"}`, f(s)]);

@@ -2,21 +2,18 @@
 // record (WMH1, companion C5) of every period of the room clock (§5.1), spools it and delivers it
 // to every steering server, never lost.
 
-export { type CutRecord, HopAgent, type HopAgentOptions } from './agent.js';
+export { HopAgent, type HopAgentOptions } from './agent/agent.js';
+export type { CutRecord } from './agent/record.js';
 export { type CapacityOptions, CapacityReporter } from './capacity.js';
+export { createHopAgent, type HopMaterials, readHopMaterials } from './config/build.js';
 export {
-  createHopAgent,
-  HOP_CONFIG_ALIASES,
-  type HopConfig,
-  type HopMaterials,
-  hopConfigSchema,
   loadHopConfig,
   parseHopConfig,
   type ReadHopConfig,
   readHopConfig,
   readHopConfigFile,
-  readHopMaterials,
-} from './config.js';
+} from './config/read.js';
+export { HOP_CONFIG_ALIASES, type HopConfig, hopConfigSchema } from './config/schema.js';
 export {
   Courier,
   type CourierOptions,
@@ -26,11 +23,15 @@ export {
 } from './delivery.js';
 export { type ModelOptions, modelSource } from './energy/model.js';
 export {
+  type CounterClaim,
+  checkEnergyCounter,
+  counterClaim,
   ENERGY_PRESETS,
   type EnergyPreset,
   type EnergyUnit,
   type PrometheusEnergyOptions,
   prometheusEnergySource,
+  unitOfMetric,
 } from './energy/prometheus.js';
 export { type RaplOptions, raplSource, raplZones } from './energy/rapl.js';
 export {
@@ -51,7 +52,10 @@ export {
   SimulatedHops,
   type SimulatedHopsOptions,
 } from './simulated-hops.js';
-export { type Cursor, Spool, type SpooledRecord, serverId } from './spool.js';
+export type { Cursor } from './spool/cursor.js';
+export { SpoolWriteError, serverId, spoolProblem } from './spool/directories.js';
+export type { SpooledRecord } from './spool/record-file.js';
+export { Spool, type SpoolOptions } from './spool/spool.js';
 export {
   type NginxLogOptions,
   NginxLogSource,

@@ -6,7 +6,7 @@
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { RoomContext } from '@wai-steering/verifier';
-import { HopAgent } from './agent.js';
+import { HopAgent } from './agent/agent.js';
 import type { Transport } from './delivery.js';
 import type { HopKey } from './keys.js';
 import { SimulatedSource } from './simulated.js';

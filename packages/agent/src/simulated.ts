@@ -63,7 +63,22 @@ export class SimulatedSource implements TrafficSource {
 
   async start(): Promise<void> {}
 
+  /** Traffic given for periods not yet committed: the same again if asked again. */
+  private readonly given = new Map<bigint, Traffic>();
+
   async take(span: Span): Promise<Traffic> {
+    const again = this.given.get(span.start);
+    if (again !== undefined) return again;
+    const t = this.draw(span);
+    this.given.set(span.start, t);
+    return t;
+  }
+
+  commit(span: Span): void {
+    this.given.delete(span.start);
+  }
+
+  private draw(span: Span): Traffic {
     const sessions = Math.max(0, Math.round(this.o.sessions()));
     const seconds = Number(span.end - span.start) / 1e6;
     const bps = this.o.sessionBps ?? 4_200_000;

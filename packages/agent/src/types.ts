@@ -36,10 +36,15 @@ export class SourceError extends Error {
   }
 }
 
-/** A configuration or key check the agent refuses to start with: one line naming what to fix. */
+/**
+ * A configuration or key check the agent refuses to start with: one line naming what to fix;
+ * `issues`, each problem on its own (a config that breaks several rules names them all).
+ */
 export class AgentConfigError extends Error {
-  constructor(message: string) {
+  readonly issues: readonly string[];
+  constructor(message: string, issues?: readonly string[]) {
     super(message);
     this.name = 'AgentConfigError';
+    this.issues = issues ?? [message];
   }
 }

@@ -25,7 +25,7 @@ import { PolicyLog, type PolicyResult } from './policies.js';
 import { LoadReplay } from './replay.js';
 import { type Series, SeriesBuilder } from './series.js';
 import { type ShareResult, ShareTally } from './shares.js';
-import { DecisionVerifier, type Verdict, type Where } from './verdict.js';
+import { DecisionVerifier, frameDigest, type Verdict, type Where } from './verdict.js';
 
 /** The tolerance of the load check by default, in sessions. */
 export const DEFAULT_LOAD_TOLERANCE = 2;
@@ -93,6 +93,46 @@ export interface AuditOptions {
   readonly verify?: 'local' | 'external';
   /** With `verify: 'local'`: `fast` (default) or `reference` (`verifyDecision` each time). */
   readonly mode?: 'fast' | 'reference';
+  /**
+   * Where every refused decision and inconsistent load goes as it is found, past the first
+   * `held` of each: the result then holds only those first ones (what the HTML report shows),
+   * and memory does not grow with the findings. Without it, all are held.
+   */
+  readonly sink?: AuditSink;
+  /** With `sink`: the refusals and inconsistent loads the result holds (default 500). */
+  readonly held?: number;
+}
+
+/** Takes the refusals and inconsistent loads an {@link Audit} does not hold. */
+export interface AuditSink {
+  refused(r: RefusedResult): void;
+  inconsistent(l: InconsistentLoad): void;
+}
+
+/** The refusals and inconsistent loads the result holds by default with a sink. */
+export const DEFAULT_HELD = 500;
+
+/** The policy of the decisions being added, and the IDs of its pathways for the replay. */
+interface PolicyInUse {
+  readonly digest: Uint8Array;
+  readonly hex: string;
+  readonly policy: Policy | undefined;
+  /** The pathway IDs of a decision of `m` pathways under it, by `m`. */
+  readonly ids: Map<number, readonly string[]>;
+}
+
+/**
+ * The IDs of a decision's `m` pathways under `policy`: the policy's own; a pathway the archive
+ * cannot name (the policy is not in the archive, or the decision states more pathways than it
+ * has) is `#<index>`, which no pathway ID spells (§3.3), so that it is never taken for one.
+ */
+function idsOf(u: PolicyInUse, m: number): readonly string[] {
+  let ids = u.ids.get(m);
+  if (ids === undefined) {
+    ids = Array.from({ length: m }, (_, i) => u.policy?.pathways[i]?.id ?? `#${i}`);
+    u.ids.set(m, ids);
+  }
+  return ids;
 }
 
 function sessionKey(session: Uint8Array): string {
@@ -108,9 +148,13 @@ export class Audit {
   private readonly replay: LoadReplay;
   private readonly shares = new ShareTally();
   private readonly series = new SeriesBuilder();
-  private readonly seen = new Set<string>();
   private readonly refused: RefusedResult[] = [];
   private readonly inconsistent: InconsistentLoad[] = [];
+  private refusedCount = 0;
+  private inconsistentCount = 0;
+  private readonly held: number;
+  /** The distinct sessions (for the shares): their 16 bytes as a string each. */
+  private readonly seen = new Set<string>();
   private readonly tolerance: number;
   private readonly roomHex: string;
   private readonly recordCount: number;
@@ -118,7 +162,7 @@ export class Audit {
   private accepted = 0;
   private checked = 0;
   private lastT = -1n;
-  private lastPolicy: { digest: Uint8Array; hex: string; policy: Policy | undefined } | undefined;
+  private lastPolicy: PolicyInUse | undefined;
 
   constructor(
     materials: AuditMaterials,
@@ -126,6 +170,8 @@ export class Audit {
   ) {
     this.backend = options.backend ?? getBackend();
     this.tolerance = options.loadTolerance ?? DEFAULT_LOAD_TOLERANCE;
+    this.held =
+      options.sink === undefined ? Number.POSITIVE_INFINITY : (options.held ?? DEFAULT_HELD);
     if (!Number.isInteger(this.tolerance) || this.tolerance < 0) {
       throw new TypeError('Audit: loadTolerance must be a whole number of sessions');
     }
@@ -172,8 +218,9 @@ export class Audit {
     else throw new TypeError('Audit.add: a verdict is required with verify: external');
     this.count++;
     let d = v.facts;
-    if (d === undefined && verdict === undefined) {
-      // A verdict without facts: the decision does not read, or was verified elsewhere.
+    if (d === undefined && this.verifier === undefined) {
+      // A verdict given without facts (verified elsewhere): the facts are read here. (This
+      // audit's own verifier gives them whenever the decision reads.)
       const read = readDecision(bytes);
       if (read.ok) {
         const r = read.value;
@@ -191,26 +238,28 @@ export class Audit {
     if (d !== undefined) {
       if (d.t < this.lastT) {
         throw new ArchiveError(
-          `decisions.bin is not in ascending t: decision ${this.count} (${v.digest}) is at ${d.t}, before ${this.lastT}`,
+          `decisions.bin is not in ascending t: decision ${this.count} (${frameDigest(bytes, this.backend)}) is at ${d.t}, before ${this.lastT}`,
         );
       }
       this.lastT = d.t;
     }
     if (v.accepted) this.accepted++;
     else {
-      this.refused.push({
-        digest: v.digest,
+      const r: RefusedResult = {
+        digest: frameDigest(bytes, this.backend),
         reason: v.reason,
         where: v.where,
         t: d === undefined ? null : d.t.toString(),
-      });
+      };
+      if (this.refusedCount++ < this.held) this.refused.push(r);
+      else this.options.sink!.refused(r);
     }
     if (d === undefined) return;
 
     let lp = this.lastPolicy;
     if (lp === undefined || !bytesEqual(lp.digest, d.policy)) {
       const hex = toHex(d.policy);
-      lp = { digest: d.policy.slice(), hex, policy: this.policyLog.get(hex) };
+      lp = { digest: d.policy.slice(), hex, policy: this.policyLog.get(hex), ids: new Map() };
       this.lastPolicy = lp;
     }
     const policyHex = lp.hex;
@@ -224,31 +273,43 @@ export class Audit {
     }
 
     // §9.2: the loads, replayed just before the decision is placed.
+    const ids = idsOf(lp, m);
+    this.replay.follow(policyHex, ids);
     this.replay.advance(d.t);
-    const replayed = this.replay.loads(policyHex, m);
-    const points: { pathway: string; stated: number; replayed: number }[] = [];
+    const replayed = this.replay.loads();
     for (let i = 0; i < m; i++) {
-      const id = policy?.pathways[i]?.id ?? String(i);
+      const id = ids[i]!;
       const stated = d.loads[i]!;
       const r = replayed[i]!;
-      points.push({ pathway: id, stated, replayed: r });
       if (v.accepted && Math.abs(stated - r) > this.tolerance) {
-        this.inconsistent.push({
-          digest: v.digest,
+        const l: InconsistentLoad = {
+          digest: frameDigest(bytes, this.backend),
           pathway: id,
           stated,
           replayed: r,
           t: d.t.toString(),
-        });
+        };
+        if (this.inconsistentCount++ < this.held) this.inconsistent.push(l);
+        else this.options.sink!.inconsistent(l);
       }
     }
     if (v.accepted) this.checked++;
-    this.series.add(d.t, v.accepted ? (REASON_NAME[d.reason] ?? 'none') : 'refused', points);
-    this.replay.place(policyHex, key, d.first, d.t, d.ttl);
+    this.series.add(
+      d.t,
+      v.accepted ? (REASON_NAME[d.reason] ?? 'none') : 'refused',
+      ids,
+      d.loads,
+      replayed,
+    );
+    // A decision of no pathway (it does not verify) places nothing.
+    if (m > 0) this.replay.place(key, d.first, d.t, d.ttl);
   }
 
-  /** The result, and the series the HTML report plots. */
-  finish(): { result: AuditResult; series: Series } {
+  /**
+   * The result, and the series the HTML report plots; with a sink, the result's refusals and
+   * inconsistent loads are the first of each, and `refused` and `inconsistent` count them all.
+   */
+  finish(): { result: AuditResult; series: Series; refused: number; inconsistent: number } {
     const shares = this.shares.results();
     const flagged = shares.filter((s) => s.flagged).length;
     const result: AuditResult = {
@@ -264,12 +325,17 @@ export class Audit {
       },
       shares,
       policies: this.policyLog.results(),
-      findings: this.refused.length + this.inconsistent.length + flagged,
+      findings: this.refusedCount + this.inconsistentCount + flagged,
       room: this.roomHex,
       records: this.recordCount,
       hops: this.hopReport.results(),
     };
-    return { result, series: this.series.result() };
+    return {
+      result,
+      series: this.series.result(),
+      refused: this.refusedCount,
+      inconsistent: this.inconsistentCount,
+    };
   }
 }
 
@@ -284,7 +350,41 @@ export function auditDecisions(
   return audit.finish();
 }
 
+/**
+ * The result as `--json` prints it in three parts around its two lists that grow with the log:
+ * `head`, the refusals (each {@link findingJson}, separated by commas), `middle`, the inconsistent
+ * loads (the same), `tail`. One line, its keys in the documented order.
+ */
+export function auditJsonParts(result: AuditResult): {
+  head: string;
+  middle: string;
+  tail: string;
+} {
+  const r = result;
+  const l = r.loads;
+  return {
+    head: `{"decisions":${r.decisions},"sessions":${r.sessions},"accepted":${r.accepted},"refused":[`,
+    middle: `],"loads":{"checked":${l.checked},"tolerance":${l.tolerance},"grace_s":${l.grace_s},"inconsistent":[`,
+    tail:
+      `]},"shares":${JSON.stringify(r.shares)},"policies":${JSON.stringify(r.policies)},` +
+      `"findings":${r.findings},"room":${JSON.stringify(r.room)},"records":${r.records},` +
+      `"hops":${JSON.stringify(r.hops)}}`,
+  };
+}
+
+/** One refusal or inconsistent load as the `--json` result writes it. */
+export function findingJson(f: RefusedResult | InconsistentLoad): string {
+  return JSON.stringify(f);
+}
+
 /** The result as `--json` prints it: one line, its keys in the documented order. */
 export function auditJson(result: AuditResult): string {
-  return JSON.stringify(result);
+  const p = auditJsonParts(result);
+  return (
+    p.head +
+    result.refused.map(findingJson).join(',') +
+    p.middle +
+    result.loads.inconsistent.map(findingJson).join(',') +
+    p.tail
+  );
 }

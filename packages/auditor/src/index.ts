@@ -15,9 +15,13 @@ export {
   type AuditMaterials,
   type AuditOptions,
   type AuditResult,
+  type AuditSink,
   auditDecisions,
   auditJson,
+  auditJsonParts,
+  DEFAULT_HELD,
   DEFAULT_LOAD_TOLERANCE,
+  findingJson,
   type InconsistentLoad,
   type RefusedResult,
 } from './audit.js';
@@ -32,7 +36,7 @@ export {
 export type { HopSpanResult } from './hops.js';
 export { renderHtml } from './html.js';
 export { flattenPolicy, type PolicyChange, type PolicyResult } from './policies.js';
-export { LoadReplay, secondOf } from './replay.js';
+export { LoadReplay } from './replay.js';
 export { MAX_BINS, type Series, type SeriesBin } from './series.js';
 export { type ShareResult, Z_FLAG } from './shares.js';
 export {

@@ -6,16 +6,21 @@
  * in order).
  */
 import {
-  createReadStream,
-  existsSync,
+  closeSync,
+  constants,
+  fstatSync,
   mkdirSync,
-  readFileSync,
+  mkdtempSync,
+  openSync,
+  readSync,
   rmSync,
+  type Stats,
   statSync,
   writeFileSync,
+  writeSync,
 } from 'node:fs';
 import { type FileHandle, open } from 'node:fs/promises';
-import { availableParallelism } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { nodeBackend } from '@wai-steering/wire/node';
@@ -26,87 +31,236 @@ import {
   archiveMetaJson,
   parseArchiveMeta,
 } from './archive.js';
-import { Audit, type AuditResult } from './audit.js';
-import { decodeFrames, encodeFrame, FrameError, FrameReader } from './frames.js';
+import {
+  Audit,
+  type AuditResult,
+  type AuditSink,
+  auditJsonParts,
+  findingJson,
+  type InconsistentLoad,
+  type RefusedResult,
+} from './audit.js';
+import { encodeFrame, FrameError, FrameReader, MAX_FRAME } from './frames.js';
 import { type PackedRefusals, unpackVerdicts } from './internal/pack.js';
 import type { Series } from './series.js';
 import { DecisionVerifier, type Verdict } from './verdict.js';
 
-/** An archive's materials: everything but the decisions. */
+/** The most bytes `archive.json` may hold. */
+export const MAX_META_BYTES = 1 << 20;
+/** The archive's files are read in chunks of this many bytes. */
+const CHUNK = 1 << 20;
+/** And given to the frame reader in slices of this many. */
+const SLICE = 1 << 16;
+
+/**
+ * An archive's materials: everything but the decisions. `policies` and `records` are read from
+ * their files each time they are iterated, a chunk at a time: what a caller keeps of them is all
+ * that stays in memory.
+ */
 export interface ArchiveMaterials {
   readonly meta: ArchiveMeta;
   readonly room: Uint8Array;
   readonly keyLog: Uint8Array | null;
-  readonly policies: Uint8Array[];
-  readonly records: Uint8Array[];
+  readonly policies: Iterable<Uint8Array>;
+  readonly records: Iterable<Uint8Array>;
 }
 
-function readFile(dir: string, name: string, optional = false): Uint8Array | null {
-  const path = join(dir, name);
+/** One of an archive's files, open: a regular file, and its size when opened. */
+interface OpenFile {
+  readonly path: string;
+  readonly fd: number;
+  readonly size: number;
+}
+
+function kindOf(st: Stats): string {
+  if (st.isDirectory()) return 'a directory';
+  if (st.isFIFO()) return 'a FIFO';
+  if (st.isCharacterDevice()) return 'a character device';
+  if (st.isBlockDevice()) return 'a block device';
+  if (st.isSocket()) return 'a socket';
+  return 'not a regular file';
+}
+
+/**
+ * Opens one of an archive's files for reading: a regular file, or a symbolic link to one. A FIFO,
+ * a device, a directory or a loop of links is an {@link ArchiveError} naming the file, before
+ * anything is read (opened without blocking, then checked on the descriptor). `null` when
+ * `optional` and absent.
+ */
+function openFile(path: string, optional = false): OpenFile | null {
+  let fd: number;
   try {
-    return new Uint8Array(readFileSync(path));
+    fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOCTTY);
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
     if (optional && code === 'ENOENT') return null;
+    if (code === 'ELOOP') {
+      throw new ArchiveError(`${path}: a loop of symbolic links; put the file itself there`);
+    }
     throw new ArchiveError(`${path}: cannot read (${code ?? (e as Error).message})`);
   }
+  const st = fstatSync(fd);
+  if (!st.isFile()) {
+    closeSync(fd);
+    throw new ArchiveError(
+      `${path}: ${kindOf(st)}, not a regular file; an archive's files are regular files: put the file itself there`,
+    );
+  }
+  return { path, fd, size: st.size };
 }
 
-function framesOf(dir: string, name: string): Uint8Array[] {
-  const bytes = readFile(dir, name)!;
+/** Reads `length` bytes at `position`, fewer only at the end of the file. */
+function readAt(fd: number, into: Uint8Array, position: number): number {
+  let n = 0;
+  while (n < into.length) {
+    const got = readSync(fd, into, n, into.length - n, position + n);
+    if (got === 0) break;
+    n += got;
+  }
+  return n;
+}
+
+/** A whole small file (its size checked first); closes it. */
+function readWhole(f: OpenFile, max: number): Uint8Array {
   try {
-    return decodeFrames(bytes);
-  } catch (e) {
-    if (e instanceof FrameError) {
-      throw new ArchiveError(`${join(dir, name)}: ${e.message} (at byte ${e.offset})`);
+    if (f.size > max) {
+      throw new ArchiveError(`${f.path}: ${f.size} bytes, over the ${max} it may hold`);
     }
-    throw e;
+    const out = new Uint8Array(f.size);
+    return out.subarray(0, readAt(f.fd, out, 0));
+  } finally {
+    closeSync(f.fd);
   }
 }
 
-/** Reads an archive's `archive.json`, room, key log, policies and records. */
-export function readArchiveMaterials(dir: string): ArchiveMaterials {
-  if (!existsSync(dir) || !statSync(dir).isDirectory()) {
-    throw new ArchiveError(`${dir}: not a directory`);
+function readFile(dir: string, name: string, max: number, optional = false): Uint8Array | null {
+  const f = openFile(join(dir, name), optional);
+  return f === null ? null : readWhole(f, max);
+}
+
+/** A {@link FrameError} of the file at `path` as the one line of an {@link ArchiveError}. */
+function frameError(path: string, e: unknown): unknown {
+  return e instanceof FrameError
+    ? new ArchiveError(`${path}: ${e.message} (at byte ${e.offset})`)
+    : e;
+}
+
+/**
+ * The frames of one of an archive's files, read from the file at each iteration in chunks of
+ * 1 MiB (the file opened as {@link openFile} opens it, each frame's length checked against what
+ * is left of the file before it is allocated).
+ */
+class FileFrames implements Iterable<Uint8Array> {
+  constructor(private readonly path: string) {}
+
+  *[Symbol.iterator](): Iterator<Uint8Array> {
+    const f = openFile(this.path)!;
+    try {
+      const reader = new FrameReader(f.size);
+      let at = 0;
+      while (at < f.size) {
+        const chunk = new Uint8Array(Math.min(CHUNK, f.size - at));
+        const n = readAt(f.fd, chunk, at);
+        if (n === 0) break;
+        at += n;
+        for (let o = 0; o < n; o += SLICE) {
+          let frames: Uint8Array[];
+          try {
+            frames = reader.push(chunk.subarray(o, Math.min(n, o + SLICE)));
+          } catch (e) {
+            throw frameError(this.path, e);
+          }
+          yield* frames;
+        }
+      }
+      try {
+        reader.end();
+      } catch (e) {
+        throw frameError(this.path, e);
+      }
+    } finally {
+      closeSync(f.fd);
+    }
   }
-  const metaBytes = readFile(dir, ARCHIVE_FILES.meta)!;
+}
+
+/** Reads an archive's `archive.json`, room and key log; its policies and records as they are iterated. */
+export function readArchiveMaterials(dir: string): ArchiveMaterials {
+  let st: Stats;
+  try {
+    st = statSync(dir);
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    throw new ArchiveError(
+      code === 'ELOOP'
+        ? `${dir}: a loop of symbolic links; give the archive's directory itself`
+        : `${dir}: not a directory`,
+    );
+  }
+  if (!st.isDirectory()) throw new ArchiveError(`${dir}: not a directory`);
+  const metaBytes = readFile(dir, ARCHIVE_FILES.meta, MAX_META_BYTES)!;
   let meta: ArchiveMeta;
   try {
     meta = parseArchiveMeta(new TextDecoder().decode(metaBytes));
   } catch (e) {
     throw new ArchiveError(`${join(dir, ARCHIVE_FILES.meta)}: ${(e as Error).message}`);
   }
+  const room = readFile(dir, ARCHIVE_FILES.room, MAX_FRAME)!;
+  const keyLog = readFile(dir, ARCHIVE_FILES.keyLog, MAX_FRAME, true);
+  // Checked now (a FIFO, a device, a loop), read as they are used.
+  for (const name of [ARCHIVE_FILES.policies, ARCHIVE_FILES.records]) {
+    closeSync(openFile(join(dir, name))!.fd);
+  }
   return {
     meta,
-    room: readFile(dir, ARCHIVE_FILES.room)!,
-    keyLog: readFile(dir, ARCHIVE_FILES.keyLog, true),
-    policies: framesOf(dir, ARCHIVE_FILES.policies),
-    records: framesOf(dir, ARCHIVE_FILES.records),
+    room,
+    keyLog,
+    policies: new FileFrames(join(dir, ARCHIVE_FILES.policies)),
+    records: new FileFrames(join(dir, ARCHIVE_FILES.records)),
   };
 }
 
 /** The frames of `decisions.bin`, streamed in chunks of 1 MiB. */
 export async function* decisionFrames(
   dir: string,
-  onBytes?: (read: number) => void,
+  onBytes?: (read: number, size: number) => void,
 ): AsyncGenerator<Uint8Array> {
+  for await (const frames of decisionBatches(dir, onBytes)) yield* frames;
+}
+
+/**
+ * The frames of `decisions.bin` a slice of a chunk at a time (an array each, taken without an
+ * `await` per frame).
+ */
+async function* decisionBatches(
+  dir: string,
+  onBytes?: (read: number, size: number) => void,
+): AsyncGenerator<Uint8Array[]> {
   const path = join(dir, ARCHIVE_FILES.decisions);
-  if (!existsSync(path)) throw new ArchiveError(`${path}: cannot read (ENOENT)`);
-  const reader = new FrameReader();
-  let read = 0;
+  const f = openFile(path)!;
+  const reader = new FrameReader(f.size);
   try {
-    for await (const chunk of createReadStream(path, { highWaterMark: 1 << 20 })) {
-      const bytes = chunk as Buffer;
-      read += bytes.length;
-      onBytes?.(read);
-      yield* reader.push(new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength));
+    // The size it had when opened, no more: a file that grows is read as it was. Read
+    // synchronously a chunk at a time (a stream's machinery cost a tenth of a decision's
+    // signature), and given a slice at a time: a chunk of tiny frames is not a million views.
+    let at = 0;
+    while (at < f.size) {
+      const chunk = new Uint8Array(Math.min(CHUNK, f.size - at));
+      const n = readAt(f.fd, chunk, at);
+      if (n === 0) break;
+      at += n;
+      onBytes?.(at, f.size);
+      for (let o = 0; o < n; o += SLICE) {
+        yield reader.push(chunk.subarray(o, Math.min(n, o + SLICE)));
+      }
     }
     reader.end();
   } catch (e) {
-    if (e instanceof FrameError)
-      throw new ArchiveError(`${path}: ${e.message} (at byte ${e.offset})`);
+    if (e instanceof FrameError) throw frameError(path, e);
     if (e instanceof ArchiveError) throw e;
     throw new ArchiveError(`${path}: cannot read (${(e as NodeJS.ErrnoException).code ?? e})`);
+  } finally {
+    closeSync(f.fd);
   }
 }
 
@@ -204,10 +358,127 @@ class VerifyPool {
 }
 
 /** Audits the archive in `dir`. An {@link ArchiveError} for an archive that does not read. */
+/**
+ * The refusals and inconsistent loads an audit does not hold, each kept in a temporary file as it
+ * is found (its JSON, after a comma), for the `--json` result: memory does not grow with them.
+ * The directory is made at the first one.
+ */
+class Spill implements AuditSink {
+  private dir: string | undefined;
+  private readonly files = new Map<
+    'refused' | 'inconsistent',
+    { fd: number; pending: string[]; size: number }
+  >();
+
+  refused(r: RefusedResult): void {
+    this.add('refused', `,${findingJson(r)}`);
+  }
+
+  inconsistent(l: InconsistentLoad): void {
+    this.add('inconsistent', `,${findingJson(l)}`);
+  }
+
+  private add(kind: 'refused' | 'inconsistent', json: string): void {
+    let f = this.files.get(kind);
+    if (f === undefined) {
+      this.dir ??= mkdtempSync(join(tmpdir(), 'wai-audit-'));
+      f = { fd: openSync(join(this.dir, kind), 'w+'), pending: [], size: 0 };
+      this.files.set(kind, f);
+    }
+    f.pending.push(json);
+    f.size += json.length;
+    if (f.size >= CHUNK) this.flush(f);
+  }
+
+  private flush(f: { fd: number; pending: string[]; size: number }): void {
+    if (f.pending.length === 0) return;
+    writeSync(f.fd, f.pending.join(''), null, 'latin1');
+    f.pending = [];
+    f.size = 0;
+  }
+
+  /** A kind's entries as written (ASCII JSON), a chunk at a time. */
+  *chunks(kind: 'refused' | 'inconsistent'): Generator<string> {
+    const f = this.files.get(kind);
+    if (f === undefined) return;
+    this.flush(f);
+    const buf = Buffer.allocUnsafe(CHUNK);
+    for (let at = 0; ; ) {
+      const n = readSync(f.fd, buf, 0, CHUNK, at);
+      if (n === 0) return;
+      at += n;
+      yield buf.toString('latin1', 0, n);
+    }
+  }
+
+  dispose(): void {
+    for (const f of this.files.values()) closeSync(f.fd);
+    this.files.clear();
+    if (this.dir !== undefined) rmSync(this.dir, { recursive: true, force: true });
+    this.dir = undefined;
+  }
+}
+
+/** What {@link auditArchive} gives. */
+export interface ArchiveAudit {
+  /**
+   * The result: its `refused` and `loads.inconsistent` are the first 500 of each
+   * (all are in {@link ArchiveAudit.writeJson}'s JSON); `findings` counts them all.
+   */
+  readonly result: AuditResult;
+  readonly series: Series;
+  readonly meta: ArchiveMeta;
+  /** Refused decisions, all of them. */
+  readonly refused: number;
+  /** Inconsistent loads, all of them. */
+  readonly inconsistent: number;
+  /**
+   * Writes the whole `--json` result (docs/audit.md, its keys in order, no newline) to `write`,
+   * a chunk at a time, awaiting each answer that is a promise; the refusals and inconsistent
+   * loads past the first come from the temporary files they were kept in.
+   */
+  writeJson(write: (chunk: string) => unknown): Promise<void>;
+  /** Removes the temporary files (idempotent); the JSON cannot be written after. */
+  dispose(): void;
+}
+
+/** Audits the archive in `dir`. An {@link ArchiveError} for an archive that does not read. */
 export async function auditArchive(
   dir: string,
   options: AuditArchiveOptions,
-): Promise<{ result: AuditResult; series: Series; meta: ArchiveMeta }> {
+): Promise<ArchiveAudit> {
+  const spill = new Spill();
+  let done: Awaited<ReturnType<typeof runAudit>>;
+  try {
+    done = await runAudit(dir, options, spill);
+  } catch (e) {
+    spill.dispose();
+    throw e;
+  }
+  const { result, series, meta, refused, inconsistent } = done;
+  return {
+    result,
+    series,
+    meta,
+    refused,
+    inconsistent,
+    async writeJson(write) {
+      const p = auditJsonParts(result);
+      await write(p.head + result.refused.map(findingJson).join(','));
+      for (const c of spill.chunks('refused')) await write(c);
+      await write(p.middle + result.loads.inconsistent.map(findingJson).join(','));
+      for (const c of spill.chunks('inconsistent')) await write(c);
+      await write(p.tail);
+    },
+    dispose: () => spill.dispose(),
+  };
+}
+
+async function runAudit(
+  dir: string,
+  options: AuditArchiveOptions,
+  sink: AuditSink,
+): Promise<ReturnType<Audit['finish']> & { meta: ArchiveMeta }> {
   const m = readArchiveMaterials(dir);
   const roomHex = Buffer.from(options.roomId).toString('hex');
   if (m.meta.room !== roomHex) {
@@ -222,8 +493,9 @@ export async function auditArchive(
     ...(options.loadTolerance === undefined ? {} : { loadTolerance: options.loadTolerance }),
     backend: nodeBackend,
     verify: jobs > 1 ? 'external' : 'local',
+    sink,
   });
-  const total = statSync(join(dir, ARCHIVE_FILES.decisions), { throwIfNoEntry: false })?.size ?? 0;
+  let total = 0;
   let bytes = 0;
   let lastProgress = 0;
   const progress = (): void => {
@@ -233,13 +505,14 @@ export async function auditArchive(
       options.onProgress(audit.decisions, bytes, total);
     }
   };
-  const frames = decisionFrames(dir, (n) => {
+  const batches = decisionBatches(dir, (n, size) => {
     bytes = n;
+    total = size;
   });
   if (jobs === 1) {
-    for await (const f of frames) {
-      audit.add(f);
-      if ((audit.decisions & 1023) === 0) progress();
+    for await (const frames of batches) {
+      for (const f of frames) audit.add(f);
+      progress();
     }
   } else {
     // `jobs` threads verify: `jobs − 1` workers, and this one, which also reads and replays. It
@@ -299,9 +572,10 @@ export async function auditArchive(
         queue.push({ batch, verdicts: batch.map((f) => local.verify(f)) });
       };
       let batch: Uint8Array[] = [];
-      for await (const f of frames) {
-        batch.push(f);
-        if (batch.length === BATCH) {
+      for await (const frames of batches) {
+        for (const f of frames) {
+          batch.push(f);
+          if (batch.length < BATCH) continue;
           if (atWorkers < ahead) send(batch);
           else {
             verifyHere(batch);

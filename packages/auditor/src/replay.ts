@@ -1,146 +1,181 @@
 /**
- * The load replay (§9.2): the loads a server states are its own count, and this is the rule it
- * counts by (`docs/audit.md`, *The load replay*):
+ * The load replay (§9.2): the loads a server states are its own count, and this is the rule every
+ * implementation counts by and audits by (`docs/audit.md`, *The load replay*):
  *
- * - the room clock's whole seconds: `s(t) = ⌊t / 10^6⌋`;
- * - a decision at `t` with TTL `ttl` places its session at the first pathway of its priority
- *   until `s(t) + ttl + grace_s`: the session counts there at every `t'` with
- *   `s(t') < s(t) + ttl + grace_s`, unless a later decision of the session placed it elsewhere;
- * - the load a decision states for each pathway is the count just before it is placed, the
- *   session's own previous placement included while it still counts.
+ * - a decision at `t` with TTL `ttl` places its session at its first pathway; the session counts
+ *   there at every `t′` with `t′ < t + (ttl + grace_s) × 10^6` (µs, exact), unless a later
+ *   decision of the same session placed it again;
+ * - the load a decision states is the count just before it is placed (its own earlier placement
+ *   included while it counts);
+ * - across a change of policy (a decision naming another policy than the decision before it) a
+ *   session keeps counting at the pathway with the same ID in the new policy until its end; a
+ *   session whose pathway the new policy lacks stops counting.
  *
- * Sessions are counted per policy (a server serves one policy at a time and starts afresh when it
- * changes). Memory is bounded by the sessions that count at once.
+ * Memory is bounded by the sessions that count at once (and the placements replaced before their
+ * end, until that end).
  */
 
-/** One session's placement. */
+/** One session's placement: the pathway (an interned ID) and the instant it stops counting. */
 interface Placement {
-  policy: string;
-  pathway: number;
-  /** The second (room clock) from which it no longer counts. */
-  until: number;
+  readonly key: string;
+  readonly id: number;
+  readonly end: bigint;
 }
 
-/** A binary min-heap of distinct seconds. */
-class SecondHeap {
-  private readonly a: number[] = [];
+/** A binary min-heap of placements by their end. */
+class EndHeap {
+  private readonly a: Placement[] = [];
   get size(): number {
     return this.a.length;
   }
-  peek(): number | undefined {
+  peek(): Placement | undefined {
     return this.a[0];
   }
-  push(v: number): void {
+  push(v: Placement): void {
     const a = this.a;
     a.push(v);
     let i = a.length - 1;
     while (i > 0) {
       const p = (i - 1) >> 1;
-      if (a[p]! <= v) break;
+      if (a[p]!.end <= v.end) break;
       a[i] = a[p]!;
       i = p;
     }
     a[i] = v;
   }
-  pop(): number | undefined {
+  pop(): void {
     const a = this.a;
-    if (a.length === 0) return undefined;
-    const top = a[0]!;
-    const last = a.pop()!;
-    if (a.length > 0) {
-      let i = 0;
-      for (;;) {
-        const l = 2 * i + 1;
-        if (l >= a.length) break;
-        const r = l + 1;
-        const c = r < a.length && a[r]! < a[l]! ? r : l;
-        if (a[c]! >= last) break;
-        a[i] = a[c]!;
-        i = c;
-      }
-      a[i] = last;
+    const last = a.pop();
+    if (last === undefined || a.length === 0) return;
+    let i = 0;
+    for (;;) {
+      const l = 2 * i + 1;
+      if (l >= a.length) break;
+      const r = l + 1;
+      const c = r < a.length && a[r]!.end < a[l]!.end ? r : l;
+      if (a[c]!.end >= last.end) break;
+      a[i] = a[c]!;
+      i = c;
     }
-    return top;
+    a[i] = last;
   }
 }
 
-/** `s(t)`: the room clock's whole seconds of `t` (µs). */
-export function secondOf(t: bigint): number {
-  return Number(t / 1_000_000n);
-}
+/** The µs a second holds. */
+const US = 1_000_000n;
 
 export class LoadReplay {
+  /** Each session's latest placement that may still count. */
   private readonly sessions = new Map<string, Placement>();
-  private readonly counts = new Map<string, Int32Array>();
-  /** Sessions by the second their placement ends (checked against the placement when due). */
-  private readonly due = new Map<number, string[]>();
-  private readonly heap = new SecondHeap();
+  private readonly heap = new EndHeap();
+  /** Pathway IDs, interned: a session's pathway is its index here. */
+  private readonly interned = new Map<string, number>();
+  /** Sessions counting at each interned ID. */
+  private counts = new Int32Array(8);
+  /** The policy of the decision before: its key, its IDs as given and their interned indices. */
+  private policy: string | undefined;
+  private ids: readonly string[] | undefined;
+  private order = new Int32Array(0);
+  private out = new Int32Array(0);
   private lastT = -1n;
+  private readonly graceUs: bigint;
 
-  constructor(private readonly graceS: number) {
+  constructor(graceS: number) {
     if (!Number.isInteger(graceS) || graceS < 0) throw new TypeError('LoadReplay: grace_s');
+    this.graceUs = BigInt(graceS) * US;
   }
 
-  /** Sessions that count at the last instant advanced to. */
+  /** Sessions held: those that counted at the last instant advanced to. */
   get live(): number {
     return this.sessions.size;
   }
 
-  private countsOf(policy: string, m: number): Int32Array {
-    let c = this.counts.get(policy);
-    if (c === undefined || c.length < m) {
-      const grown = new Int32Array(Math.max(m, c?.length ?? 0));
-      if (c !== undefined) grown.set(c);
-      c = grown;
-      this.counts.set(policy, c);
+  private intern(id: string): number {
+    let i = this.interned.get(id);
+    if (i === undefined) {
+      i = this.interned.size;
+      this.interned.set(id, i);
+      if (i >= this.counts.length) {
+        const grown = new Int32Array(this.counts.length * 2);
+        grown.set(this.counts);
+        this.counts = grown;
+      }
     }
-    return c;
+    return i;
   }
 
-  /** Moves the room clock to `t` (ascending): placements that no longer count are dropped. */
+  /**
+   * The policy of the decision about to be replayed: `policy` names it (its digest), `ids` are
+   * the IDs of its pathways in order. When it is another policy than the decision before's, each
+   * session keeps counting at its pathway's ID when `ids` holds it, and stops counting otherwise.
+   * Give the same `ids` array again for the same policy (it is then taken as it stands).
+   */
+  follow(policy: string, ids: readonly string[]): void {
+    if (ids === this.ids && policy === this.policy) return;
+    const order = new Int32Array(ids.length);
+    for (let i = 0; i < ids.length; i++) order[i] = this.intern(ids[i]!);
+    if (this.policy !== undefined && policy !== this.policy) {
+      const kept = new Uint8Array(this.interned.size);
+      for (const i of order) kept[i] = 1;
+      let dropped = false;
+      for (let i = 0; i < kept.length; i++) {
+        if (kept[i] === 0 && this.counts[i] !== 0) {
+          this.counts[i] = 0;
+          dropped = true;
+        }
+      }
+      if (dropped) {
+        for (const [key, p] of this.sessions) if (kept[p.id] === 0) this.sessions.delete(key);
+      }
+    }
+    this.policy = policy;
+    this.ids = ids;
+    this.order = order;
+    this.out = new Int32Array(ids.length);
+  }
+
+  /** Moves the room clock to `t` (ascending): placements whose end has come stop counting. */
   advance(t: bigint): void {
     if (t < this.lastT) throw new RangeError('LoadReplay: decisions must come in ascending t');
     this.lastT = t;
-    const now = secondOf(t);
     for (;;) {
-      const s = this.heap.peek();
-      if (s === undefined || s > now) break;
+      const p = this.heap.peek();
+      if (p === undefined || p.end > t) break;
       this.heap.pop();
-      const list = this.due.get(s) ?? [];
-      this.due.delete(s);
-      for (const key of list) {
-        const p = this.sessions.get(key);
-        if (p === undefined || p.until !== s) continue; // placed again since
-        this.countsOf(p.policy, p.pathway + 1)[p.pathway]!--;
-        this.sessions.delete(key);
-      }
+      // Placed again since, or dropped by a change of policy: not this placement's to end.
+      if (this.sessions.get(p.key) !== p) continue;
+      this.counts[p.id]!--;
+      this.sessions.delete(p.key);
     }
   }
 
-  /** The replayed load of each of `m` pathways of `policy` at the instant advanced to. */
-  loads(policy: string, m: number): Int32Array {
-    return this.countsOf(policy, m).subarray(0, m);
+  /**
+   * The replayed load of each pathway of the policy followed, at the instant advanced to (a view
+   * the next call overwrites).
+   */
+  loads(): Int32Array {
+    const out = this.out;
+    for (let i = 0; i < out.length; i++) out[i] = this.counts[this.order[i]!]!;
+    return out;
   }
 
-  /** Places `session` at `pathway` of `policy` by a decision at `t` with TTL `ttl` (s). */
-  place(policy: string, session: string, pathway: number, t: bigint, ttl: number): void {
+  /**
+   * Places `session` at `pathway` (an index into the IDs followed) by a decision at `t` with
+   * TTL `ttl` (s): it counts there until `t + (ttl + grace_s) × 10^6`.
+   */
+  place(session: string, pathway: number, t: bigint, ttl: number): void {
+    if (!Number.isInteger(pathway) || pathway < 0 || pathway >= this.order.length) {
+      throw new RangeError('LoadReplay.place: not a pathway of the policy followed');
+    }
     const prev = this.sessions.get(session);
-    if (prev !== undefined) this.countsOf(prev.policy, prev.pathway + 1)[prev.pathway]!--;
-    const until = secondOf(t) + ttl + this.graceS;
-    this.countsOf(policy, pathway + 1)[pathway]!++;
-    if (prev !== undefined) {
-      prev.policy = policy;
-      prev.pathway = pathway;
-      prev.until = until;
-    } else {
-      this.sessions.set(session, { policy, pathway, until });
-    }
-    let list = this.due.get(until);
-    if (list === undefined) {
-      list = [];
-      this.due.set(until, list);
-      this.heap.push(until);
-    }
-    list.push(session);
+    if (prev !== undefined) this.counts[prev.id]!--;
+    const p: Placement = {
+      key: session,
+      id: this.order[pathway]!,
+      end: t + BigInt(ttl) * US + this.graceUs,
+    };
+    this.counts[p.id]!++;
+    this.sessions.set(session, p);
+    this.heap.push(p);
   }
 }

@@ -65,20 +65,32 @@ export class SeriesBuilder {
     this.width *= 2n;
   }
 
-  /** A decision at `t`: its reason name (or `refused`), and per pathway stated and replayed. */
+  /**
+   * A decision at `t`: its reason name (or `refused`), and for each pathway `ids[i]` its stated
+   * and replayed load.
+   */
   add(
     t: bigint,
     reason: string,
-    loads: readonly { pathway: string; stated: number; replayed: number }[],
+    ids: readonly string[],
+    stated: ArrayLike<number>,
+    replayed: ArrayLike<number>,
   ): void {
     const bin = this.binAt(t);
     bin.reasons.set(reason, (bin.reasons.get(reason) ?? 0) + 1);
-    for (const l of loads) {
-      if (!this.known.has(l.pathway)) {
-        this.known.add(l.pathway);
-        this.pathways.push(l.pathway);
+    for (let i = 0; i < ids.length; i++) {
+      const id = ids[i]!;
+      let pair = bin.loads.get(id);
+      if (pair === undefined) {
+        if (!this.known.has(id)) {
+          this.known.add(id);
+          this.pathways.push(id);
+        }
+        pair = [0, 0];
+        bin.loads.set(id, pair);
       }
-      bin.loads.set(l.pathway, [l.stated, l.replayed]);
+      pair[0] = stated[i]!;
+      pair[1] = replayed[i]!;
     }
   }
 

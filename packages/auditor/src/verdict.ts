@@ -7,6 +7,7 @@ import { openRoom, type RoomContext, VerifierCache, verifyDecision } from '@wai-
 import {
   bytesEqual,
   type CryptoBackend,
+  type Decision,
   getBackend,
   hopRecordBodyOf,
   type Place,
@@ -39,12 +40,12 @@ export interface DecisionFacts {
 
 /**
  * What the verification of one decision gave: accepted, or refused with its C7 reason and place;
- * with its facts when it reads.
+ * with its facts when it reads. Its digest is {@link frameDigest} of its bytes, computed only
+ * where it is written.
  */
 export type Verdict = (
-  | { readonly digest: string; readonly accepted: true }
+  | { readonly accepted: true }
   | {
-      readonly digest: string;
       readonly accepted: false;
       readonly reason: Reason;
       readonly where: Where;
@@ -71,9 +72,20 @@ export interface VerifierMaterials {
   readonly mode?: 'fast' | 'reference';
 }
 
-/** A digest's SHA-256 input for a frame that does not read: its bytes before the last 64. */
+/**
+ * A digest's SHA-256 input: a frame's bytes before the last 64 (a record's body, when it reads:
+ * `sig` is its last 64 bytes), or all of them when there are fewer.
+ */
 function fallbackBody(bytes: Uint8Array): Uint8Array {
   return bytes.length >= 64 ? bytes.subarray(0, bytes.length - 64) : bytes;
+}
+
+/**
+ * The digest the audit gives a decision's frame, lowercase hex: SHA-256 over its bytes but the
+ * last 64, which is the decision's digest (§3.4) when it reads.
+ */
+export function frameDigest(bytes: Uint8Array, backend: CryptoBackend): string {
+  return toHex(backend.sha256(fallbackBody(bytes)));
 }
 
 /** Opens the room and pins it: an {@link ArchiveError} when it does not verify or is another. */
@@ -110,6 +122,8 @@ export class DecisionVerifier {
   private readonly records = new Map<string, Uint8Array>();
   private readonly fast: FastVerifier | undefined;
   private lastPolicy: { digest: Uint8Array; bytes: Uint8Array } | undefined;
+  /** The last decision read. */
+  private lastRead: Decision | undefined;
 
   constructor(m: VerifierMaterials) {
     this.backend = m.backend ?? getBackend();
@@ -139,22 +153,20 @@ export class DecisionVerifier {
 
   /** §9.1 steps 1 to 6 for one decision (no manifest is archived, so no step 7). */
   verify(bytes: Uint8Array): Verdict {
-    const read = readDecision(bytes);
+    // The decision before's figures and evidence taken when the bytes are the same (a window).
+    const previous = this.lastRead;
+    const read = readDecision(bytes, previous === undefined ? undefined : { previous });
     if (!read.ok) {
-      return {
-        digest: toHex(this.backend.sha256(fallbackBody(bytes))),
-        accepted: false,
-        reason: read.refusal.reason,
-        where: { at: 'decision' },
-      };
+      return { accepted: false, reason: read.refusal.reason, where: { at: 'decision' } };
     }
     const d = read.value;
-    const digest = toHex(this.backend.sha256(d.body));
+    this.lastRead = d;
     const facts: DecisionFacts = {
       t: d.t,
-      // Copies: a view would carry the whole decision to a worker's caller.
-      session: d.session.slice(),
-      policy: d.policy.slice(),
+      // Views of the decision's own copy (the reader's): a worker packs them, the audit's
+      // thread uses them at once.
+      session: d.session,
+      policy: d.policy,
       loads: d.pathways.map((pw) => pw.load),
       first: d.priority[0]!,
       ttl: d.ttl,
@@ -170,13 +182,11 @@ export class DecisionVerifier {
     if (policy === undefined) {
       // §9.1 step 3 in C9's order: the room first, then the policy digest.
       const reason: Reason = bytesEqual(d.room, this.ctx.roomId) ? 'record_missing' : 'wrong_room';
-      return { digest, accepted: false, reason, where: { at: 'decision' }, facts };
+      return { accepted: false, reason, where: { at: 'decision' }, facts };
     }
     if (this.fast !== undefined) {
       const refusal = this.fast.verify(bytes, d, policy);
-      return refusal === null
-        ? { digest, accepted: true, facts }
-        : { digest, accepted: false, ...refusal, facts };
+      return refusal === null ? { accepted: true, facts } : { accepted: false, ...refusal, facts };
     }
     const named: Uint8Array[] = [];
     for (const pw of d.pathways) {
@@ -189,7 +199,7 @@ export class DecisionVerifier {
       { room: this.room, keyLog: this.keyLog, policy, decision: bytes, records: named },
       { backend: this.backend, cache: this.cache },
     );
-    if (outcome.outcome === 'accept') return { digest, accepted: true, facts };
-    return { digest, accepted: false, reason: outcome.reason, where: { ...outcome.where }, facts };
+    if (outcome.outcome === 'accept') return { accepted: true, facts };
+    return { accepted: false, reason: outcome.reason, where: { ...outcome.where }, facts };
   }
 }

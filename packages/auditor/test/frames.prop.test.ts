@@ -21,11 +21,12 @@ describe('frames', () => {
   it('read back what was written, however the file is cut into chunks', () => {
     fc.assert(
       fc.property(
-        fc.array(fc.uint8Array({ maxLength: 300 }), { maxLength: 20 }),
+        fc.array(fc.uint8Array({ minLength: 1, maxLength: 300 }), { maxLength: 20 }),
         fc.array(fc.nat(), { maxLength: 12 }),
-        (records, points) => {
+        fc.boolean(),
+        (records, points, sized) => {
           const file = encodeFrames(records);
-          const reader = new FrameReader();
+          const reader = new FrameReader(sized ? file.length : undefined);
           const got: Uint8Array[] = [];
           for (const chunk of cut(file, points))
             for (const f of reader.push(chunk)) got.push(f.slice());
@@ -82,5 +83,15 @@ describe('frames', () => {
   it('refuses a frame declared over the limit', () => {
     const file = new Uint8Array([0xff, 0xff, 0xff, 0xff, 1, 2, 3]);
     expect(() => decodeFrames(file)).toThrow(FrameError);
+  });
+
+  it('refuses a frame longer than what is left of the file before reading it, and an empty one', () => {
+    // 1 MiB declared, 3 bytes there: refused at the length, with the file's size given.
+    const reader = new FrameReader(7);
+    expect(() => reader.push(new Uint8Array([0, 0, 16, 0, 1, 2, 3]))).toThrow(
+      /declares 1048576 bytes, but the file holds 3/,
+    );
+    expect(() => decodeFrames(new Uint8Array([0, 0, 0, 0]))).toThrow(/0 bytes/);
+    expect(() => encodeFrames([new Uint8Array(0)])).toThrow(RangeError);
   });
 });

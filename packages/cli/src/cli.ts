@@ -3,6 +3,7 @@
  * status; it never throws. A user error is one line on stderr (`wai-steer: <what is wrong>`);
  * an internal error is one line too, with a request to report it.
  */
+import { closestName } from '@wai-steering/config-text';
 import { useBackend } from '@wai-steering/wire';
 import { nodeBackend } from '@wai-steering/wire/node';
 import { COMMANDS } from './commands/index.js';
@@ -46,6 +47,13 @@ function findCommand(
   return undefined;
 }
 
+/** ` (did you mean "serve"?)` for a misspelt command or group, or nothing. */
+function commandHint(word: string): string {
+  const words = [...new Set(COMMANDS.map((c) => c.name[0]!))];
+  const near = closestName(word, words);
+  return near === undefined ? '' : ` (did you mean "${near}"?)`;
+}
+
 /** The group help (`wai-steer room`): its subcommands. */
 function groupHelp(group: string): string | undefined {
   const members = COMMANDS.filter((c) => c.name.length > 1 && c.name[0] === group);
@@ -81,7 +89,11 @@ export async function main(argv: readonly string[], io: Io = processIo()): Promi
 async function run(argv: readonly string[], io: Io): Promise<number> {
   useBackend(nodeBackend);
   const first = argv[0];
-  if (first === undefined) throw new UserError('missing command (see wai-steer --help)');
+  if (first === undefined) {
+    // No command: the commands, as --help lists them; exit 2, since nothing was done.
+    io.stdout.write(topHelp());
+    return EXIT.usage;
+  }
   if (first === '--help' || first === '-h' || first === 'help') {
     const rest = argv.slice(1);
     if (first === 'help' && rest.length > 0) {
@@ -113,14 +125,17 @@ async function run(argv: readonly string[], io: Io): Promise<number> {
         io.stdout.write(group);
         return EXIT.ok;
       }
-      const names = COMMANDS.filter((c) => c.name[0] === first).map((c) => c.name[1]);
+      const names = COMMANDS.filter((c) => c.name[0] === first).map((c) => c.name[1]!);
+      const near = sub === undefined ? undefined : closestName(sub, names);
       throw new UserError(
         sub === undefined
           ? `${first}: missing subcommand (${names.join(', ')}; see wai-steer ${first} --help)`
-          : `${first}: unknown subcommand "${sub}" (${names.join(', ')}; see wai-steer ${first} --help)`,
+          : near !== undefined
+            ? `${first}: unknown subcommand "${sub}" (did you mean "${first} ${near}"?; see wai-steer ${first} --help)`
+            : `${first}: unknown subcommand "${sub}" (${names.join(', ')}; see wai-steer ${first} --help)`,
       );
     }
-    throw new UserError(`unknown command "${first}" (see wai-steer --help)`);
+    throw new UserError(`unknown command "${first}"${commandHint(first)} (see wai-steer --help)`);
   }
   const ctx = parseCommand(io, found.command, found.rest);
   if (ctx === 'help') {

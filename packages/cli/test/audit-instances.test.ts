@@ -1,15 +1,20 @@
-// Two instances of one deployment on one PostgreSQL store: their combined decision log, exported
-// from the shared store and over HTTP, audits clean within the tolerance several instances need
-// (docs/audit.md: a peer's loads are at most a heartbeat or two old).
+// Two instances of one deployment on one PostgreSQL store, deciding at once: the store holds their
+// decisions in the order they were committed, which is not the order of `t`; exported from the
+// shared store and over HTTP, the log is in ascending `t` and audits clean within the tolerance
+// several instances need (docs/audit.md: a peer's loads are at most a heartbeat or two old). An
+// export that fails midway (the server stops answering) leaves nothing behind.
+import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer as createHttp, request } from 'node:http';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
+import { decodeFrames } from '@wai-steering/auditor';
 import { loadConfig, type RunningServer, startServer } from '@wai-steering/server';
-import { type PgCluster, setupDemo, startPostgres } from '@wai-steering/server/testkit';
-import { toHex } from '@wai-steering/wire';
+import { type PgCluster, pgBinDir, setupDemo, startPostgres } from '@wai-steering/server/testkit';
+import { readDecision, toHex, unwrap } from '@wai-steering/wire';
 import { afterAll, describe, expect, it } from 'vitest';
-import { cli, tempDir } from './helpers.js';
+import { cli, expectUserError, tempDir } from './helpers.js';
 
 function freePort(): Promise<number> {
   return new Promise((resolve) => {
@@ -22,8 +27,18 @@ function freePort(): Promise<number> {
 
 const SESSIONS = 16;
 /** Requests after each session's first, at its own instance. */
-const RELOADS = 2;
+const RELOADS = 3;
 const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** The `t` of each decision of an archive, in file order. */
+function timesOf(dir: string): bigint[] {
+  return decodeFrames(new Uint8Array(readFileSync(join(dir, 'decisions.bin')))).map(
+    (f) => unwrap(readDecision(f)).t,
+  );
+}
+
+const ascending = (ts: readonly bigint[]): boolean =>
+  ts.every((t, i) => i === 0 || ts[i - 1]! <= t);
 
 describe('two instances on PostgreSQL, audited', () => {
   let cluster: PgCluster | undefined;
@@ -33,8 +48,8 @@ describe('two instances on PostgreSQL, audited', () => {
     await cluster?.stop();
   });
 
-  it('their shared log audits clean, from the store and over HTTP', {
-    timeout: 120_000,
+  it('their shared log is exported in ascending t and audits clean, from the store and over HTTP', {
+    timeout: 180_000,
   }, async () => {
     const dir = tempDir();
     cluster = await startPostgres();
@@ -57,31 +72,55 @@ describe('two instances on PostgreSQL, audited', () => {
     const b = await startServer(configOf(await freePort()));
     servers.push(b);
 
-    // Each session's first request goes to one instance or the other, its reloads to the same.
+    // Both instances at once: each step asks A and B together (their decisions' t a few µs
+    // apart, their commits racing), a session's reloads at its own instance.
+    const reloads: string[] = [];
+    const ask = async (home: RunningServer, target: string, k: number) => {
+      const res = await fetch(`${home.url}${target}`);
+      expect(res.status).toBe(200);
+      const m = (await res.json()) as { 'RELOAD-URI': string; 'PATHWAY-PRIORITY': string[] };
+      const reload = new URL(m['RELOAD-URI']);
+      reloads[k] =
+        `${reload.pathname}${reload.search}&_HLS_pathway=%22${m['PATHWAY-PRIORITY'][0]}%22`;
+    };
     let decisions = 0;
-    for (let i = 0; i < SESSIONS; i++) {
-      const home = i % 2 === 0 ? a : b;
-      const first = (await (await fetch(`${home.url}/steer?_HLS_throughput=5000000`)).json()) as {
-        'RELOAD-URI': string;
-        'PATHWAY-PRIORITY': string[];
-      };
-      decisions++;
-      const reload = new URL(first['RELOAD-URI']);
-      for (let r = 0; r < RELOADS; r++) {
-        await pause(60);
-        const res = await fetch(
-          `${home.url}${reload.pathname}${reload.search}&_HLS_pathway=%22${first['PATHWAY-PRIORITY'][0]}%22`,
-        );
-        expect(res.status).toBe(200);
-        decisions++;
+    for (let round = 0; round <= RELOADS; round++) {
+      for (let k = 0; k < SESSIONS; k += 2) {
+        const target = (j: number) => reloads[j] ?? '/steer?_HLS_throughput=5000000';
+        await Promise.all([ask(a, target(k), k), ask(b, target(k + 1), k + 1)]);
+        decisions += 2;
+        // New sessions come slower than reloads: each instance's peer sees them within a
+        // heartbeat or two (the tolerance of several instances).
+        await pause(round === 0 ? 150 : 60);
       }
-      await pause(60);
     }
     const roomId = toHex(setup.roomId);
 
-    // Over HTTP, through A's listing of the shared store.
+    // The store's order (its row ids) is not the order of t: what the export must not follow.
+    const psql = spawnSync(
+      join(pgBinDir(), 'psql'),
+      [url, '-Atc', 'SELECT t FROM decisions ORDER BY id'],
+      {
+        encoding: 'utf8',
+      },
+    );
+    expect(psql.status, psql.stderr).toBe(0);
+    const byId = psql.stdout.trim().split('\n').map(BigInt);
+    expect(byId.length).toBe(decisions);
+    expect(ascending(byId)).toBe(false);
+
+    // Over HTTP, through A's listing of the shared store, then audited.
+    const overHttp = join(dir, 'over-http');
+    const fetched = await cli(
+      ['archive', 'export', '--url', a.url, '--room-id', roomId, '--out', overHttp],
+      dir,
+    );
+    expect(fetched.code, fetched.stderr).toBe(0);
+    const httpTimes = timesOf(overHttp);
+    expect(httpTimes.length).toBe(decisions);
+    expect(ascending(httpTimes)).toBe(true);
     const live = await cli(
-      ['audit', '--url', a.url, '--room-id', roomId, '--json', '--load-tolerance', '4'],
+      ['audit', '--archive', overHttp, '--room-id', roomId, '--json', '--load-tolerance', '4'],
       dir,
     );
     expect(live.code, live.stdout + live.stderr).toBe(0);
@@ -104,6 +143,7 @@ describe('two instances on PostgreSQL, audited', () => {
     const out = join(dir, 'archive');
     const exported = await cli(['archive', 'export', '--config', configPath, '--out', out], dir);
     expect(exported.code, exported.stderr).toBe(0);
+    expect(timesOf(out)).toEqual(httpTimes);
     const audited = await cli(
       ['audit', '--archive', out, '--room-id', roomId, '--json', '--load-tolerance', '4'],
       dir,
@@ -114,5 +154,43 @@ describe('two instances on PostgreSQL, audited', () => {
       sessions: SESSIONS,
       findings: 0,
     });
+
+    // The same export again over an archive: replaced whole.
+    const again = await cli(['archive', 'export', '--config', configPath, '--out', out], dir);
+    expect(again.code, again.stderr).toBe(0);
+    expect(timesOf(out)).toEqual(httpTimes);
+
+    // A server that stops answering midway: B behind a door that closes after 20 decisions.
+    let served = 0;
+    const door = createHttp((req, res) => {
+      if (/^\/decisions\/[0-9a-f]{64}$/.test(req.url ?? '') && ++served > 20) {
+        req.socket.destroy();
+        door.close();
+        door.closeAllConnections();
+        return;
+      }
+      const up = request(
+        new URL(req.url ?? '/', b.url),
+        { method: req.method, headers: req.headers },
+        (answer) => {
+          res.writeHead(answer.statusCode ?? 502, answer.headers);
+          answer.pipe(res);
+        },
+      );
+      up.on('error', () => res.destroy());
+      req.pipe(up);
+    });
+    await new Promise<void>((done) => door.listen(0, '127.0.0.1', done));
+    const doorUrl = `http://127.0.0.1:${(door.address() as { port: number }).port}`;
+    const partial = join(dir, 'exports', 'partial');
+    const failed = await cli(
+      ['archive', 'export', '--url', doorUrl, '--room-id', roomId, '--out', partial],
+      dir,
+    );
+    expectUserError(failed, /GET http:\/\/127\.0\.0\.1:\d+\/decisions\/[0-9a-f]{64}/);
+    expect(served).toBeGreaterThan(20);
+    expect(existsSync(partial)).toBe(false);
+    expect(existsSync(join(dir, 'exports'))).toBe(false);
+    expect(readdirSync(dir).filter((n) => n.includes('partial'))).toEqual([]);
   });
 });

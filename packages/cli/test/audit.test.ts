@@ -1,10 +1,11 @@
 // The auditor on the server's own log: the demo, a load of sessions asking again and again (a
 // player's reloads), exported from its store and over HTTP, audits clean; and the command line's
 // errors and exit codes.
-import { cpSync, readFileSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { cpSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { decodeFrames } from '@wai-steering/auditor';
-import { readDecision, toHex, unwrap } from '@wai-steering/wire';
+import { readDecision, STATUS, toHex, unwrap } from '@wai-steering/wire';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningDemo, runDemo } from '../src/internal/demo.js';
 import { cli, expectUserError, freePort, tempDir } from './helpers.js';
@@ -45,8 +46,15 @@ describe('the demo server audited', () => {
     dir = tempDir();
     demo = await runDemo({ dir: join(dir, 'demo'), port: await freePort(), periodMs: 500 });
     roomId = toHex(demo.setup.roomId);
-    // Wait for a window of records, then a load of players.
-    await new Promise((done) => setTimeout(done, 1200));
+    // Wait for a window of records (every pathway with a status other than stale), then a load
+    // of players.
+    const engine = demo.server.engine;
+    const covered = () =>
+      engine.evidenceAt(engine.now()).pathways.every((p) => p.status !== STATUS.stale);
+    for (let i = 0; i < 3000 && !covered(); i++) {
+      await new Promise((done) => setTimeout(done, 20));
+    }
+    expect(covered()).toBe(true);
     made = await load(demo.steeringUrl, 24, 12);
   });
   afterAll(async () => {
@@ -227,6 +235,29 @@ describe('the demo server audited', () => {
     expectUserError(
       await cli(['audit', '--room-id', roomId], dir),
       /--archive DIR or --url SERVER/,
+    );
+    // Hostile files: a FIFO (never waited on), a device behind a link, a loop of links.
+    const hostile = join(dir, 'hostile');
+    cpSync(out, hostile, { recursive: true });
+    const decisionsBin = join(hostile, 'decisions.bin');
+    rmSync(decisionsBin);
+    expect(spawnSync('mkfifo', [decisionsBin]).status).toBe(0);
+    expectUserError(
+      await cli(['audit', '--archive', hostile, '--room-id', roomId], dir),
+      /decisions\.bin: a FIFO, not a regular file; .*put the file itself there/,
+    );
+    rmSync(decisionsBin);
+    symlinkSync('/dev/zero', decisionsBin);
+    expectUserError(
+      await cli(['audit', '--archive', hostile, '--room-id', roomId], dir),
+      /decisions\.bin: a character device, not a regular file/,
+    );
+    rmSync(decisionsBin);
+    symlinkSync(`${decisionsBin}.other`, decisionsBin);
+    symlinkSync(decisionsBin, `${decisionsBin}.other`);
+    expectUserError(
+      await cli(['audit', '--archive', hostile, '--room-id', roomId, '--jobs', '2'], dir),
+      /decisions\.bin: a loop of symbolic links/,
     );
     expectUserError(
       await cli(['audit', '--archive', out, '--room-id', roomId, '--jobs', '0'], dir),

@@ -33,8 +33,23 @@ const run = (argv: readonly string[]) => cli(argv, dir);
 
 describe('the command line', () => {
   it('a missing command, an unknown command, subcommand or option', async () => {
-    expectUserError(await run([]), /^wai-steer: missing command \(see wai-steer --help\)\n$/);
-    expectUserError(await run(['frobnicate']), /unknown command "frobnicate"/);
+    // No command: the commands listed (as --help lists them), exit 2.
+    const bare = await run([]);
+    expect([bare.code, bare.stderr, bare.stdout]).toEqual([2, '', (await run(['--help'])).stdout]);
+    expect(bare.stdout).toContain('  serve ');
+    expectUserError(await run(['frobnicate']), /^wai-steer: unknown command "frobnicate" \(see/);
+    expectUserError(
+      await run(['serv', '--config', 'x.yaml']),
+      /^wai-steer: unknown command "serv" \(did you mean "serve"\?\) \(see wai-steer --help\)\n$/,
+    );
+    expectUserError(
+      await run(['rom', 'create']),
+      /unknown command "rom" \(did you mean "room"\?\)/,
+    );
+    expectUserError(
+      await run(['keylog', 'creat']),
+      /^wai-steer: keylog: unknown subcommand "creat" \(did you mean "keylog create"\?; see wai-steer keylog --help\)\n$/,
+    );
     expectUserError(await run(['room']), /room: missing subcommand \(create, inspect;/);
     expectUserError(await run(['keylog', 'delete']), /keylog: unknown subcommand "delete"/);
     expectUserError(
@@ -329,14 +344,14 @@ describe('policy compile: the config', () => {
       await compile('room: [1, 2\nperiod: 2s\n'),
       /policy config .*bad\.yaml, line \d+: /,
     );
-    expectUserError(await compile('a: 1\na: 2\n'), /line 2: Map keys must be unique/);
+    expectUserError(await compile('a: 1\na: 2\n'), /line 2: Map keys must be unique \("a: 2"\)$/m);
     expectUserError(
       await compile('{"room": ', 'bad.json'),
       /policy config .*bad\.json is not JSON: /,
     );
     expectUserError(
       await compile('- 1\n'),
-      /^wai-steer: the policy: expected a mapping, got a list/,
+      /^wai-steer: the policy: the file's top level must be a mapping of fields .*but it is a list/,
     );
   });
 
@@ -402,6 +417,11 @@ describe('policy compile: the config', () => {
       await compile(good().replace('period: 2s', 'period: x').replace('lag: 500ms', 'lag: y')),
       /^wai-steer: period: expected a duration .*; lag: expected a duration /,
     );
+    // A field that does not read and a rule between two that do: named in one run.
+    expectUserError(
+      await compile(good().replace('lag: 500ms', 'lag: y').replace('window: 4s', 'window: 5s')),
+      /^wai-steer: lag: expected a duration .*; window: 5s is not a multiple of the period \(2s\) above 0/,
+    );
   });
 
   it("reports a rule of §3.3 that wire refuses, in the config's words", async () => {
@@ -409,17 +429,17 @@ describe('policy compile: the config', () => {
       [
         'window: 4s',
         'window: 3s',
-        /^wai-steer: window: window_us is not a multiple of period_us above 0 \(policy_invalid, §3\.3\)/,
+        /^wai-steer: window: 3s is not a multiple of the period \(2s\) above 0: the window is a whole number of periods \(policy_invalid, §3\.3\)/,
       ],
       [
         '"2.5M", "6M"',
         '"6M", "2.5M"',
-        /^wai-steer: tiers\[2\]: bitrates not ascending \(policy_invalid/,
+        /^wai-steer: tiers\[2\]: not above tiers\[1\]: the tiers are strictly ascending \(policy_invalid/,
       ],
       [
         'min_ttl: 30s',
         'min_ttl: 400s',
-        /^wai-steer: min_ttl: min_ttl_s is not from 1 to ttl_s \(policy_invalid/,
+        /^wai-steer: min_ttl: 400s is above ttl \(300s\) \(policy_invalid/,
       ],
       [
         'https://steer.example.com/steer\n',
@@ -434,7 +454,7 @@ describe('policy compile: the config', () => {
       [
         ex.keys['hop-c-edge']!,
         ex.keys['hop-b-edge']!,
-        /^wai-steer: pathways\[2\]\.hops\[0\]\.key: a hop key named twice \(policy_invalid/,
+        /^wai-steer: pathways\[2\]\.hops\[0\]\.key: a hop key named twice \(also at pathways\[1\]\.hops\[0\]: a hop belongs to one pathway\) \(policy_invalid/,
       ],
       [
         'latency: 60ms',

@@ -1,6 +1,14 @@
 // A new operator's first hour: each row of what went wrong, as it now behaves. The worked
 // example's own inputs (examples/) are used, as an operator would.
-import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  cpSync,
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -25,7 +33,10 @@ const KEYS = [
 beforeAll(async () => {
   dir = tempDir();
   const ex = join(REPO_DIR, 'examples');
-  for (const k of KEYS) cpSync(join(ex, 'keys', `${k}.jwk`), join(dir, `${k}.jwk`));
+  for (const k of KEYS) {
+    cpSync(join(ex, 'keys', `${k}.jwk`), join(dir, `${k}.jwk`));
+    chmodSync(join(dir, `${k}.jwk`), 0o600); // as the docs do: a key readable by others is warned of
+  }
   for (const f of ['policy.yaml', 'request.json', 'server.yaml']) cpSync(join(ex, f), join(dir, f));
   cpSync(join(ex, 'hop-json'), join(dir, 'hop-json'), { recursive: true });
   await ok(
@@ -57,6 +68,8 @@ beforeAll(async () => {
     ],
     dir,
   );
+  // server.yaml names keylog.wkl, the file the origin's current head is written over.
+  cpSync(join(dir, 'keylog-2.wkl'), join(dir, 'keylog.wkl'));
   await ok(['policy', 'compile', 'policy.yaml', '--key', 'steer.jwk', '--out', 'policy.wsp'], dir);
 });
 
@@ -90,7 +103,8 @@ async function serve(config: string) {
     code = c;
     return c;
   });
-  for (let i = 0; i < 200 && code === undefined && !err.includes('serving at'); i++) {
+  // A start on a busy machine takes seconds: a generous ceiling (60 s).
+  for (let i = 0; i < 2400 && code === undefined && !err.includes('serving at'); i++) {
     await new Promise((r) => setTimeout(r, 25));
   }
   return {

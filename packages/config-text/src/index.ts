@@ -9,6 +9,7 @@ export {
   formatDurationExact,
   parseDuration,
 } from './duration.js';
+export { notAMapping, parseProblem } from './files.js';
 export {
   formatInstant,
   formatInstantExact,

@@ -1,5 +1,5 @@
 // `pnpm bench:server`: the steering server against a minimal signing server, on loopback; then
-// the store and the instances (`instances.bench.mjs`).
+// the store and the instances (`instances.bench.mjs`), and the decision log (`log.bench.mjs`).
 //
 // (a) a minimal node:http server signing a fixed 300-byte message with node:crypto per request;
 // (b) the steering server answering steering requests, each from a distinct session, 3 pathways,
@@ -240,3 +240,6 @@ for (const n of [100_000, 1_000_000]) {
 // The store and the instances: SQLite against PostgreSQL, --workers 2 against 1, the capacity
 // overshoot of two instances.
 if (process.env.BENCH_INSTANCES !== '0') await import('./instances.bench.mjs');
+
+// The decision log: its cost per decision, and its integration's rate.
+if (process.env.BENCH_LOG !== '0') await import('./log.bench.mjs');

@@ -8,7 +8,7 @@ const settle = () => {
   globalThis.gc?.();
   return process.memoryUsage().rss;
 };
-const table = new SessionTable(3, { maxSessions: 100_000_000 });
+const table = new SessionTable(['a', 'b', 'c'], { maxSessions: 100_000_000 });
 const before = settle();
 const pool = randomBytes(16 * 65_536);
 const session = new Uint8Array(16);
@@ -16,7 +16,8 @@ for (let i = 0; i < n; i++) {
   // Distinct sessions: random bytes, the index in the first word.
   session.set(pool.subarray(16 * (i & 65_535), 16 * (i & 65_535) + 16));
   new DataView(session.buffer).setUint32(0, i, true);
-  table.place(session, i % 3, 1_000_000);
+  // Ends spread over 40 s of the room clock (µs), as TTL + grace spreads them.
+  table.place(session, i % 3, 1_800_000_000_000_000 + Math.floor((i * 40_000_000) / n));
 }
 const after = settle();
 process.stdout.write(

@@ -5,7 +5,14 @@
  */
 import { readFileSync } from 'node:fs';
 import { dirname, isAbsolute, resolve } from 'node:path';
-import { didYouMean, parseDuration, renameAliases } from '@wai-steering/config-text';
+import {
+  didYouMean,
+  notAMapping,
+  parseDuration,
+  parseProblem,
+  renameAliases,
+} from '@wai-steering/config-text';
+import { parseVerifierKey, SIGNATURE_TYPE } from '@wai-steering/tlog';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 
@@ -188,8 +195,60 @@ const liveSchema = z
     capacity_threshold_ppm: integer(0, 1_000_000).default(100_000),
     latency_threshold_ms: integer(0, 0xffff_ffff).default(10),
     max_ahead: duration('how far ahead of the room clock a report may be dated').default(5000),
+    // null: ten periods of the policy (known once the policy is read).
+    max_expiry: duration('how far after its t a report may expire').nullable().default(null),
   })
   .strict();
+/**
+ * A key name of signed-note (the log's origin is its key's name): non-empty, no Unicode space, no
+ * `+`, no control character.
+ */
+export function isLogOrigin(v: string): boolean {
+  return v.length > 0 && !/[\s+\p{Cc}]/u.test(v);
+}
+
+const logOrigin = z
+  .string({ error: "expected the log's name, such as steer.example.com/log" })
+  .refine(
+    isLogOrigin,
+    'expected the log\'s name: no space and no "+", such as steer.example.com/log',
+  );
+const witnessSchema = z
+  .object({
+    url: publicUrl,
+    vkey: z
+      .string({ error: "expected a witness's vkey, <name>+<key ID>+<key>" })
+      .superRefine((v, ctx) => {
+        const read = parseVerifierKey(v);
+        if (!read.ok) {
+          ctx.addIssue({ code: 'custom', message: `not a vkey (${read.refusal.message})` });
+        } else if (read.value.type !== SIGNATURE_TYPE.cosignatureV1) {
+          ctx.addIssue({
+            code: 'custom',
+            message: `a witness's vkey is of type 0x04 (tlog-cosignature, Ed25519), this one 0x${read.value.type.toString(16).padStart(2, '0')}`,
+          });
+        }
+      }),
+  })
+  .strict();
+const logObject = z
+  .object({
+    origin: logOrigin.nullable().default(null),
+    interval: duration('the interval between checkpoints')
+      .refine((ms) => ms >= 10, 'expected the interval between checkpoints: 10ms or more')
+      .default(1000),
+    max_delay: duration("the bound on a decision's wait for a checkpoint").default(2000),
+    witnesses: z
+      .array(witnessSchema, { error: 'expected a list of witnesses, each {url, vkey}' })
+      .default([]),
+  })
+  .strict();
+const logSchema = logObject.refine((v) => v.max_delay > v.interval, {
+  error:
+    'max_delay must be longer than interval (a decision may wait an interval for the integrator)',
+  path: ['max_delay'],
+});
+
 /** A bearer token, as the admin route and the console ask for it (`guard/auth.ts`). */
 const bearerToken = () =>
   z
@@ -264,6 +323,7 @@ export const configSchema = z
     admin: adminSchema.nullable().default(null),
     limits: limitsSchema.prefault({}),
     console: consoleSchema.prefault({}),
+    log: logSchema.prefault({}),
   })
   .strict();
 
@@ -285,6 +345,7 @@ const KNOWN: Readonly<Record<string, readonly string[]>> = {
   admin: Object.keys(adminSchema.shape),
   limits: Object.keys(limitsSchema.shape),
   console: Object.keys(consoleSchema.shape),
+  log: Object.keys(logObject.shape),
 };
 
 /**
@@ -383,6 +444,8 @@ export interface ServerConfig {
     readonly latencyThresholdMs: number;
     /** ms. */
     readonly maxAhead: number;
+    /** How far after its `t` a report may expire, ms; `null` or absent: ten periods of the policy. */
+    readonly maxExpiry?: number | null;
   } | null;
   /** The admin route `POST /admin/reload` and its bearer token; `null`: no admin route. */
   readonly admin: { readonly token: string } | null;
@@ -398,6 +461,17 @@ export interface ServerConfig {
     readonly maxRecordBytes: number;
     readonly maxTargetBytes: number;
     readonly maxCmcdBytes: number;
+  };
+  /**
+   * The decision log (`docs/server.md`, *The decision log*): its origin (`null`: the public URL
+   * without its scheme, then `/log`, or the store's when the log has begun), the interval between
+   * checkpoints and the bound on a decision's wait for one (ms), and its witnesses.
+   */
+  readonly log?: {
+    readonly origin: string | null;
+    readonly interval: number;
+    readonly maxDelay: number;
+    readonly witnesses: readonly { readonly url: string; readonly vkey: string }[];
   };
   /** The operator console (`/status`, `/console/`): on by default, unprotected by default. */
   readonly console: {
@@ -441,6 +515,8 @@ export interface ReadConfig {
  * to be).
  */
 export function readConfig(input: unknown, baseDir: string = process.cwd()): ReadConfig {
+  const top = notAMapping(input);
+  if (top !== undefined) throw new ConfigError([top]);
   const renamed = renameAliases(input, ALIASES);
   const parsed = configSchema.safeParse(renamed.input);
   if (!parsed.success || renamed.issues.length > 0) {
@@ -495,6 +571,7 @@ export function readConfig(input: unknown, baseDir: string = process.cwd()): Rea
             capacityThresholdPpm: c.live.capacity_threshold_ppm,
             latencyThresholdMs: c.live.latency_threshold_ms,
             maxAhead: c.live.max_ahead,
+            maxExpiry: c.live.max_expiry,
           },
     admin: c.admin,
     limits: {
@@ -504,6 +581,12 @@ export function readConfig(input: unknown, baseDir: string = process.cwd()): Rea
       maxCmcdBytes: c.limits.max_cmcd_bytes,
     },
     console: c.console,
+    log: {
+      origin: c.log.origin,
+      interval: c.log.interval,
+      maxDelay: c.log.max_delay,
+      witnesses: c.log.witnesses,
+    },
   };
   return { config, warnings: renamed.warnings };
 }
@@ -530,7 +613,7 @@ export function readConfigFile(file: string): ReadConfig {
   try {
     input = /\.ya?ml$/i.test(file) ? parseYaml(text) : JSON.parse(text);
   } catch (e) {
-    throw new ConfigError([`does not parse: ${(e as Error).message.split('\n')[0]}`], file);
+    throw new ConfigError([`does not parse: ${parseProblem(e, text)}`], file);
   }
   try {
     return readConfig(input, dirname(resolve(file)));

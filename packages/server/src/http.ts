@@ -5,10 +5,10 @@
  *
  * Connections are bounded (`connections.*` of the configuration):
  * - **timeouts**: headers (`headersTimeout`), a whole request (`requestTimeout`: a stalled request
- *   is answered `408`), keep-alive between requests (`keepAliveTimeout`), and a connection with
- *   work waiting (requests queued or in flight, answers unsent, reading paused) and no byte moving
- *   either way for `idleTimeout` is dropped: a client that does not read its answers, once the
- *   kernel's buffers are full;
+ *   is answered `408`), keep-alive between requests (`keepAliveTimeout`), and a connection that
+ *   waits on its client (answers unsent, reading paused) with no byte moving either way for
+ *   `idleTimeout` is dropped: a client that does not read its answers, once the kernel's buffers
+ *   are full (requests the server is still answering are not the client's silence);
  * - **unread answers**: a connection whose answers wait unsent past `maxUnreadBytes` (the client
  *   does not read them) is dropped;
  * - **a cap**: past `max` open connections a new one is answered `503` and closed;
@@ -305,19 +305,20 @@ export function createHttpServer(app: SteeringApp, options: HttpOptions = {}): S
     },
   );
   server.timeout = limits.idleTimeout;
-  // A connection with work waiting (requests queued or in flight, answers unsent, or reading
-  // paused by Node's own backpressure) and no byte moving either way for idleTimeout is dropped:
-  // a client that does not read its answers is dropped after that time, whatever Node's timers.
+  // A connection that waits on its client (answers unsent, or its reading paused with nothing of
+  // the server's to do) and moves no byte either way for idleTimeout is dropped: a client that
+  // does not read its answers is dropped after that time, whatever Node's timers. Requests the
+  // server is still answering (queued or in flight) are not the client's silence: a server busy
+  // for longer than that does not drop the clients it is slow to answer.
+  const waitsOnClient = (c: Conn): boolean =>
+    c.socket.writableLength > 0 ||
+    (c.socket.isPaused() && c.queue.length === 0 && c.inFlight === 0);
   const sweeper = setInterval(
     () => {
       const now = Date.now();
       for (const c of conns.values()) {
         const moved = c.socket.bytesRead + c.socket.bytesWritten;
-        const waiting =
-          c.queue.length > 0 ||
-          c.inFlight > 0 ||
-          c.socket.writableLength > 0 ||
-          c.socket.isPaused();
+        const waiting = waitsOnClient(c);
         if (moved !== c.seen || !waiting) {
           c.seen = moved;
           c.since = now;
@@ -330,8 +331,18 @@ export function createHttpServer(app: SteeringApp, options: HttpOptions = {}): S
   server.once('close', () => clearInterval(sweeper));
   server.on('timeout', (socket: Socket) => {
     const c = conns.get(socket);
-    if (c !== undefined) drop(c, 'timeout');
-    else socket.destroy();
+    if (c === undefined) {
+      socket.destroy();
+      return;
+    }
+    // After a turn of the event loop longer than idleTimeout, timers run before the bytes that
+    // came meanwhile are read: look again once they are. A connection the server is answering
+    // still is not silent on the client's side (the sweeper drops it once it is).
+    const moved = socket.bytesRead + socket.bytesWritten;
+    setImmediate(() => {
+      if (!conns.has(socket) || socket.bytesRead + socket.bytesWritten !== moved) return;
+      if (waitsOnClient(c) || (c.queue.length === 0 && c.inFlight === 0)) drop(c, 'timeout');
+    });
   });
   // Before Node's own listener: count, and refuse past the cap.
   server.prependListener('connection', (socket: Socket) => {

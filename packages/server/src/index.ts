@@ -26,6 +26,7 @@ export type {
   EngineOptions,
   IngestResult,
   KeyLogResult,
+  ListingResult,
   Overloaded,
   PolicyRotated,
   ReadResult,
@@ -33,10 +34,22 @@ export type {
   RecordRefused,
   RecordStored,
   Steered,
+  StoreDamaged,
+  StoredRead,
   StoreUnavailable,
 } from './engine/types.js';
+export { type ClockCheckOptions, checkClock } from './guard/clock.js';
 export { createHttpServer, type HttpOptions, listen } from './http.js';
 export { type RunningWorkers, runWorkers, type WorkersOptions } from './instances/workers.js';
+export { DecisionLog, type DecisionLogOptions, defaultLogOrigin } from './log/log.js';
+export { type LogSigning, planIntegration, type WriterMemo, writerBackend } from './log/plan.js';
+export {
+  LogReader,
+  type LogReaderOptions,
+  type ProofAnswer,
+  type TileAnswer,
+} from './log/reader.js';
+export type { WitnessStatus } from './log/witnesses.js';
 export type { AppRequest, AppResponse, Route, RouteContext } from './routes/types.js';
 export {
   type ReloadResult,
@@ -44,16 +57,34 @@ export {
   type StartOptions,
   startServer,
 } from './server.js';
-export { type Materials, readMaterials } from './start/materials.js';
+export {
+  type CheckedMaterials,
+  checkMaterials,
+  checkStoredHead,
+  type Materials,
+  readMaterials,
+} from './start/materials.js';
 export { type OpenStoreOptions, openConfiguredStore, openStore } from './store/open.js';
 export { PgStore, type PgStoreOptions } from './store/postgres.js';
 export { SqliteStore, type SqliteStoreOptions } from './store/sqlite.js';
-export type {
-  CommitBatch,
-  CommitResult,
-  DecisionPage,
-  PruneResult,
-  SteeringStore,
-  StoredDecision,
-  StoredRecord,
+export {
+  type CommitBatch,
+  type CommitResult,
+  type DecisionCursor,
+  type DecisionPage,
+  type ListedDecision,
+  type LogEntryRow,
+  type LogHead,
+  type LogIntegrated,
+  type LogPlan,
+  type LogPlanInput,
+  type LogReads,
+  type LogWrites,
+  type PruneResult,
+  type SteeringStore,
+  StoreDamagedError,
+  type StoredCheckpoint,
+  type StoredDecision,
+  type StoredRecord,
+  StoreUnavailableError,
 } from './store/store.js';

@@ -197,7 +197,11 @@ export class Metrics {
   );
   readonly storeErrors = new Counter(
     'wai_steering_store_errors_total',
-    'Store operations that failed, by operation (commit, prune, file: the store file removed or replaced, capacity: a report not shared, or a live policy not written).',
+    'Store operations that failed, by operation (commit, prune, file: the store file or its -wal removed or replaced, query: a read, the loads heartbeat, the records catch-up or a dropped connection of the pool, notifications: the listening connection, capacity: a report not kept, or a live policy not written).',
+  );
+  readonly storeDamaged = new Counter(
+    'wai_steering_store_damaged_total',
+    'Rows of the store found not to rebuild the digest they are kept under (altered inside the database), by what they hold (decision, record, policy); each row once.',
   );
   readonly budgetRefused = new Counter(
     'wai_steering_budget_refused_total',
@@ -239,6 +243,7 @@ export class Metrics {
       this.rotations,
       this.capacityReports,
       this.storeErrors,
+      this.storeDamaged,
       this.budgetRefused,
       this.forgedSessions,
       this.cmcdIgnored,

@@ -2,8 +2,9 @@
  * Starting the steering server from its configuration (`wai-steer serve --config FILE`): a short
  * composition of named steps — read and check the room, key log, policy and steering key
  * (`start/materials.ts`); open the store and check the clock and the key log head against it;
- * open the engine; link it to the other instances; build the route table once; listen; start the
- * periodic work (`start/timers.ts`).
+ * open the engine; link it to the other instances; begin or join the decision log (`log/`);
+ * build the route table once; listen; start the periodic work (`start/timers.ts`) and the log's
+ * integrator.
  */
 import type { Server } from 'node:http';
 import type { CryptoBackend } from '@wai-steering/wire';
@@ -23,6 +24,7 @@ import { Health } from './health.js';
 import { createHttpServer, listen } from './http.js';
 import type { IpcChannel } from './instances/loads.js';
 import { type Linked, linkInstances } from './instances/start.js';
+import { DecisionLog } from './log/log.js';
 import { buildRoutes } from './routes/table.js';
 import {
   checkStoredHead,
@@ -57,6 +59,8 @@ export interface RunningServer {
   readonly store: SteeringStore;
   /** The link to the other instances or workers of the deployment, when there are any. */
   readonly instances: Linked;
+  /** The decision log: its origin, vkey, integrator, reader and witnesses. */
+  readonly log: DecisionLog;
   /** Warnings found at start (a steering key that may not state some class, say). */
   readonly warnings: readonly string[];
   /**
@@ -95,6 +99,11 @@ export interface StartOptions {
    * workers' loads and records (`process` in a `node:cluster` worker).
    */
   readonly worker?: IpcChannel;
+  /**
+   * Internal, for the server's bench only: `false` writes no pending entry of the decision log at
+   * commit, so that the bench measures the log's cost (the log is always on otherwise).
+   */
+  readonly logAppend?: boolean;
 }
 
 /** The clock against the store (`guard/clock.ts`), and the newest instants it holds. */
@@ -204,7 +213,10 @@ export async function startServer(
 ): Promise<RunningServer> {
   const backend = options.backend ?? nodeBackend;
   const m = readMaterials(config, backend);
-  const store = await openConfiguredStore(config, options.init === true ? { init: true } : {});
+  const store = await openConfiguredStore(config, {
+    ...(options.init === true ? { init: true } : {}),
+    ...(options.logAppend === false ? { logAppend: false } : {}),
+  });
   const clock = options.clock ?? monotonicClock();
   const activity = new ConsoleActivity(m.policy.pathways.length, {
     lag: { lagUs: m.policy.lag_us, now: clock },
@@ -212,9 +224,20 @@ export async function startServer(
   let engine: SteeringEngine;
   let reloader: Reloader;
   let instances: Linked;
+  let log: DecisionLog;
   try {
     engine = await openEngine(config, m, store, clock, activity, options, backend);
     reloader = new Reloader(config, engine, m.roomBytes, backend);
+    log = await DecisionLog.open({
+      store,
+      config,
+      secretKey: m.secretKey,
+      backend,
+      clock,
+      health: engine.health,
+      metrics: engine.metrics,
+      ...(options.log === undefined ? {} : { log: options.log }),
+    });
     instances = await linkInstances(engine, store, {
       heartbeatMs: config.instances?.heartbeat ?? 250,
       dropAfterMs: config.instances?.dropAfter ?? 1000,
@@ -228,6 +251,7 @@ export async function startServer(
   const consoleRoutes = consoleOf(config, engine, activity, options);
   const routes = buildRoutes({
     engine,
+    log: log.reader,
     ...(config.admin === null
       ? {}
       : { admin: { token: config.admin.token, reload: () => reloader.reload() } }),
@@ -248,6 +272,7 @@ export async function startServer(
   } catch (e) {
     await instances.stop();
     await engine.close();
+    await log.stop();
     await store.close();
     const code = (e as NodeJS.ErrnoException).code;
     throw new ConfigError([
@@ -255,6 +280,7 @@ export async function startServer(
     ]);
   }
   const timers = startTimers(config, engine, store, activity, options);
+  log.start();
   const warnings = m.warnings;
   if (config.console.enabled && config.console.auth === null && !isLoopback(config.listen.host)) {
     warnings.push(
@@ -272,14 +298,19 @@ export async function startServer(
     http,
     store,
     instances,
+    log,
     warnings,
     reloadKeyLog: () => reloader.keyLog(),
     reload: () => reloader.reload(),
     close(): Promise<void> {
       closing ??= new Promise<void>((resolve) => {
         timers.stop();
-        // Answer what is queued, then drop idle keep-alive connections.
-        const drained = engine.close().finally(() => instances.stop());
+        // Answer what is queued, then drop idle keep-alive connections. The log's integrator
+        // gives up its lease, for another instance to take at once.
+        const drained = engine
+          .close()
+          .finally(() => instances.stop())
+          .finally(() => log.stop());
         http.close(() => {
           drained
             .then(

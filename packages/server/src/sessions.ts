@@ -3,23 +3,35 @@
  * steering to it first, its own count, which each decision states (§7.1) and the capacity limit
  * reads (§6.1).
  *
- * A session counts in the load of the first pathway of its latest decision until that decision's
- * TTL plus a **grace** passes without a new request from it (default 10 s: a player asks again
- * when the TTL runs out, and the grace covers its request's time on the network and a late timer;
- * a player that stops asking is counted for TTL + grace at most, plus one sweep pass).
+ * The count follows the rule every implementation counts by and audits by (`docs/audit.md`, *The
+ * load replay*; `LoadReplay` in `@wai-steering/auditor` replays it):
+ *
+ * - a decision at `t` with TTL `ttl` places its session at its first pathway; the session counts
+ *   there at every `t′ < t + (ttl + grace_s) × 10^6` (µs of the room clock, exact), unless a later
+ *   decision of the same session placed it again;
+ * - the load a decision states is the count just before it is placed (its own earlier placement
+ *   included while it counts);
+ * - across a change of policy (a decision under another policy than the decision before it) a
+ *   session keeps counting at the pathway with the same ID until its end; a session whose pathway
+ *   the new policy lacks stops counting. The table counts under the pathway IDs of the last
+ *   decision's policy ({@link SessionTable.follow}, called for each decision), not of the policy
+ *   put in force by a rotation: a rotation undone before any decision drops nothing.
  *
  * The table is open addressing (linear probing, backward-shift deletion) over typed arrays keyed
- * by the 16-byte session, so that a million live sessions take about 42 MB: per slot 16 bytes of
- * key, 4 of expiry (seconds since the table's base) and 1 of pathway, at a load factor of at most
- * 3/4. The slots are probed from a keyed hash (a random seed per table), so that clients choosing
- * their sessions cannot build long probe runs. Expired sessions are swept incrementally: each
- * `sweep(budget)` visits the next `budget` slots, and a session found expired on lookup is removed
- * there and then.
+ * by the 16-byte session: per slot 16 bytes of key, 8 of end (µs, a float64 that holds an integer
+ * exactly below 2^53) and 1 of pathway, at a load factor of at most 3/4, so that a million live
+ * sessions take 25 to 50 MB. The slots are probed from a keyed hash (a random seed per table), so
+ * that clients choosing their sessions cannot build long probe runs. Sessions whose end has come
+ * are swept incrementally: each `sweep(budget)` visits the next `budget` slots, and a session found
+ * ended on lookup is removed there and then.
  *
- * The loads a decision states are `loadsAt(now)`: every session whose expiry has come is out of
- * them at once, swept or not, so that the count is exactly the rule an auditor replays
- * (`docs/audit.md`, *The load replay*): the sessions held are counted per expiry second, and
- * `loadsAt` takes each second's count out of the loads when that second comes.
+ * The loads a decision states are `loadsAt(now)`: every session whose end has come is out of them
+ * at once, swept or not. For that, the ends are also kept on a wheel of one bucket per second of
+ * the room clock, each a list of 4-byte events (the end's µs within its second, its pathway, and
+ * whether it was placed or removed since); when the clock enters a second its bucket is sorted,
+ * and walked as the clock moves through it. A bucket holds an event per placement whose end is
+ * ahead, and one per placement replaced before its end, until the bucket fills and they cancel
+ * out. `current`, `place` and `loadsAt` allocate nothing but a bucket's list now and then.
  */
 import { randomBytes } from 'node:crypto';
 
@@ -29,11 +41,12 @@ export interface SessionTableOptions {
   readonly initialCapacity?: number;
   /** The most live sessions; `place` refuses a new session past it. */
   readonly maxSessions?: number;
-  /** The table's base instant (ms since the epoch): expiries are seconds after it. */
-  readonly base?: number;
 }
 
 const EMPTY = 0;
+/** The most pathways a policy holds in this table (a pathway is a byte, 0 for an empty slot). */
+const MAX_PATHWAYS = 254;
+const US = 1_000_000;
 
 function mix32(h: number): number {
   h ^= h >>> 16;
@@ -44,53 +57,141 @@ function mix32(h: number): number {
   return h >>> 0;
 }
 
+/** `⌊us / 10^6⌋` exactly (a float division may round up just below a second). */
+function secondOf(us: number): number {
+  let s = Math.floor(us / US);
+  if (s * US > us) s--;
+  else if ((s + 1) * US <= us) s++;
+  return s;
+}
+
+function sameIds(a: readonly string[], b: readonly string[]): boolean {
+  if (a === b) return true;
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+function checkIds(ids: readonly string[], where: string): void {
+  if (!Array.isArray(ids) || ids.length < 1 || ids.length > MAX_PATHWAYS) {
+    throw new RangeError(`${where}: 1 to ${MAX_PATHWAYS} pathway IDs`);
+  }
+}
+
+/**
+ * The ends of one second of the room clock: events `offset × 512 + pathway × 2 + r`, `offset`
+ * the end's µs within the second. Before the clock enters the second, in the order they came,
+ * `r` 1 for a placement removed since; once it has, sorted (removals netted out), with `r` 1 for a
+ * placement removed since, and `cur` the first event whose end has not come.
+ */
+interface Bucket {
+  ev: Uint32Array;
+  n: number;
+  cur: number;
+}
+
+/** Sorts `a[0, n)` in place (heapsort: no allocation, a bucket a second). */
+function sortEvents(a: Uint32Array, n: number): void {
+  const sift = (i: number, size: number): void => {
+    const v = a[i]!;
+    for (;;) {
+      let c = 2 * i + 1;
+      if (c >= size) break;
+      if (c + 1 < size && a[c + 1]! > a[c]!) c++;
+      if (a[c]! <= v) break;
+      a[i] = a[c]!;
+      i = c;
+    }
+    a[i] = v;
+  };
+  for (let i = (n >> 1) - 1; i >= 0; i--) sift(i, n);
+  for (let end = n - 1; end > 0; end--) {
+    const top = a[0]!;
+    a[0] = a[end]!;
+    a[end] = top;
+    sift(0, end);
+  }
+}
+
+/** Sorts a bucket's events and nets each removal out with a placement of the same end. */
+function compact(b: Bucket): void {
+  const a = b.ev;
+  sortEvents(a, b.n);
+  let w = 0;
+  let i = 0;
+  while (i < b.n) {
+    const key = a[i]! & ~1;
+    let net = 0;
+    while (i < b.n && (a[i]! & ~1) === key) {
+      net += (a[i]! & 1) === 0 ? 1 : -1;
+      i++;
+    }
+    for (; net > 0; net--) a[w++] = key;
+  }
+  b.n = w;
+  b.cur = 0;
+}
+
 export class SessionTable {
-  /**
-   * Each pathway's sessions held: those whose latest decision placed it first, until a lookup or
-   * the sweep removes them once expired. The loads a decision states are `loadsAt(now)`.
-   */
-  loads: Uint32Array;
   private capacity: number;
   private mask: number;
   private keys: Uint32Array;
-  /** Expiry, whole seconds after `base` (the session is live while now < expiry). */
-  private expiry: Uint32Array;
-  /** 0: empty slot; otherwise the pathway index + 1. */
+  /** Each session's end, µs of the room clock (it counts while now < end). */
+  private end: Float64Array;
+  /** 0: empty slot; otherwise the pathway index + 1, among {@link SessionTable.ids}. */
   private pathway: Uint8Array;
   private size_ = 0;
   private cursor = 0;
   private readonly seed: Uint32Array;
   private readonly maxSessions: number;
-  readonly base: number;
-  /** Per expiry second, the sessions due then that still count, per pathway. */
-  private due = new Map<number, Uint32Array>();
-  /** Every session whose expiry is at or below this second is in `expiredHeld`. */
-  private drained = -1;
-  /** Per pathway, the sessions held whose expiry is at or below `drained`. */
-  private expiredHeld: Uint32Array;
-  /** `loadsAt`'s answer, written in place. */
+  /** The pathway IDs the sessions are counted under: those of the last decision's policy. */
+  private counted: readonly string[];
+  /** The pathway IDs `loads` and `loadsAt` give by default: the policy in force's. */
+  private shown: readonly string[];
+  /** Per pathway counted, the sessions held (some may have ended: see `gone`). */
+  private readonly held = new Uint32Array(MAX_PATHWAYS);
+  /** Per pathway counted, the sessions held whose end is at or before `clock`. */
+  private readonly gone = new Uint32Array(MAX_PATHWAYS);
+  private heldView: Uint32Array;
+  /** `loadsAt`'s answer for the counted IDs, written in place. */
   private live: Uint32Array;
+  /** `loadsAt`'s answer for other IDs: the last ones asked, their indices counted, the answer. */
+  private viewIds: readonly string[] | undefined;
+  private viewMap = new Int16Array(0);
+  private viewOut = new Uint32Array(0);
+  /** The latest instant `loadsAt` was given (µs); -1 before the first. */
+  private clock = -1;
+  /** The second of `clock`, whose bucket is sorted and walked up to `clock`. */
+  private sec = -1;
+  private readonly buckets = new Map<number, Bucket>();
+  private readonly pool: Bucket[] = [];
+  /** While the table is rebuilt, the current second's bucket is appended to, then sorted. */
+  private rebuilding = false;
+  /** The session being looked up, as four words (no allocation per call). */
+  private k0 = 0;
+  private k1 = 0;
+  private k2 = 0;
+  private k3 = 0;
 
-  constructor(pathways: number, options: SessionTableOptions = {}) {
-    if (!Number.isInteger(pathways) || pathways < 1 || pathways > 254) {
-      throw new RangeError('SessionTable: 1 to 254 pathways');
-    }
-    this.loads = new Uint32Array(pathways);
-    this.expiredHeld = new Uint32Array(pathways);
-    this.live = new Uint32Array(pathways);
+  /** A table counting sessions under a policy whose pathways have these IDs, in order. */
+  constructor(ids: readonly string[], options: SessionTableOptions = {}) {
+    checkIds(ids, 'SessionTable');
+    this.counted = ids;
+    this.shown = ids;
+    this.heldView = this.held.subarray(0, ids.length);
+    this.live = new Uint32Array(ids.length);
     let cap = 1024;
     while (cap < (options.initialCapacity ?? 1024)) cap *= 2;
     this.capacity = cap;
     this.mask = cap - 1;
     this.keys = new Uint32Array(cap * 4);
-    this.expiry = new Uint32Array(cap);
+    this.end = new Float64Array(cap);
     this.pathway = new Uint8Array(cap);
     this.seed = new Uint32Array(randomBytes(16).buffer.slice(0, 16));
     this.maxSessions = options.maxSessions ?? 8_000_000;
-    this.base = options.base ?? Date.now();
   }
 
-  /** Live sessions held (some may have expired since the last sweep). */
+  /** Live sessions held (some may have ended since the last sweep). */
   get size(): number {
     return this.size_;
   }
@@ -100,56 +201,204 @@ export class SessionTable {
     return this.capacity;
   }
 
-  /** Bytes of the typed arrays. */
+  /** Bytes of the typed arrays: the slots and the wheel's events. */
   get bytes(): number {
-    return this.keys.byteLength + this.expiry.byteLength + this.pathway.byteLength;
+    let wheel = 0;
+    for (const b of this.buckets.values()) wheel += b.ev.byteLength;
+    return this.keys.byteLength + this.end.byteLength + this.pathway.byteLength + wheel;
   }
 
-  /** Seconds after `base` of the instant `nowMs` (ms since the epoch), rounded down. */
-  secondsAt(nowMs: number): number {
-    return Math.max(0, Math.floor((nowMs - this.base) / 1000));
+  /** The pathway IDs the sessions are counted under (the last decision's policy's). */
+  get ids(): readonly string[] {
+    return this.counted;
   }
 
   /**
-   * Each pathway's load at `now` (seconds after `base`, not decreasing from call to call): the
-   * sessions that count at `now`, whether or not a lookup or the sweep has removed those that no
-   * longer do (`loads` counts the sessions held).
+   * Each pathway's sessions held, for the pathway IDs shown (the policy in force's): those
+   * whose latest decision placed them first, until a lookup or the sweep removes them once
+   * ended. The loads a decision states are {@link SessionTable.loadsAt}.
    */
-  loadsAt(now: number): Uint32Array {
-    if (now > this.drained) {
-      if (now - this.drained <= this.due.size) {
-        for (let s = this.drained + 1; s <= now; s++) this.drain(s);
-      } else {
-        for (const s of [...this.due.keys()]) if (s <= now) this.drain(s);
-      }
-      this.drained = now;
+  get loads(): Uint32Array {
+    if (sameIds(this.shown, this.counted)) return this.heldView;
+    return Uint32Array.from(this.shown, (id) => {
+      const i = this.counted.indexOf(id);
+      return i < 0 ? 0 : this.held[i]!;
+    });
+  }
+
+  /**
+   * The pathway IDs `loads` and `loadsAt` give by default: those of the policy put in force. It
+   * changes no count: the sessions follow the policy of the next decision.
+   */
+  show(ids: readonly string[]): void {
+    checkIds(ids, 'show');
+    this.shown = ids;
+  }
+
+  /**
+   * A decision is about to be made under a policy of these pathway IDs (in order): when they are
+   * not the IDs of the last decision's policy, each session held moves to its pathway's index in
+   * `ids`, or stops counting when `ids` lacks its pathway's ID. Nothing is done for the IDs of the
+   * last decision (the same array is recognised at once). One pass over the table on a change.
+   */
+  follow(ids: readonly string[]): void {
+    if (ids === this.counted) return;
+    checkIds(ids, 'follow');
+    if (!sameIds(ids, this.counted)) {
+      const index = new Map(ids.map((id, i) => [id, i]));
+      this.rebuild(this.counted.map((id) => index.get(id) ?? -1));
     }
-    const live = this.live;
-    for (let p = 0; p < live.length; p++) live[p] = this.loads[p]! - this.expiredHeld[p]!;
-    return live;
+    this.counted = ids;
+    if (this.shown !== ids && sameIds(this.shown, ids)) this.shown = ids;
+    this.heldView = this.held.subarray(0, ids.length);
+    if (this.live.length !== ids.length) this.live = new Uint32Array(ids.length);
+    this.viewIds = undefined;
   }
 
-  private drain(second: number): void {
-    const counts = this.due.get(second);
-    if (counts === undefined) return;
-    for (let p = 0; p < counts.length; p++) this.expiredHeld[p]! += counts[p]!;
-    this.due.delete(second);
+  /**
+   * Each pathway's load at `now` (µs of the room clock, not decreasing from call to call): the
+   * sessions that count at `now`, whether or not a lookup or the sweep has removed those that no
+   * longer do. For the pathway IDs `ids` (those shown by default), by ID: a pathway the sessions
+   * are not counted under has none. The answer is a view the next call overwrites.
+   */
+  loadsAt(now: number, ids: readonly string[] = this.shown): Uint32Array {
+    this.advance(now);
+    if (ids === this.counted) {
+      const live = this.live;
+      for (let p = 0; p < live.length; p++) live[p] = this.held[p]! - this.gone[p]!;
+      return live;
+    }
+    if (ids !== this.viewIds) {
+      this.viewIds = ids;
+      this.viewMap = Int16Array.from(ids, (id) => this.counted.indexOf(id));
+      this.viewOut = new Uint32Array(ids.length);
+    }
+    const out = this.viewOut;
+    for (let i = 0; i < out.length; i++) {
+      const p = this.viewMap[i]!;
+      out[i] = p < 0 ? 0 : this.held[p]! - this.gone[p]!;
+    }
+    return out;
   }
 
-  /** Counts a session held in `pathway` until `expiry` (`sign` 1), or no longer (-1). */
-  private count(pathway: number, expiry: number, sign: 1 | -1): void {
-    this.loads[pathway]! += sign;
-    if (expiry <= this.drained) {
-      this.expiredHeld[pathway]! += sign;
+  /** Moves the wheel to `now`: every end at or before it is counted in `gone`. */
+  private advance(now: number): void {
+    if (!(now > this.clock)) return;
+    const ns = secondOf(now);
+    if (ns !== this.sec) {
+      // The rest of the second entered, then every whole second before `ns`, then `ns`.
+      const b = this.buckets.get(this.sec);
+      if (b !== undefined) {
+        for (let i = b.cur; i < b.n; i++) {
+          const e = b.ev[i]!;
+          if ((e & 1) === 0) this.gone[(e >>> 1) & 255]!++;
+        }
+        this.release(this.sec, b);
+      }
+      if (ns - this.sec - 1 <= this.buckets.size) {
+        for (let s = this.sec + 1; s < ns; s++) this.drainWhole(s);
+      } else {
+        for (const s of this.buckets.keys()) if (s < ns) this.drainWhole(s);
+      }
+      this.sec = ns;
+      const entered = this.buckets.get(ns);
+      if (entered !== undefined) compact(entered);
+    }
+    const b = this.buckets.get(ns);
+    if (b !== undefined) {
+      const off = now - ns * US;
+      const ev = b.ev;
+      let i = b.cur;
+      while (i < b.n && ev[i]! >>> 9 <= off) {
+        const e = ev[i]!;
+        if ((e & 1) === 0) this.gone[(e >>> 1) & 255]!++;
+        i++;
+      }
+      b.cur = i;
+    }
+    this.clock = now;
+  }
+
+  /** Counts every end of a second wholly past, placed or removed since. */
+  private drainWhole(s: number): void {
+    const b = this.buckets.get(s);
+    if (b === undefined) return;
+    for (let i = 0; i < b.n; i++) {
+      const e = b.ev[i]!;
+      if ((e & 1) === 0) this.gone[(e >>> 1) & 255]!++;
+      else this.gone[(e >>> 1) & 255]!--;
+    }
+    this.release(s, b);
+  }
+
+  private release(s: number, b: Bucket): void {
+    this.buckets.delete(s);
+    b.n = 0;
+    b.cur = 0;
+    if (this.pool.length < 64) this.pool.push(b);
+  }
+
+  private bucketOf(s: number): Bucket {
+    let b = this.buckets.get(s);
+    if (b === undefined) {
+      b = this.pool.pop() ?? { ev: new Uint32Array(64), n: 0, cur: 0 };
+      this.buckets.set(s, b);
+    }
+    return b;
+  }
+
+  /** Room for one more event: a list that fills is compacted first, and doubled if need be. */
+  private room(b: Bucket, sorted: boolean): void {
+    if (b.n < b.ev.length) return;
+    if (!sorted) compact(b);
+    if (b.n * 2 > b.ev.length) {
+      const grown = new Uint32Array(b.ev.length * 2);
+      grown.set(b.ev.subarray(0, b.n));
+      b.ev = grown;
+    }
+  }
+
+  /** Counts a session held in `pathway` until `end` (`sign` 1), or no longer (-1). */
+  private count(pathway: number, end: number, sign: 1 | -1): void {
+    this.held[pathway]! += sign;
+    if (end <= this.clock) {
+      this.gone[pathway]! += sign;
       return;
     }
-    let counts = this.due.get(expiry);
-    if (counts === undefined) {
-      counts = new Uint32Array(this.loads.length);
-      this.due.set(expiry, counts);
+    const s = secondOf(end);
+    const v = (end - s * US) * 512 + pathway * 2;
+    const current = s === this.sec && !this.rebuilding;
+    const b = this.bucketOf(s);
+    if (sign < 0 && current) {
+      // The placement is after the walked part: the last of its kind is marked removed.
+      const i = this.upperBound(b, v) - 1;
+      if (i < b.cur || b.ev[i] !== v) throw new Error('SessionTable: an end not on the wheel');
+      b.ev[i] = v + 1;
+      return;
     }
-    counts[pathway]! += sign;
-    if (sign < 0 && counts.every((c) => c === 0)) this.due.delete(expiry);
+    this.room(b, current);
+    if (sign < 0) {
+      b.ev[b.n++] = v + 1;
+    } else if (current) {
+      const at = this.upperBound(b, v);
+      b.ev.copyWithin(at + 1, at, b.n);
+      b.ev[at] = v;
+      b.n++;
+    } else {
+      b.ev[b.n++] = v;
+    }
+  }
+
+  /** The first index of the sorted bucket's unwalked events holding more than `v`. */
+  private upperBound(b: Bucket, v: number): number {
+    let lo = b.cur;
+    let hi = b.n;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (b.ev[mid]! <= v) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
   }
 
   private hash(k0: number, k1: number, k2: number, k3: number): number {
@@ -161,37 +410,33 @@ export class SessionTable {
     return h;
   }
 
-  private static words(session: Uint8Array): [number, number, number, number] {
+  /** Reads a session into `k0` to `k3`. */
+  private take(session: Uint8Array): void {
     if (session.length !== 16) throw new RangeError('a session is 16 bytes');
-    const w = (i: number): number =>
-      (session[i]! | (session[i + 1]! << 8) | (session[i + 2]! << 16) | (session[i + 3]! << 24)) >>>
-      0;
-    return [w(0), w(4), w(8), w(12)];
+    const s = session;
+    this.k0 = (s[0]! | (s[1]! << 8) | (s[2]! << 16) | (s[3]! << 24)) >>> 0;
+    this.k1 = (s[4]! | (s[5]! << 8) | (s[6]! << 16) | (s[7]! << 24)) >>> 0;
+    this.k2 = (s[8]! | (s[9]! << 8) | (s[10]! << 16) | (s[11]! << 24)) >>> 0;
+    this.k3 = (s[12]! | (s[13]! << 8) | (s[14]! << 16) | (s[15]! << 24)) >>> 0;
   }
 
-  /** The slot of a session, or -1. */
-  private find(k0: number, k1: number, k2: number, k3: number): number {
+  /**
+   * The pathway (an index among {@link SessionTable.ids}) the session's latest decision placed
+   * first, while it counts at `now` (µs); -1 when the session is not held or its end has come (it
+   * is then removed, and its pathway's load drops).
+   */
+  current(session: Uint8Array, now: number): number {
+    this.take(session);
+    const { k0, k1, k2, k3 } = this;
     const keys = this.keys;
     let i = this.hash(k0, k1, k2, k3) & this.mask;
     for (;;) {
       if (this.pathway[i] === EMPTY) return -1;
       const o = i * 4;
-      if (keys[o] === k0 && keys[o + 1] === k1 && keys[o + 2] === k2 && keys[o + 3] === k3)
-        return i;
+      if (keys[o] === k0 && keys[o + 1] === k1 && keys[o + 2] === k2 && keys[o + 3] === k3) break;
       i = (i + 1) & this.mask;
     }
-  }
-
-  /**
-   * The pathway the session's latest decision placed first, while it is live at `now` (seconds
-   * after `base`); -1 when the session is not held or has expired (it is then removed, and its
-   * pathway's load drops).
-   */
-  current(session: Uint8Array, now: number): number {
-    const [k0, k1, k2, k3] = SessionTable.words(session);
-    const i = this.find(k0, k1, k2, k3);
-    if (i < 0) return -1;
-    if (this.expiry[i]! <= now) {
+    if (this.end[i]! <= now) {
       this.removeAt(i);
       return -1;
     }
@@ -199,15 +444,17 @@ export class SessionTable {
   }
 
   /**
-   * Counts the session in `pathway`'s load until `expiry` (seconds after `base`), moving it from
-   * the pathway it counted in before. `false` when the session is new and the table holds
-   * `maxSessions` already (nothing changes then).
+   * Counts the session in `pathway`'s load (an index among {@link SessionTable.ids}) until `end`
+   * (µs of the room clock, an integer), moving it from the pathway it counted in before. `false`
+   * when the session is new and the table holds `maxSessions` already (nothing changes then).
    */
-  place(session: Uint8Array, pathway: number, expiry: number): boolean {
-    if (!Number.isInteger(pathway) || pathway < 0 || pathway >= this.loads.length) {
+  place(session: Uint8Array, pathway: number, end: number): boolean {
+    if (!Number.isInteger(pathway) || pathway < 0 || pathway >= this.counted.length) {
       throw new RangeError('place: not a pathway');
     }
-    const [k0, k1, k2, k3] = SessionTable.words(session);
+    if (!Number.isSafeInteger(end) || end < 0) throw new RangeError('place: not an instant (µs)');
+    this.take(session);
+    const { k0, k1, k2, k3 } = this;
     const keys = this.keys;
     let i = this.hash(k0, k1, k2, k3) & this.mask;
     for (;;) {
@@ -215,10 +462,10 @@ export class SessionTable {
       if (p === EMPTY) break;
       const o = i * 4;
       if (keys[o] === k0 && keys[o + 1] === k1 && keys[o + 2] === k2 && keys[o + 3] === k3) {
-        this.count(p - 1, this.expiry[i]!, -1);
+        this.count(p - 1, this.end[i]!, -1);
         this.pathway[i] = pathway + 1;
-        this.expiry[i] = Math.min(expiry, 0xffff_ffff);
-        this.count(pathway, this.expiry[i]!, 1);
+        this.end[i] = end;
+        this.count(pathway, end, 1);
         return true;
       }
       i = (i + 1) & this.mask;
@@ -230,8 +477,8 @@ export class SessionTable {
     keys[o + 2] = k2;
     keys[o + 3] = k3;
     this.pathway[i] = pathway + 1;
-    this.expiry[i] = Math.min(expiry, 0xffff_ffff);
-    this.count(pathway, this.expiry[i]!, 1);
+    this.end[i] = end;
+    this.count(pathway, end, 1);
     this.size_++;
     if (this.size_ * 4 > this.capacity * 3) this.grow();
     return true;
@@ -241,7 +488,7 @@ export class SessionTable {
   private removeAt(i: number): void {
     const keys = this.keys;
     const mask = this.mask;
-    this.count(this.pathway[i]! - 1, this.expiry[i]!, -1);
+    this.count(this.pathway[i]! - 1, this.end[i]!, -1);
     this.size_--;
     let hole = i;
     let j = i;
@@ -260,55 +507,94 @@ export class SessionTable {
         keys[h + 2] = keys[o + 2]!;
         keys[h + 3] = keys[o + 3]!;
         this.pathway[hole] = p;
-        this.expiry[hole] = this.expiry[j]!;
+        this.end[hole] = this.end[j]!;
         hole = j;
       }
     }
     this.pathway[hole] = EMPTY;
   }
 
-  private grow(): void {
+  /** Inserts a session known to be absent into the arrays (no count). */
+  private insert(k0: number, k1: number, k2: number, k3: number, p: number, end: number): void {
+    let i = this.hash(k0, k1, k2, k3) & this.mask;
+    while (this.pathway[i] !== EMPTY) i = (i + 1) & this.mask;
+    const n = i * 4;
+    this.keys[n] = k0;
+    this.keys[n + 1] = k1;
+    this.keys[n + 2] = k2;
+    this.keys[n + 3] = k3;
+    this.pathway[i] = p;
+    this.end[i] = end;
+  }
+
+  /**
+   * The arrays again at `capacity` slots, each session's pathway `p` (from 1) now `map[p − 1] + 1`
+   * and counted anew (dropped where `map` says -1), or kept as it is without `map`.
+   */
+  private rehash(capacity: number, map?: readonly number[]): void {
     const oldKeys = this.keys;
-    const oldExpiry = this.expiry;
+    const oldEnd = this.end;
     const oldPathway = this.pathway;
     const oldCap = this.capacity;
-    this.capacity = oldCap * 2;
-    this.mask = this.capacity - 1;
-    this.keys = new Uint32Array(this.capacity * 4);
-    this.expiry = new Uint32Array(this.capacity);
-    this.pathway = new Uint8Array(this.capacity);
+    this.capacity = capacity;
+    this.mask = capacity - 1;
+    this.keys = new Uint32Array(capacity * 4);
+    this.end = new Float64Array(capacity);
+    this.pathway = new Uint8Array(capacity);
     this.cursor = 0;
     for (let s = 0; s < oldCap; s++) {
       const p = oldPathway[s]!;
       if (p === EMPTY) continue;
+      const to = map === undefined ? p - 1 : map[p - 1]!;
+      if (to < 0) continue;
       const o = s * 4;
-      const k0 = oldKeys[o]!;
-      const k1 = oldKeys[o + 1]!;
-      const k2 = oldKeys[o + 2]!;
-      const k3 = oldKeys[o + 3]!;
-      let i = this.hash(k0, k1, k2, k3) & this.mask;
-      while (this.pathway[i] !== EMPTY) i = (i + 1) & this.mask;
-      const n = i * 4;
-      this.keys[n] = k0;
-      this.keys[n + 1] = k1;
-      this.keys[n + 2] = k2;
-      this.keys[n + 3] = k3;
-      this.pathway[i] = p;
-      this.expiry[i] = oldExpiry[s]!;
+      this.insert(
+        oldKeys[o]!,
+        oldKeys[o + 1]!,
+        oldKeys[o + 2]!,
+        oldKeys[o + 3]!,
+        to + 1,
+        oldEnd[s]!,
+      );
+      if (map !== undefined) {
+        this.count(to, oldEnd[s]!, 1);
+        this.size_++;
+      }
     }
   }
 
+  private grow(): void {
+    this.rehash(this.capacity * 2);
+  }
+
+  /** The sessions counted again under other pathways: `map` from the old index to the new. */
+  private rebuild(map: readonly number[]): void {
+    for (const [s, b] of [...this.buckets]) this.release(s, b);
+    this.held.fill(0);
+    this.gone.fill(0);
+    this.size_ = 0;
+    this.rebuilding = true;
+    try {
+      this.rehash(this.capacity, map);
+    } finally {
+      this.rebuilding = false;
+    }
+    // The current second's ends came in any order: sorted now (all are after the clock).
+    const b = this.buckets.get(this.sec);
+    if (b !== undefined) compact(b);
+  }
+
   /**
-   * Visits the next `budget` slots from the sweep cursor and removes the sessions expired at
-   * `now` (seconds after `base`); the number removed. A pass over the whole table takes
-   * `slots / budget` calls.
+   * Visits the next `budget` slots from the sweep cursor and removes the sessions whose end has
+   * come at `now` (µs); the number removed. A pass over the whole table takes `slots / budget`
+   * calls.
    */
   sweep(budget: number, now: number): number {
     let removed = 0;
     let visited = 0;
     let i = this.cursor;
     while (visited < budget && this.size_ > 0) {
-      if (this.pathway[i] !== EMPTY && this.expiry[i]! <= now) {
+      if (this.pathway[i] !== EMPTY && this.end[i]! <= now) {
         // The shift may bring a later entry into slot i: visit it again.
         this.removeAt(i);
         removed++;
@@ -321,63 +607,14 @@ export class SessionTable {
     return removed;
   }
 
-  /**
-   * The policy's pathways changed (a rotation by the operator): each session's pathway `p` is
-   * now `map[p]`, or the session is dropped when `map[p]` is negative (its pathway was removed,
-   * so it counts in no load). The table then counts `pathways` loads. One pass over the table.
-   */
-  remap(map: readonly number[], pathways: number): void {
-    if (!Number.isInteger(pathways) || pathways < 1 || pathways > 254) {
-      throw new RangeError('remap: 1 to 254 pathways');
-    }
-    if (map.length !== this.loads.length) throw new RangeError('remap: one entry per pathway');
-    for (const m of map) {
-      if (!Number.isInteger(m) || m >= pathways) throw new RangeError('remap: not a pathway');
-    }
-    const oldKeys = this.keys;
-    const oldExpiry = this.expiry;
-    const oldPathway = this.pathway;
-    this.keys = new Uint32Array(this.capacity * 4);
-    this.expiry = new Uint32Array(this.capacity);
-    this.pathway = new Uint8Array(this.capacity);
-    this.loads = new Uint32Array(pathways);
-    this.expiredHeld = new Uint32Array(pathways);
-    this.live = new Uint32Array(pathways);
-    this.due = new Map();
-    this.size_ = 0;
-    this.cursor = 0;
-    for (let s = 0; s < this.capacity; s++) {
-      const p = oldPathway[s]!;
-      if (p === EMPTY) continue;
-      const to = map[p - 1]!;
-      if (to < 0) continue;
-      const o = s * 4;
-      const k0 = oldKeys[o]!;
-      const k1 = oldKeys[o + 1]!;
-      const k2 = oldKeys[o + 2]!;
-      const k3 = oldKeys[o + 3]!;
-      let i = this.hash(k0, k1, k2, k3) & this.mask;
-      while (this.pathway[i] !== EMPTY) i = (i + 1) & this.mask;
-      const n = i * 4;
-      this.keys[n] = k0;
-      this.keys[n + 1] = k1;
-      this.keys[n + 2] = k2;
-      this.keys[n + 3] = k3;
-      this.pathway[i] = to + 1;
-      this.expiry[i] = oldExpiry[s]!;
-      this.count(to, oldExpiry[s]!, 1);
-      this.size_++;
-    }
-  }
-
   /** Removes every session. */
   clear(): void {
     this.keys.fill(0);
-    this.expiry.fill(0);
+    this.end.fill(0);
     this.pathway.fill(0);
-    this.loads.fill(0);
-    this.due.clear();
-    this.expiredHeld.fill(0);
+    this.held.fill(0);
+    this.gone.fill(0);
+    for (const [s, b] of [...this.buckets]) this.release(s, b);
     this.size_ = 0;
     this.cursor = 0;
   }

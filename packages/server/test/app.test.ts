@@ -48,11 +48,14 @@ describe('the dispatcher', () => {
     expect(pre.headers['access-control-allow-origin']).toBe('*');
   });
 
-  it('answers 503 with Retry-After when the commit queue is full', async () => {
+  it('answers 503 (HLS) or 429 (DASH) with Retry-After when the commit queue is full', async () => {
     ctx = await demoApp({ maxQueue: 2 });
-    const all = await Promise.all(Array.from({ length: 5 }, () => get(ctx!.app, '/steer')));
-    const codes = all.map((r) => r.status).sort();
-    expect(codes).toEqual([200, 200, 503, 503, 503]);
-    expect(all.find((r) => r.status === 503)!.headers['retry-after']).toBe('1');
+    const all = await Promise.all(
+      ['_HLS_throughput=1', '_HLS_throughput=2', '_HLS_throughput=3', '_DASH_throughput=4', ''].map(
+        (q) => get(ctx!.app, `/steer?${q}`),
+      ),
+    );
+    expect(all.map((r) => r.status)).toEqual([200, 200, 503, 429, 429]);
+    expect(all.slice(2).map((r) => r.headers['retry-after'])).toEqual(['1', '1', '1']);
   });
 });

@@ -1,5 +1,6 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { formatVerifierKey, noteKeyId } from '@wai-steering/tlog';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   ConfigError,
@@ -184,5 +185,68 @@ describe('the store of a configuration', () => {
       ),
     ).toMatch(/^store: expected one of "path" \(SQLite\) and "url" \(PostgreSQL\)/);
     expect(errorOf(() => parseConfig({ ...minimal, store: {} }))).toMatch(/^store: expected one/);
+  });
+});
+
+describe('the decision log of a configuration', () => {
+  const vkeyOf = (type: number) => {
+    const key = { name: 'witness.example', type, publicKey: new Uint8Array(32).fill(3) };
+    const keyId = noteKeyId(key.name, key.type, key.publicKey);
+    return formatVerifierKey({ ...key, keyId });
+  };
+
+  it('has every field defaulted: the public URL as origin, 1 s, 2 s, no witness', () => {
+    expect(parseConfig(minimal, '/srv').log).toEqual({
+      origin: null,
+      interval: 1000,
+      maxDelay: 2000,
+      witnesses: [],
+    });
+    const witness = { url: 'https://w.example/w1', vkey: vkeyOf(4) };
+    expect(
+      parseConfig(
+        {
+          ...minimal,
+          log: {
+            origin: 'steer.example.com/log',
+            interval: '250ms',
+            max_delay: '1s',
+            witnesses: [witness],
+          },
+        },
+        '/srv',
+      ).log,
+    ).toEqual({
+      origin: 'steer.example.com/log',
+      interval: 250,
+      maxDelay: 1000,
+      witnesses: [witness],
+    });
+  });
+
+  it('names what to fix in each field', () => {
+    const log = (l: unknown) => errorOf(() => parseConfig({ ...minimal, log: l }, '/srv'));
+    expect(log({ origin: 'a b/log' })).toBe(
+      'log.origin: expected the log\'s name: no space and no "+", such as steer.example.com/log',
+    );
+    expect(log({ origin: 'a+b' })).toMatch(/^log\.origin: /);
+    expect(log({ interval: '5ms' })).toBe(
+      'log.interval: expected the interval between checkpoints: 10ms or more',
+    );
+    expect(log({ interval: '2s', max_delay: '2s' })).toBe(
+      'log.max_delay: max_delay must be longer than interval (a decision may wait an interval for the integrator)',
+    );
+    expect(log({ witnesses: [{ url: 'w.example', vkey: vkeyOf(4) }] })).toBe(
+      'log.witnesses.0.url: expected an http or https URL',
+    );
+    expect(log({ witnesses: [{ url: 'https://w.example', vkey: vkeyOf(1) }] })).toBe(
+      "log.witnesses.0.vkey: a witness's vkey is of type 0x04 (tlog-cosignature, Ed25519), this one 0x01",
+    );
+    expect(log({ witnesses: [{ url: 'https://w.example', vkey: 'nope' }] })).toMatch(
+      /^log\.witnesses\.0\.vkey: not a vkey \(/,
+    );
+    expect(log({ intervall: '1s' })).toBe(
+      'log.intervall: unknown field (did you mean "interval"?)',
+    );
   });
 });

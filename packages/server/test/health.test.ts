@@ -5,6 +5,7 @@
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config.js';
 import { setupDemo } from '../src/demo/setup.js';
@@ -39,7 +40,8 @@ function load(url: string, workers: number, max: number) {
   };
 }
 
-async function until(what: () => Promise<boolean>, tries = 200): Promise<void> {
+/** Polls `what` until it holds; at most `tries` polls 50 ms apart (a generous ceiling: 60 s). */
+async function until(what: () => Promise<boolean>, tries = 1200): Promise<void> {
   for (let i = 0; i < tries; i++) {
     if (await what()) return;
     await new Promise((r) => setTimeout(r, 50));
@@ -81,8 +83,10 @@ describe('the store file removed while running', () => {
     await until(async () => (await health(server.url)).status === 503);
     const h = await health(server.url);
     expect(h.body).toMatchObject({ status: 'degraded', causes: [{ cause: 'store' }] });
-    const steer = await get(server.app, '/steer');
+    const steer = await get(server.app, '/steer?_HLS_throughput=5000000');
     expect(steer.status).toBe(503);
+    // A DASH client is answered 429, which it honours (docs/players.md).
+    expect((await get(server.app, '/steer?_DASH_throughput=5000000')).status).toBe(429);
     expect(JSON.parse(text(steer.body))).toMatchObject({ error: 'store_unavailable' });
     expect(steer.headers['retry-after']).toBeDefined();
     // Load goes on against the degraded server; still one line.
@@ -113,12 +117,97 @@ describe('the store file removed while running', () => {
     });
     cleanup.push(() => server.close());
     const other = join(t.dir, 'other.sqlite');
-    new SqliteStore(other).close();
+    // Closed (its checkpointer gone) before it is moved: nothing writes in the directory after.
+    await new SqliteStore(other).close();
     execFileSync('mv', [other, config.store.path!]);
     await until(async () => (await health(server.url)).status === 503);
     expect(lines).toEqual([
       expect.stringMatching(/degraded \(store\): another file sits at the store path/),
     ]);
+  });
+});
+
+describe("the store's -wal removed while running", () => {
+  it('turns health and steering to 503, logged once: the commits not yet checkpointed would be lost', async () => {
+    const t = tempDir('wai-wal-');
+    cleanup.push(t.remove);
+    const lines: string[] = [];
+    const clock = new TestClock(BigInt(Date.now()) * 1000n);
+    const { server, config } = await fileServer(t.dir, clock, {
+      start: { watchMs: 50, log: (l) => lines.push(l) },
+    });
+    cleanup.push(() => server.close());
+    expect((await get(server.app, '/steer')).status).toBe(200);
+    unlinkSync(`${config.store.path!}-wal`);
+    await until(async () => (await health(server.url)).status === 503);
+    expect((await health(server.url)).body).toMatchObject({
+      status: 'degraded',
+      causes: [{ cause: 'store' }],
+    });
+    const steer = await get(server.app, '/steer?_HLS_pathway=cdn-a');
+    expect([steer.status, JSON.parse(text(steer.body)).error]).toEqual([503, 'store_unavailable']);
+    expect(lines).toEqual([
+      expect.stringMatching(/degraded \(store\): the store's -wal or -shm file was removed/),
+    ]);
+  });
+});
+
+describe('a decision row altered inside the store', () => {
+  it('answers 500 store_damaged, not 404; health says damaged; one line names the digest', async () => {
+    const t = tempDir('wai-damaged-');
+    cleanup.push(t.remove);
+    const lines: string[] = [];
+    const clock = new TestClock(BigInt(Date.now()) * 1000n);
+    const { server, config } = await fileServer(t.dir, clock, {
+      start: { log: (l) => lines.push(l) },
+    });
+    cleanup.push(() => server.close());
+    const digests: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      const res = await get(server.app, '/steer');
+      expect(res.status).toBe(200);
+      digests.push(JSON.parse(text(res.body))['science.transaction.wai-decision'].slice(-64));
+      clock.advance(10);
+    }
+    // One byte of the second decision's signed fields changed by another connection to the file:
+    // SQLite's quick_check passes.
+    const hex = digests[1]!;
+    const key = Buffer.from(hex, 'hex').readBigInt64BE(0);
+    const db = new Database(config.store.path!);
+    const row = db.prepare('SELECT id, tail FROM decisions WHERE key = ?').get(key) as {
+      id: number;
+      tail: Buffer;
+    };
+    const tail = Buffer.from(row.tail);
+    tail[10] = tail[10]! ^ 0x5a;
+    db.prepare('UPDATE decisions SET tail = ? WHERE id = ?').run(tail, row.id);
+    expect(db.pragma('quick_check', { simple: true })).toBe('ok');
+    db.close();
+
+    for (let i = 0; i < 3; i++) {
+      const res = await get(server.app, `/decisions/${hex}`);
+      expect(res.status).toBe(500);
+      expect(JSON.parse(text(res.body))).toMatchObject({ error: 'store_damaged' });
+    }
+    // The others are served; an absent one is 404.
+    expect((await get(server.app, `/decisions/${digests[0]}`)).status).toBe(200);
+    expect((await get(server.app, `/decisions/${'0'.repeat(64)}`)).status).toBe(404);
+    // The listing stops at the damaged row rather than list it under a digest never signed.
+    const listing = await get(server.app, '/decisions?from=0');
+    expect([listing.status, JSON.parse(text(listing.body)).error]).toEqual([500, 'store_damaged']);
+    // Health: damaged (steering goes on: what is decided now is sound).
+    const h = await health(server.url);
+    expect(h).toMatchObject({
+      status: 200,
+      body: { status: 'damaged', causes: [{ cause: 'store_damaged' }] },
+    });
+    expect((await get(server.app, '/steer')).status).toBe(200);
+    // One line per damaged row, naming its digest, whatever the reads.
+    expect(lines.filter((l) => l.includes(hex))).toHaveLength(1);
+    expect(lines).toHaveLength(2); // the row by digest, and by the listing's key
+    expect(server.engine.metrics.render()).toMatch(
+      /wai_steering_store_damaged_total\{what="decision"\} 2/,
+    );
   });
 });
 
@@ -199,13 +288,15 @@ describe('a full disk', () => {
     fill();
     const statuses: number[] = [];
     for (let i = 0; i < 2000 && !statuses.includes(503); i++) {
-      const res = await get(server.app, '/steer');
+      const res = await get(server.app, '/steer?_HLS_throughput=5000000');
       statuses.push(res.status);
       clock.advance(10);
     }
     expect(statuses).toContain(503);
     // Commits go on failing for a while: one line, and a count.
-    for (let i = 0; i < 200; i++) expect((await get(server.app, '/steer')).status).toBe(503);
+    for (let i = 0; i < 200; i++) {
+      expect((await get(server.app, '/steer?_HLS_throughput=5000000')).status).toBe(503);
+    }
     const h = await get(server.app, '/healthz');
     expect(h.status).toBe(503);
     expect(JSON.parse(text(h.body))).toMatchObject({

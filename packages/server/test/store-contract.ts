@@ -3,12 +3,25 @@
  * (`sqlite-store.test.ts`, `pg-store.test.ts`).
  */
 import { createHash } from 'node:crypto';
+import {
+  emptyRoot,
+  encodeEntry,
+  integrate,
+  leafHash,
+  openCheckpoint,
+  proveConsistency,
+  rootOf,
+  TileHashReader,
+  verifyConsistency,
+} from '@wai-steering/tlog';
 import { type DecisionFields, signDecision } from '@wai-steering/wire';
 import { nodeBackend } from '@wai-steering/wire/node';
 import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
+import { planIntegration } from '../src/log/plan.js';
 import { splitDecision } from '../src/store/compact.js';
-import type { SteeringStore, StoredRecord } from '../src/store/store.js';
+import type { DecisionCursor, SteeringStore, StoredRecord } from '../src/store/store.js';
+import { integrateAll, TEST_ORIGIN, testSigning } from './helpers/log.js';
 
 /** A store of the suite: `reopen` opens the same data again (once `store` is closed). */
 export interface ContractStore {
@@ -16,6 +29,23 @@ export interface ContractStore {
   reopen(): Promise<SteeringStore>;
   /** Removes what the store left (after `store.close()`). */
   dispose(): Promise<void>;
+  /**
+   * Alters, inside the database and past the store (as damage would, or someone with access to
+   * it), one byte of the signed fields of each decision row kept under the key of `digest`.
+   */
+  damage(digest: Uint8Array): Promise<void>;
+}
+
+/** The decisions' lookup key of a digest: its first 8 bytes, a signed 64-bit integer. */
+export function keyOf(digest: Uint8Array): bigint {
+  return new DataView(digest.buffer, digest.byteOffset, 8).getBigInt64(0, false);
+}
+
+/** A tail with one byte of its signed fields changed (the 11th: past `t`, in the session). */
+export function altered(tail: Uint8Array): Uint8Array {
+  const out = Uint8Array.from(tail);
+  out[10] = out[10]! ^ 0x5a;
+  return out;
 }
 
 const secretKey = new Uint8Array(32).fill(3);
@@ -126,6 +156,30 @@ export function storeContract(name: string, open: () => Promise<ContractStore>):
       current.push(h.store);
       return h;
     };
+
+    it('answers a decision row altered inside the database as damage, never as absent', async () => {
+      const h = await fresh();
+      const a = decisionAt(1_000n, 1, [[]]);
+      const b = decisionAt(1_001n, 2, [[]]);
+      await h.store.commit({ records: [], decisions: [a, b] });
+      await h.damage(a.digest);
+      const hex = Buffer.from(a.digest).toString('hex');
+      await expect(h.store.getDecision(a.digest)).rejects.toMatchObject({
+        name: 'StoreDamagedError',
+        what: 'decision',
+        digest: hex,
+      });
+      // The others are served as ever; an absent digest is absent.
+      expect(same(await h.store.getDecision(b.digest), b.bytes)).toBe(true);
+      expect(await h.store.getDecision(new Uint8Array(32).fill(0xee))).toBeUndefined();
+      // The listing never lists the damaged row under a digest the server did not sign.
+      await expect(h.store.listDecisions(0n, 10_000n, null, 10)).rejects.toMatchObject({
+        name: 'StoreDamagedError',
+        digest: `${hex.slice(0, 16)}…`,
+      });
+      // From the row after it on, the listing goes on.
+      expect((await h.store.listDecisions(1_001n, 10_000n, null, 10)).decisions).toHaveLength(1);
+    });
 
     it('rebuilds every decision byte for byte, across evidence sets and a reopen', async () => {
       const h = await fresh();
@@ -395,5 +449,388 @@ export function storeContract(name: string, open: () => Promise<ContractStore>):
         expect(same(await store.getDecision(d.digest), d.bytes)).toBe(true);
       }
     });
+
+    it('lists decisions in ascending t, equal t in the log’s order, whatever order they were committed in', async () => {
+      const { store } = await fresh();
+      // Two instances' decisions: committed in batches whose t interleave, many t equal.
+      let seed = 11;
+      const rand = (n: number): number => {
+        seed = (Math.imul(seed, 1664525) + 1013904223) >>> 0;
+        return seed % n;
+      };
+      const T = 1_800_000_000_000_000n;
+      const stored: { digest: string; t: bigint }[] = [];
+      let n = 0;
+      for (let batch = 0; batch < 12; batch++) {
+        const ds = Array.from({ length: 1 + rand(6) }, () => {
+          const t = T + BigInt(rand(40)) * 1000n;
+          return { t, d: decisionAt(t, n++, [[new Uint8Array(32).fill(1)]]) };
+        });
+        await store.commit({ records: [], decisions: ds.map((x) => x.d) });
+        for (const x of ds) stored.push({ digest: hex(x.d.digest), t: x.t });
+      }
+      await store.beginLog(TEST_ORIGIN);
+      await integrateAll(store);
+      // The log holds them in the order of the commits; the listing is its stable sort by t.
+      const logged = (await store.logEntries(0n, 1000n)).map((e) => ({
+        digest: hex(e.digest),
+        t: e.t,
+      }));
+      expect(logged).toEqual(stored);
+      const sorted = logged
+        .map((x, i) => ({ ...x, i }))
+        .sort((a, b) => (a.t < b.t ? -1 : a.t > b.t ? 1 : a.i - b.i));
+      for (const [from, to, limit] of [
+        [0n, (1n << 64n) - 1n, 1000],
+        [0n, (1n << 64n) - 1n, 1],
+        [T + 5000n, T + 31_000n, 3],
+        [T + 7000n, T + 7001n, 2],
+        [T + 39_000n, T + 50_000n, 4],
+      ] as const) {
+        const seen: { digest: string; t: bigint }[] = [];
+        let after: DecisionCursor | null = null;
+        for (let page = 0; page < 200; page++) {
+          const got = await store.listDecisions(from, to, after, limit);
+          expect(got.decisions.length).toBeLessThanOrEqual(limit);
+          for (const d of got.decisions) seen.push({ digest: hex(d.digest), t: d.t });
+          if (got.next === null) break;
+          after = got.next;
+        }
+        expect(seen).toEqual(
+          sorted.filter((x) => x.t >= from && x.t < to).map(({ digest, t }) => ({ digest, t })),
+        );
+      }
+    });
+
+    it('logs every decision committed once, in the order of the commits, and signs its checkpoints', async () => {
+      const { store } = await fresh();
+      expect(await store.logHead()).toBeUndefined();
+      expect(await store.beginLog(TEST_ORIGIN)).toBe(TEST_ORIGIN);
+      // The origin is the first one's.
+      expect(await store.beginLog('other.example/log')).toBe(TEST_ORIGIN);
+      // An empty log: a checkpoint of size 0, the empty tree's root.
+      const signing = testSigning();
+      const [empty] = await integrateAll(store, signing);
+      expect(empty?.size).toBe(0n);
+      const opened0 = openCheckpoint(empty!.text, { origin: TEST_ORIGIN, logKeys: [signing.key] });
+      expect(
+        opened0.ok && Buffer.from(opened0.value.checkpoint.root).equals(Buffer.from(emptyRoot())),
+      ).toBe(true);
+      // Nothing pending, a checkpoint of the head's size: nothing to do.
+      expect(await integrateAll(store, signing)).toEqual([]);
+      const ev = [[new Uint8Array(32).fill(1)]];
+      const commits: { bytes: Uint8Array; digest: Uint8Array }[][] = [];
+      let n = 0;
+      for (let c = 0; c < 9; c++) {
+        const batch = Array.from({ length: 1 + ((c * 37) % 70) }, () =>
+          decisionAt(2_000_000n + BigInt(n), n++, ev),
+        );
+        // The same decision twice (in a batch, and in a later batch) is one entry.
+        if (c === 3) batch.push(batch[0]!);
+        if (c === 5) batch.push(commits[1]![0]!);
+        await store.commit({ records: [], decisions: batch });
+        commits.push(batch);
+        // Integrated at some commits, not others.
+        if (c % 3 === 1) await integrateAll(store, signing);
+      }
+      const signed = await integrateAll(store, signing);
+      const distinct = new Map<string, Uint8Array>();
+      for (const batch of commits)
+        for (const d of batch)
+          if (!distinct.has(hex(d.digest))) distinct.set(hex(d.digest), d.bytes);
+      const head = await store.logHead();
+      expect(head?.size).toBe(BigInt(distinct.size));
+      const entries = await store.logEntries(0n, head!.size);
+      expect(entries.map((e) => hex(e.digest))).toEqual([...distinct.keys()]);
+      expect(entries.map((e) => e.index)).toEqual(entries.map((_, i) => BigInt(i)));
+      for (const e of entries) {
+        expect(e.t).toBe(new DataView(distinct.get(hex(e.digest))!.buffer).getBigUint64(101, true));
+        expect(await store.logIndexOf(e.t, e.digest)).toBe(e.index);
+      }
+      expect(await store.logIndexOf(entries[0]!.t, new Uint8Array(32).fill(0xee))).toBeUndefined();
+      expect(await store.logIndexOf(entries[0]!.t + 1n, entries[0]!.digest)).toBeUndefined();
+      // The root is RFC 6962's of the entries (computed here without the store).
+      const leaves = entries.map((e) => leafHash(encodeEntry({ t: e.t, digest: e.digest })));
+      expect(hex(head!.root)).toBe(hex(rootOf(leaves)));
+      const latest = await store.latestLogCheckpoint();
+      expect(latest).toEqual(signed[signed.length - 1]);
+      const opened = openCheckpoint(latest!.text, { origin: TEST_ORIGIN, logKeys: [signing.key] });
+      expect(opened.ok && opened.value.checkpoint.size).toBe(head!.size);
+      expect(opened.ok && hex(opened.value.checkpoint.root)).toBe(hex(rootOf(leaves)));
+      // Every checkpoint kept, by size; each consistent with the latest.
+      const all = await store.logCheckpoints(0n, 100);
+      expect(all.map((c) => c.size)).toEqual(
+        [...all.map((c) => c.size)].sort((a, b) => (a < b ? -1 : 1)),
+      );
+      expect(all.length).toBeGreaterThanOrEqual(4);
+      for (const c of all) {
+        const o = openCheckpoint(c.text, { origin: TEST_ORIGIN, logKeys: [signing.key] });
+        expect(o.ok).toBe(true);
+        if (!o.ok) continue;
+        const source = (level: number, index: bigint) =>
+          rootOf(
+            leaves.slice(Number(index << BigInt(level)), Number((index + 1n) << BigInt(level))),
+          );
+        const proof = proveConsistency(c.size, head!.size, source);
+        expect(
+          verifyConsistency({
+            oldSize: c.size,
+            newSize: head!.size,
+            oldRoot: o.value.checkpoint.root,
+            newRoot: head!.root,
+            proof,
+          }),
+        ).toBeUndefined();
+      }
+    });
+
+    it('logs two digests that share their t and first 8 bytes, and a digest stored twice once', async () => {
+      const { store } = await fresh();
+      await store.beginLog(TEST_ORIGIN);
+      const base = decisionAt(7_000n, 1, [[new Uint8Array(32).fill(5)]]);
+      const cut = splitDecision(base.bytes);
+      // Digests given by the caller (the store keeps what it is given): the second shares the
+      // first's first 8 bytes, the third is the first again.
+      const d1 = base.digest;
+      const d2 = d1.slice();
+      d2[31]! ^= 0xff;
+      const as = (digest: Uint8Array) => ({ digest, set: cut.set, tail: cut.tail });
+      await store.commit({ records: [], decisions: [as(d1), as(d2)] });
+      await integrateAll(store);
+      await store.commit({ records: [], decisions: [as(d1), as(d2), as(d1)] });
+      await integrateAll(store);
+      const entries = await store.logEntries(0n, 10n);
+      expect(entries.map((e) => [hex(e.digest), e.t])).toEqual([
+        [hex(d1), 7_000n],
+        [hex(d2), 7_000n],
+      ]);
+      expect(await store.logIndexOf(7_000n, d1)).toBe(0n);
+      expect(await store.logIndexOf(7_000n, d2)).toBe(1n);
+      const d3 = d1.slice();
+      d3[30]! ^= 0xff;
+      expect(await store.logIndexOf(7_000n, d3)).toBeUndefined();
+      // A third digest of the same t and prefix, in a batch with the others again.
+      await store.commit({ records: [], decisions: [as(d2), as(d3), as(d3)] });
+      await integrateAll(store);
+      expect(await store.logIndexOf(7_000n, d3)).toBe(2n);
+      expect((await store.logHead())?.size).toBe(3n);
+    });
+
+    it('stores the tiles of level 1 and above that the writer makes, and the edge it needs', async () => {
+      const { store } = await fresh();
+      await store.beginLog(TEST_ORIGIN);
+      const ev = [[new Uint8Array(32).fill(1)]];
+      const made: Uint8Array[] = [];
+      // 700 entries in uneven batches: two full level-0 tiles, a partial level-1 tile of width 2.
+      for (let i = 0; i < 700; ) {
+        const k = Math.min(700 - i, 1 + ((i * 7) % 97));
+        const batch = Array.from({ length: k }, (_, j) =>
+          decisionAt(3_000_000n + BigInt(i + j), i + j, ev),
+        );
+        await store.commit({ records: [], decisions: batch });
+        for (const d of batch)
+          made.push(encodeEntry({ t: 3_000_000n + BigInt(made.length), digest: d.digest }));
+        i += k;
+        if (i % 3 === 0) await integrateAll(store);
+      }
+      await integrateAll(store);
+      const whole = integrate(
+        { size: 0n, partialTiles: [], partialBundle: new Uint8Array(0) },
+        made,
+      );
+      const level1 = whole.tiles.find((t) => t.tile.level === 1)!;
+      expect(level1.tile.width).toBe(2);
+      expect(hex((await store.logTile(1, 0n))!)).toBe(hex(level1.data));
+      expect(await store.logTile(2, 0n)).toBeUndefined();
+      // The tree read back through the tiles (level 0 from the entries) gives the root.
+      const head = (await store.logHead())!;
+      const reader = new TileHashReader({ size: head.size, root: head.root }, async (tile) => {
+        if (tile.level === 'entries') return undefined;
+        if (tile.level === 0) {
+          const rows = await store.logEntries(
+            tile.index * 256n,
+            tile.index * 256n + BigInt(tile.width),
+          );
+          const out = new Uint8Array(32 * rows.length);
+          rows.forEach((r, i) => {
+            out.set(leafHash(encodeEntry(r)), 32 * i);
+          });
+          return out;
+        }
+        const t = await store.logTile(tile.level, tile.index);
+        return t?.slice(0, 32 * tile.width);
+      });
+      expect(hex(await reader.rootAt(head.size))).toBe(hex(whole.root));
+      expect(hex(await reader.rootAt(300n))).toBe(
+        hex(rootOf(made.slice(0, 300).map((e) => leafHash(e)))),
+      );
+    });
+
+    it('integrates all or nothing: a plan that fails leaves the log and its pending entries as they were', async () => {
+      const { store } = await fresh();
+      await store.beginLog(TEST_ORIGIN);
+      await store.commit({ records: [], decisions: [decisionAt(5n, 1, [[new Uint8Array(32)]])] });
+      await expect(
+        store.integrateLog(
+          () => {
+            throw new Error('killed');
+          },
+          { maxEntries: 10, maxDelayMs: 2000 },
+        ),
+      ).rejects.toThrow('killed');
+      expect((await store.logHead())?.size).toBe(0n);
+      expect(await store.latestLogCheckpoint()).toBeUndefined();
+      // A plan of other entries than given is refused, and nothing is written either.
+      const signing = testSigning();
+      await expect(
+        store.integrateLog(
+          (input) =>
+            planIntegration(
+              { ...input, entries: [...input.entries, ...input.entries] },
+              signing,
+              1n,
+            ),
+          { maxEntries: 10, maxDelayMs: 2000 },
+        ),
+      ).rejects.toThrow(/plan/);
+      expect((await store.logHead())?.size).toBe(0n);
+      await integrateAll(store, signing);
+      expect((await store.logHead())?.size).toBe(1n);
+      expect((await store.latestLogCheckpoint())?.size).toBe(1n);
+    });
+
+    it('takes batches of a bounded size, and signs a checkpoint only once nothing is left', async () => {
+      const { store } = await fresh();
+      await store.beginLog(TEST_ORIGIN);
+      const ev = [[new Uint8Array(32).fill(2)]];
+      for (let c = 0; c < 6; c++) {
+        const batch = Array.from({ length: 10 }, (_, i) =>
+          decisionAt(BigInt(c * 10 + i), c * 10 + i, ev),
+        );
+        await store.commit({ records: [], decisions: batch });
+      }
+      const signing = testSigning();
+      const runs: { appended: number; more: boolean; signed: boolean }[] = [];
+      for (;;) {
+        const done = await store.integrateLog((input) => planIntegration(input, signing, 7n), {
+          maxEntries: 25,
+          maxDelayMs: 2000,
+        });
+        if (done === undefined) break;
+        runs.push({
+          appended: done.appended,
+          more: done.more,
+          signed: done.checkpoint !== undefined,
+        });
+      }
+      // Whole commits at a time, at least one: 30, 30 (the limit passed at the third row).
+      expect(runs).toEqual([
+        { appended: 30, more: true, signed: false },
+        { appended: 30, more: false, signed: true },
+      ]);
+      expect((await store.logCheckpoints(0n, 10)).map((c) => [c.size, c.issued])).toEqual([
+        [60n, 7n],
+      ]);
+    });
+
+    it('gives the integrator’s lease to one holder at a time, and to another once it expires or is given up', async () => {
+      const { store } = await fresh();
+      expect(await store.takeLogLease('a', 60_000)).toBe(true);
+      expect(await store.takeLogLease('b', 60_000)).toBe(false);
+      expect(await store.takeLogLease('a', 60_000)).toBe(true); // renewed
+      await store.releaseLogLease('b'); // not b's: nothing
+      expect(await store.takeLogLease('b', 60_000)).toBe(false);
+      await store.releaseLogLease('a');
+      expect(await store.takeLogLease('b', 1)).toBe(true);
+      // Expired: the next taker has it (the expiry passes in a few ms).
+      let taken = false;
+      for (let i = 0; i < 200 && !taken; i++) {
+        taken = await store.takeLogLease('c', 60_000);
+        if (!taken) await new Promise((r) => setTimeout(r, 5));
+      }
+      expect(taken).toBe(true);
+      expect(await store.takeLogLease('b', 60_000)).toBe(false);
+    });
+
+    it('prunes the log with the decisions: consistency between kept checkpoints stays provable', async () => {
+      const { store } = await fresh();
+      await store.beginLog(TEST_ORIGIN);
+      const signing = testSigning();
+      const ev = [[new Uint8Array(32).fill(3)]];
+      let n = 0;
+      // Checkpoints issued at 1 000, 2 000, … 9 000, each after 100 more decisions.
+      for (let k = 1; k <= 9; k++) {
+        const batch = Array.from({ length: 100 }, () => decisionAt(BigInt(n), n++, ev));
+        await store.commit({ records: [], decisions: batch });
+        await integrateAll(store, signing, { issued: () => BigInt(k * 1000) });
+      }
+      const before = await store.logCheckpoints(0n, 100);
+      expect(before.map((c) => c.size)).toEqual([
+        100n,
+        200n,
+        300n,
+        400n,
+        500n,
+        600n,
+        700n,
+        800n,
+        900n,
+      ]);
+      // Nothing issued before 500: nothing goes.
+      expect(await store.pruneLog(500n)).toEqual({ minIndex: 0n, entries: 0, checkpoints: 0 });
+      // Issued before 4 500: the checkpoints of 100 to 400 go; the minimum index is 400; the
+      // entries of the level-0 tile below it (0 … 255) go.
+      expect(await store.pruneLog(4_500n)).toEqual({
+        minIndex: 400n,
+        entries: 256,
+        checkpoints: 4,
+      });
+      expect((await store.logHead())?.minIndex).toBe(400n);
+      expect((await store.logEntries(0n, 1000n))[0]?.index).toBe(256n);
+      const kept = await store.logCheckpoints(0n, 100);
+      expect(kept.map((c) => c.size)).toEqual([500n, 600n, 700n, 800n, 900n]);
+      // The latest is kept whatever its age, and the minimum index never goes down.
+      expect((await store.pruneLog(1_000_000n)).minIndex).toBe(800n);
+      expect((await store.logCheckpoints(0n, 100)).map((c) => c.size)).toEqual([900n]);
+      expect((await store.pruneLog(10n)).minIndex).toBe(800n);
+      // What a proof between sizes at or above the minimum index needs is still there: the tree
+      // from the stored tiles and kept entries (level 0 of [768, 900), level 1 as stored).
+      const head = (await store.logHead())!;
+      const source = async (tile: { level: number | 'entries'; index: bigint; width: number }) => {
+        if (tile.level === 0) {
+          const rows = await store.logEntries(
+            tile.index * 256n,
+            tile.index * 256n + BigInt(tile.width),
+          );
+          if (rows.length !== tile.width) return undefined;
+          const out = new Uint8Array(32 * rows.length);
+          rows.forEach((r, i) => {
+            out.set(leafHash(encodeEntry(r)), 32 * i);
+          });
+          return out;
+        }
+        if (tile.level === 'entries') return undefined;
+        return (await store.logTile(tile.level, tile.index))?.slice(0, 32 * tile.width);
+      };
+      const reader = new TileHashReader({ size: head.size, root: head.root }, source);
+      const proof = await reader.consistencyProof(800n, 900n);
+      const at800 = await reader.rootAt(800n);
+      expect(
+        verifyConsistency({
+          oldSize: 800n,
+          newSize: 900n,
+          oldRoot: at800,
+          newRoot: head.root,
+          proof,
+        }),
+      ).toBeUndefined();
+      expect((await reader.inclusionProof(850n)).length).toBeGreaterThan(0);
+      // And the log goes on.
+      await store.commit({ records: [], decisions: [decisionAt(BigInt(n), n, ev)] });
+      await integrateAll(store, signing, { issued: () => 10_000n });
+      expect((await store.logHead())?.size).toBe(901n);
+    });
   });
 }
+
+const hex = (b: Uint8Array): string => Buffer.from(b).toString('hex');

@@ -37,4 +37,15 @@ export {
   openRoom,
   type RoomContext,
 } from './room.js';
+export {
+  checkDecision,
+  checkEvidence,
+  checkOutput,
+  type DecisionCheckOptions,
+  type EvidenceCheckOptions,
+  type OpenedPolicy,
+  type OutputCheckOptions,
+  openPolicy,
+  type StepOptions,
+} from './steps.js';
 export { type VerifyInput, type VerifyOptions, verifyDecision } from './verify.js';

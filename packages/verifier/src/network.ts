@@ -75,6 +75,8 @@ export interface NetworkVerification {
   readonly authority: string | null;
   /** The policy's bytes as fetched (its `basis` names the unit of D, §3.1). */
   readonly policy: Uint8Array;
+  /** The records the decision names that the server served (why a pathway has no figure). */
+  readonly records: readonly Uint8Array[];
 }
 
 /** A fetch that failed: the network, an HTTP status, or a body that is not what was expected. */
@@ -321,6 +323,7 @@ export async function fetchAndVerify(
     roomId: trusted,
     authority,
     policy: policy!.bytes,
+    records,
   };
 }
 

@@ -2,6 +2,7 @@
 // what it trusts, and how it fails.
 import {
   digestOf,
+  readDecision,
   readHopRecord,
   readRoom,
   roomIdOf,
@@ -72,6 +73,12 @@ describe('fetchAndVerify', () => {
     expect(r.manifest).toBe(made.manifest);
     expect(r.policy).toEqual(world.policy);
     expect(r.missing).toEqual([]);
+    // The records it fetched: every one the decision names, as the server serves them.
+    const named = unwrap(readDecision(made.decision)).pathways.flatMap((p) =>
+      p.evidence.map(toHex),
+    );
+    const held = r.records.map((b) => toHex(digestOf(unwrap(readHopRecord(b)))));
+    expect(held.sort()).toEqual([...new Set(named)].sort());
     expect(r.roomId).toBe(roomHex);
     expect(r.authority).toHaveLength(64);
     expect(fetched).toContain(`${ORIGIN}/rooms/${roomHex}/descriptor`);

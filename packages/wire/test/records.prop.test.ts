@@ -14,6 +14,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
+  type Decision,
   type DecisionFields,
   type DecisionPathway,
   encodeDecision,
@@ -835,6 +836,62 @@ describe(`codec properties (${DEFAULT_TOTAL} cases by default; FUZZ_RUNS=${FUZZ_
       );
     });
   }
+});
+
+describe('readDecision after a previous decision', () => {
+  /** The outcome of a read, comparable: the fields and sig, or the refusal's reason and place. */
+  const outcome = (r: ReturnType<typeof readDecision>) =>
+    r.ok
+      ? { ok: true, fields: r.value }
+      : { ok: false, reason: r.refusal.reason, where: r.refusal.where, message: r.refusal.message };
+
+  it('reads what it reads without, whatever the bytes after the previous one', () => {
+    fc.assert(
+      fc.property(
+        decisionArb,
+        sig64,
+        fc.array(fc.tuple(fc.nat(), fc.integer({ min: 1, max: 255 })), { maxLength: 3 }),
+        fc.nat(),
+        fc.integer({ min: 0, max: 4 }),
+        (f, sig, flips, cut, load) => {
+          const first = withSig(encodeDecision(f), sig);
+          const previous = readDecision(first);
+          if (!previous.ok)
+            throw new Error(`a valid decision was refused: ${previous.refusal.message}`);
+          // The next decision of the window: other loads and limits, the same evidence; then
+          // bytes changed anywhere, or cut short.
+          const next = encodeDecision({
+            ...f,
+            pathways: f.pathways.map((p) => ({
+              ...p,
+              load: (p.load ^ load) >>> 0,
+              limits: (p.limits + load) & 7,
+            })),
+          });
+          let bytes = withSig(next, sig);
+          for (const [at, x] of flips) bytes[at % bytes.length]! ^= x;
+          if (cut % 5 === 0) bytes = bytes.slice(0, cut % (bytes.length + 1));
+          // After it at once (it is the decision read last), then alone.
+          const after = readDecision(bytes, { previous: previous.value });
+          const alone = readDecision(bytes);
+          expect(deepEqual(outcome(after), outcome(alone))).toBe(true);
+        },
+      ),
+      { numRuns: runs('noise') },
+    );
+  });
+
+  it('takes nothing from a decision it did not read', () => {
+    const f = fc.sample(
+      decisionArb.filter((d) => d.pathways.length > 0),
+      { seed: 7, numRuns: 1 },
+    )[0]!;
+    const bytes = withSig(encodeDecision(f), new Uint8Array(64));
+    const forged = { ...(readDecision(bytes) as { ok: true; value: Decision }).value };
+    (forged as { pathways: unknown }).pathways = f.pathways.map((p) => ({ ...p, joules: 1n }));
+    const after = readDecision(bytes, { previous: forged });
+    expect(after.ok && deepEqual(after.value.pathways, f.pathways)).toBe(true);
+  });
 });
 
 describe('a reader never allocates beyond its input', () => {

@@ -11,6 +11,8 @@ export interface Sample {
   readonly name: string;
   readonly labels: Readonly<Record<string, string>>;
   readonly value: string;
+  /** Its family's type, as a `# TYPE` line states it (`counter`, `gauge`…), when one does. */
+  readonly type?: string;
 }
 
 const NAME = /^[a-zA-Z_:][a-zA-Z0-9_:]*/;
@@ -69,14 +71,29 @@ function parseLine(line: string): Sample | undefined {
   return { name, labels, value: rest[0]! };
 }
 
-/** The samples of an exposition; lines that do not read are skipped. */
+const TYPE_LINE = /^#\s*TYPE\s+([a-zA-Z_:][a-zA-Z0-9_:]*)\s+([a-z]+)\s*$/;
+
+/**
+ * The samples of an exposition, each with its family's `# TYPE` (a counter's family is named
+ * as its samples in the text format 0.0.4, and without `_total` in OpenMetrics); lines that do
+ * not read are skipped.
+ */
 export function parseExposition(text: string): Sample[] {
   const out: Sample[] = [];
+  const types = new Map<string, string>();
   for (const raw of text.split('\n')) {
     const line = raw.trim();
-    if (line === '' || line.startsWith('#')) continue;
+    if (line === '') continue;
+    if (line.startsWith('#')) {
+      const t = TYPE_LINE.exec(line);
+      if (t !== null) types.set(t[1]!, t[2]!);
+      continue;
+    }
     const s = parseLine(line);
-    if (s !== undefined) out.push(s);
+    if (s === undefined) continue;
+    const type =
+      types.get(s.name) ?? (s.name.endsWith('_total') ? types.get(s.name.slice(0, -6)) : undefined);
+    out.push(type === undefined ? s : { ...s, type });
   }
   return out;
 }

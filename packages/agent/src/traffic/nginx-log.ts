@@ -9,9 +9,14 @@
  * - `subscriber_us[tier]`: for each successful (2xx) request of a route with a tier, the
  *   route's segment duration when it states one, else the request's `request_time` (µs);
  * - `sessions`: the distinct clients (`remote_addr` and `http_user_agent`) among the requests.
- * A request logged after its period was cut is counted in the next period not yet cut.
+ * A request logged after its period was taken is counted in the next period not yet taken. The
+ * log is followed across a rename (logrotate with `USR1`) and a truncation in place (logrotate's
+ * `copytruncate`: the lines written since the last read are read from the copy). A period whose
+ * lines the source may have lost, or that it could not read, is stated as unknown (a
+ * `SourceError`), never short.
  */
-import { closeSync, fstatSync, openSync, readSync, statSync } from 'node:fs';
+import { closeSync, fstatSync, openSync, readdirSync, readSync, statSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
 import { TRACK_DIRECTION, type TrackEntry } from '@wai-steering/wire';
 import { floorScaled, parseDecimal } from '../internal/decimal.js';
 import { SourceError, type Span, type Traffic } from '../types.js';
@@ -37,6 +42,8 @@ export interface NginxLogOptions {
   readonly routes: readonly Route[];
   /** How often the log is read between periods, ms (default 250). */
   readonly pollMs?: number;
+  /** The clock nginx's `msec` is read against, µs since the epoch (default the system clock). */
+  readonly clock?: () => bigint;
 }
 
 /** A log file being read: its descriptor, inode, where reading is, and a line begun. */
@@ -45,16 +52,27 @@ interface Followed {
   readonly ino: number;
   offset: number;
   partial: string;
-  readonly decoder: InstanceType<typeof TextDecoder>;
+  decoder: InstanceType<typeof TextDecoder>;
+  /**
+   * The last bytes read (up to {@link TAIL}): still at `offset` in the file unless it was
+   * truncated, and at `offset` in a copy of it (logrotate's `copytruncate`).
+   */
+  tail: Buffer;
 }
 
 /** How long a rotated-away log is still read, ms. */
 const RETIRED_MS = 10_000;
+/** The bytes kept before the read position to recognise the file there. */
+const TAIL = 256;
+/** The periods signed without traffic kept, whose late lines are not moved to a later one. */
+const UNSTATED_KEPT = 1024;
 
 interface Bucket {
   bytes: Map<number, bigint>;
   us: bigint[];
   clients: Set<string>;
+  /** Set when the period was taken with its traffic unknown (lines lost, a read failing). */
+  unknown?: string;
 }
 
 function newBucket(): Bucket {
@@ -72,6 +90,10 @@ interface LogLine {
   readonly http_user_agent?: string;
 }
 
+function codeOf(e: unknown): string {
+  return (e as NodeJS.ErrnoException).code ?? String((e as Error).message ?? e);
+}
+
 /** The nginx log source; see the module's comment for what it states. */
 export class NginxLogSource implements TrafficSource {
   readonly describe: string;
@@ -79,17 +101,33 @@ export class NginxLogSource implements TrafficSource {
   private retired: (Followed & { until: number })[] = [];
   private from = 0n;
   private period = 1n;
-  /** Periods before this are cut: a late line goes to this one. */
+  /** Periods before this are taken: a late line goes to this one. */
   private open = 0n;
+  /** The lines of the periods not yet taken, by period start. */
   private readonly buckets = new Map<bigint, Bucket>();
+  /** Periods taken whose record is not yet durable: given again by `take` until committed. */
+  private readonly taken = new Map<bigint, Bucket>();
+  /** Periods some of whose lines were lost (a truncation with no copy found), and why. */
+  private readonly lost = new Map<bigint, string>();
+  /** Periods signed without traffic: their late lines are dropped rather than moved on. */
+  private readonly unstated = new Set<bigint>();
+  /** Why the log cannot be read now, until a read succeeds. */
+  private readError: string | undefined;
   private timer: NodeJS.Timeout | undefined;
+  private readonly now: () => bigint;
   /** Lines that matched no route, or did not read. */
   unmatched = 0;
   unreadable = 0;
   late = 0;
+  /** Lines of a period signed without traffic, read after it was signed. */
+  dropped = 0;
+  /** Truncations in place seen, and those followed through a copy of the file. */
+  truncations = 0;
+  copies = 0;
 
   constructor(private readonly o: NginxLogOptions) {
     this.describe = `nginx ${o.path}`;
+    this.now = o.clock ?? (() => BigInt(Date.now()) * 1000n);
     const tracks = new Map<number, number>();
     for (const r of o.routes) {
       const k = tracks.get(r.track);
@@ -106,25 +144,19 @@ export class NginxLogSource implements TrafficSource {
     this.open = from;
     this.reopen(true);
     this.poll();
-    this.timer = setInterval(() => {
-      try {
-        this.poll();
-      } catch {
-        // An unreadable log is reported when a period is taken.
-      }
-    }, this.o.pollMs ?? 250);
+    this.timer = setInterval(() => this.poll(), this.o.pollMs ?? 250);
     this.timer.unref();
   }
 
   private reopen(mustExist: boolean): boolean {
     let ino: number;
+    let fd: number;
     try {
       ino = statSync(this.o.path).ino;
+      fd = openSync(this.o.path, 'r');
     } catch (e) {
-      if (!mustExist) return false;
-      throw new SourceError(
-        `cannot read ${this.o.path}: ${(e as NodeJS.ErrnoException).code ?? e}`,
-      );
+      if (!mustExist && codeOf(e) === 'ENOENT') return false;
+      throw new SourceError(`cannot read ${this.o.path}: ${codeOf(e)}`);
     }
     if (this.file !== undefined) {
       // A worker may still write to the old file until it has reopened the log: it is read
@@ -132,39 +164,131 @@ export class NginxLogSource implements TrafficSource {
       this.retired.push({ ...this.file, until: Date.now() + RETIRED_MS });
     }
     this.file = {
-      fd: openSync(this.o.path, 'r'),
+      fd,
       ino,
       offset: 0,
       partial: '',
       decoder: new TextDecoder(),
+      tail: Buffer.alloc(0),
     };
     return true;
   }
 
-  /** Reads what the log gained; follows a rotation (a new file at the path, or a truncation). */
+  /**
+   * Reads what the log gained; follows a rotation (a new file at the path, or a truncation in
+   * place). A log that cannot be read is remembered (`take` then says so) until it can.
+   */
   poll(): void {
+    try {
+      this.pollOnce();
+      this.readError = undefined;
+    } catch (e) {
+      this.readError =
+        e instanceof SourceError ? e.message : `cannot read ${this.o.path}: ${codeOf(e)}`;
+    }
+  }
+
+  private pollOnce(): void {
     for (const old of this.retired) this.drain(old);
     const now = Date.now();
     for (const old of this.retired.filter((r) => r.until < now)) closeSync(old.fd);
     this.retired = this.retired.filter((r) => r.until >= now);
     if (this.file === undefined && !this.reopen(false)) return;
     const file = this.file!;
+    if (this.truncated(file)) this.followTruncation(file);
     this.drain(file);
-    let st: { ino: number; size: number } | undefined;
+    let st: { ino: number } | undefined;
     try {
       st = statSync(this.o.path);
     } catch {
       st = undefined; // rotated away, the new file not yet created
     }
-    if (st !== undefined && st.ino !== file.ino) {
-      this.reopen(false);
-      this.drain(this.file!);
-    } else if (st !== undefined && st.size < file.offset) {
-      // copytruncate: the file was emptied in place.
-      file.offset = 0;
-      file.partial = '';
-      this.drain(file);
+    if (st !== undefined && st.ino !== file.ino && this.reopen(false)) this.drain(this.file!);
+  }
+
+  /** Whether the file no longer holds what was read up to `offset`: it was truncated in place. */
+  private truncated(file: Followed): boolean {
+    if (file.offset === 0) return false;
+    const size = fstatSync(file.fd).size;
+    if (size < file.offset) return true;
+    // Truncated and written past where reading was since (a busy log): the bytes before the
+    // read position are no longer the ones read.
+    const at = Buffer.alloc(file.tail.length);
+    const n = readSync(file.fd, at, 0, at.length, file.offset - file.tail.length);
+    return n !== at.length || !at.equals(file.tail);
+  }
+
+  /**
+   * A truncation in place (logrotate's `copytruncate`: the file copied, then emptied). What was
+   * written after the last read and before the copy is read from the copy (a file beside the
+   * log whose name begins with the log's, and which holds the bytes last read at the read
+   * position); without one, the lines of the periods still open may be lost, and those periods
+   * are stated as unknown rather than short. Then the file is read again from its start.
+   */
+  private followTruncation(file: Followed): void {
+    this.truncations++;
+    const copy = this.findCopy(file);
+    if (copy !== undefined) {
+      this.copies++;
+      try {
+        const f: Followed = { ...file, fd: copy.fd, ino: copy.ino };
+        this.drain(f);
+        if (f.partial.trim() !== '') this.unreadable++;
+      } finally {
+        closeSync(copy.fd);
+      }
+    } else {
+      const why = `lines may have been lost: ${this.o.path} was truncated in place and no copy of it holding the lines read last was found beside it (with logrotate's copytruncate, keep the copy uncompressed for a while: delaycompress)`;
+      const now = this.now();
+      if (now >= this.from) {
+        const last = this.from + ((now - this.from) / this.period) * this.period;
+        for (let p = this.open; p <= last && this.lost.size < 1024; p += this.period) {
+          this.lost.set(p, why);
+        }
+      }
     }
+    file.offset = 0;
+    file.partial = '';
+    file.decoder = new TextDecoder();
+    file.tail = Buffer.alloc(0);
+  }
+
+  private findCopy(file: Followed): { fd: number; ino: number } | undefined {
+    const dir = dirname(this.o.path);
+    const base = basename(this.o.path);
+    let names: string[];
+    try {
+      names = readdirSync(dir);
+    } catch {
+      return undefined;
+    }
+    const candidates: { path: string; ino: number; mtime: number }[] = [];
+    for (const n of names) {
+      if (n === base || !n.startsWith(base) || /\.(gz|bz2|xz|zst|lz4|lzo|z|zip)$/i.test(n))
+        continue;
+      try {
+        const st = statSync(join(dir, n));
+        if (st.isFile() && st.size >= file.offset && st.ino !== file.ino) {
+          candidates.push({ path: join(dir, n), ino: st.ino, mtime: st.mtimeMs });
+        }
+      } catch {
+        // gone meanwhile
+      }
+    }
+    candidates.sort((a, b) => b.mtime - a.mtime);
+    for (const c of candidates) {
+      let fd: number;
+      try {
+        fd = openSync(c.path, 'r');
+      } catch {
+        continue;
+      }
+      const at = Buffer.alloc(file.tail.length);
+      const n = readSync(fd, at, 0, at.length, file.offset - file.tail.length);
+      if (n === at.length && at.equals(file.tail)) return { fd, ino: c.ino };
+      closeSync(fd);
+    }
+    return undefined;
   }
 
   private drain(file: Followed): void {
@@ -174,7 +298,12 @@ export class NginxLogSource implements TrafficSource {
       const n = readSync(file.fd, chunk, 0, chunk.length, file.offset);
       if (n === 0) break;
       file.offset += n;
-      const text = file.partial + file.decoder.decode(chunk.subarray(0, n), { stream: true });
+      const got = chunk.subarray(0, n);
+      file.tail =
+        n >= TAIL
+          ? Buffer.from(got.subarray(n - TAIL))
+          : Buffer.from(Buffer.concat([file.tail, got]).subarray(-TAIL));
+      const text = file.partial + file.decoder.decode(got, { stream: true });
       const lines = text.split('\n');
       file.partial = lines.pop() ?? '';
       for (const line of lines) this.line(line);
@@ -204,6 +333,10 @@ export class NginxLogSource implements TrafficSource {
       return;
     }
     let start = this.from + ((at - this.from) / this.period) * this.period;
+    if (this.unstated.has(start)) {
+      this.dropped++;
+      return;
+    }
     if (start < this.open) {
       this.late++;
       start = this.open;
@@ -228,15 +361,25 @@ export class NginxLogSource implements TrafficSource {
     }
   }
 
+  /**
+   * The period's traffic, from what the log holds now; lines logged later go to the next
+   * period. Given again until {@link commit}. A `SourceError` when the log cannot be read or
+   * lines of the period were lost.
+   */
   async take(span: Span): Promise<Traffic | undefined> {
     this.poll();
-    const b = this.buckets.get(span.start) ?? newBucket();
-    this.buckets.delete(span.start);
-    for (const k of this.buckets.keys()) {
-      // A later bucket keeps its lines; an earlier one (late lines) joins this period's next.
-      if (k < span.start) this.buckets.delete(k);
-    }
     if (span.end > this.open) this.open = span.end;
+    let b = this.taken.get(span.start);
+    if (b === undefined) {
+      b = this.buckets.get(span.start) ?? newBucket();
+      this.buckets.delete(span.start);
+      this.taken.set(span.start, b);
+    }
+    const unknown = this.readError ?? this.lost.get(span.start);
+    if (unknown !== undefined) {
+      b.unknown = unknown;
+      throw new SourceError(unknown);
+    }
     const kinds = new Map<number, number>();
     for (const r of this.o.routes) kinds.set(r.track, r.kind);
     const tracks: TrackEntry[] = [...kinds.entries()]
@@ -247,7 +390,19 @@ export class NginxLogSource implements TrafficSource {
         direction: TRACK_DIRECTION.out,
         bytes: b.bytes.get(track) ?? 0n,
       }));
-    return { sessions: b.clients.size, subscriber_us: b.us, tracks };
+    return { sessions: b.clients.size, subscriber_us: [...b.us], tracks };
+  }
+
+  commit(span: Span): void {
+    const b = this.taken.get(span.start);
+    this.taken.delete(span.start);
+    this.lost.delete(span.start);
+    if (b?.unknown !== undefined) {
+      this.unstated.add(span.start);
+      if (this.unstated.size > UNSTATED_KEPT) {
+        this.unstated.delete(this.unstated.values().next().value!);
+      }
+    }
   }
 
   async close(): Promise<void> {

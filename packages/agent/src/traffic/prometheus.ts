@@ -4,7 +4,8 @@
  * states one track entry (the configured track, direction out) with the counter's increase
  * between the period's two boundaries, `subscriber_us` all zero, and `sessions` from an optional
  * gauge read at the period's end (0 without one). A period without a reading at both
- * boundaries (the agent started within it, the exporter could not be scraped) states no track.
+ * boundaries (the agent started within it, the exporter could not be scraped) has no traffic the
+ * source can state: it is signed with the unmetered marker, and states no track.
  */
 import { TRACK_DIRECTION } from '@wai-steering/wire';
 import { floorScaled, parseDecimal } from '../internal/decimal.js';
@@ -36,9 +37,14 @@ async function readSum(url: string, s: Selector, timeoutMs?: number): Promise<Ma
   return out;
 }
 
+/** The most boundaries' readings kept for periods not yet committed. */
+const MARKS_KEPT = 10_002;
+
 /** A Prometheus traffic source. */
 export function prometheusTrafficSource(o: PrometheusTrafficOptions): TrafficSource {
   const marks = new Map<bigint, { bytes: Map<string, bigint>; sessions: number }>();
+  /** Boundaries whose reading failed, and why. */
+  const failed = new Map<bigint, string>();
   return {
     describe: `prometheus ${o.url} ${o.bytes.metric}`,
     async start() {},
@@ -52,20 +58,29 @@ export function prometheusTrafficSource(o: PrometheusTrafficOptions): TrafficSou
           }
         }
         marks.set(at, { bytes, sessions });
-      } catch {
+        failed.delete(at);
+      } catch (e) {
         marks.delete(at);
+        failed.set(at, (e as Error).message);
       }
-      for (const k of marks.keys()) if (marks.size > 4 && k < at) marks.delete(k);
+      // Kept until the periods they bound are committed; bounded all the same.
+      while (marks.size > MARKS_KEPT) marks.delete(marks.keys().next().value!);
+      while (failed.size > MARKS_KEPT) failed.delete(failed.keys().next().value!);
     },
     async take(span: Span): Promise<Traffic | undefined> {
       const a = marks.get(span.start);
       const b = marks.get(span.end);
-      marks.delete(span.start);
+      const why = failed.get(span.start) ?? failed.get(span.end);
+      if (why !== undefined) throw new SourceError(why);
       if (a === undefined || b === undefined) return undefined;
       let bytes = 0n;
       for (const [k, v] of b.bytes) {
         const p = a.bytes.get(k);
-        if (p === undefined) return undefined;
+        if (p === undefined) {
+          throw new SourceError(
+            `${o.url}: the series of ${o.bytes.metric} changed within the period`,
+          );
+        }
         bytes += v >= p ? v - p : v; // a counter that went down was reset
       }
       return {
@@ -73,6 +88,10 @@ export function prometheusTrafficSource(o: PrometheusTrafficOptions): TrafficSou
         subscriber_us: new Array<bigint>(8).fill(0n),
         tracks: [{ track: o.track, kind: o.kind, direction: TRACK_DIRECTION.out, bytes }],
       };
+    },
+    commit(span: Span) {
+      for (const k of [...marks.keys()]) if (k <= span.start) marks.delete(k);
+      for (const k of [...failed.keys()]) if (k <= span.start) failed.delete(k);
     },
     async close() {},
   };

@@ -2,8 +2,10 @@ import type { Span, Traffic } from '../types.js';
 
 /**
  * A hop's traffic. The agent calls `start` once, `mark` at each period boundary (a counter
- * reads there), then `take` for each period once it is over: the period's traffic, which is not
- * given again.
+ * reads there), then `take` for each period once it is over, and `commit` once the period's
+ * record is durably in the spool. Until then the period's traffic is not consumed: a record that
+ * could not be spooled is cut again later, and `take` gives the same traffic again (a line
+ * logged after its period was taken joins the next period).
  */
 export interface TrafficSource {
   /** What it reads, for logs and errors. */
@@ -15,8 +17,15 @@ export interface TrafficSource {
   start(from: bigint, period: bigint): Promise<void>;
   /** A period boundary has been reached (room clock µs). */
   mark?(at: bigint): Promise<void>;
-  /** The traffic of a period, or `undefined` when the source cannot state it. */
+  /**
+   * The traffic of a period, or `undefined` when the source has no reading that covers it (the
+   * period began before it could read); a `SourceError` when what it read of the period is
+   * incomplete (a log lost, a counter unreadable), naming why. The period is then signed with
+   * the unmetered marker, and states no traffic.
+   */
   take(span: Span): Promise<Traffic | undefined>;
+  /** The record of `span` is durably in the spool: its traffic is given no more. */
+  commit?(span: Span): void;
   close(): Promise<void>;
 }
 

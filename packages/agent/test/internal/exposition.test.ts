@@ -12,7 +12,12 @@ describe('the text exposition format', () => {
       'not a sample {',
     ].join('\n');
     expect(parseExposition(text)).toEqual([
-      { name: 'scaph_host_energy_microjoules', labels: {}, value: '123456789012' },
+      {
+        name: 'scaph_host_energy_microjoules',
+        labels: {},
+        value: '123456789012',
+        type: 'counter',
+      },
       {
         name: 'kepler_node_cpu_joules_total',
         labels: { zone: 'package', instance: 'a"b\\c' },

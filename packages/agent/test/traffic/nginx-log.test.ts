@@ -1,9 +1,18 @@
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import {
+  appendFileSync,
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  renameSync,
+  truncateSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { CLASS, type HopRecord } from '@wai-steering/wire';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { HopAgent, modelSource, nginxLogSource } from '../../src/index.js';
+import { HopAgent, modelSource, nginxLogSource, SourceError } from '../../src/index.js';
 import { type RunningNginx, startNginx } from '../helpers/nginx.js';
 import { makeRoom, tempDir } from '../helpers/room.js';
 import { TestSteeringServer } from '../helpers/steering.js';
@@ -20,6 +29,27 @@ afterAll(async () => {
 });
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Waits for `cond`, checked every 20 ms, for at most `ms` (a ceiling, not a duration). */
+async function until(what: string, cond: () => boolean, ms = 30_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!cond()) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await sleep(20);
+  }
+}
+
+/** The lines the files hold (a file not there holds none). */
+function linesIn(files: readonly string[]): number {
+  let n = 0;
+  for (const f of files) {
+    if (!existsSync(f)) continue;
+    n += readFileSync(f, 'utf8')
+      .split('\n')
+      .filter((l) => l !== '').length;
+  }
+  return n;
+}
 
 /** Segment files of three tiers and an audio track, and a playlist, of random sizes. */
 function media(root: string): string[] {
@@ -101,6 +131,7 @@ describe('nginx access log (Debian nginx, the shipped log_format)', () => {
     });
     const startUs = BigInt(Date.now()) * 1000n;
     await agent.start();
+    const startedUs = BigInt(Date.now()) * 1000n;
     const rotated = `${nginx.log}.1`;
     let requests = 0;
     for (let period = 0; period < 4; period++) {
@@ -116,9 +147,11 @@ describe('nginx access log (Debian nginx, the shipped log_format)', () => {
       // A 404 on a media route: its bytes count, its delivery time does not.
       await (await fetch(`${nginx.url}/live/video/1/missing.m4s`)).arrayBuffer();
       requests++;
-      // Past the next boundary, then the agent cuts what is over.
+      // nginx logs a request once its response is sent: every one logged, then past the next
+      // boundary, and the agent cuts what is over.
+      await until(`${requests} requests logged`, () => linesIn([rotated, nginx.log]) >= requests);
       const now = BigInt(Date.now()) * 1000n;
-      await sleep(Number(((now / P + 1n) * P - now) / 1000n) + 150);
+      await sleep(Number(((now / P + 1n) * P - now) / 1000n) + 20);
       await agent.poll();
     }
     expect(await agent.delivered()).toBe(true);
@@ -132,7 +165,7 @@ describe('nginx access log (Debian nginx, the shipped log_format)', () => {
     expect(lines.length).toBeGreaterThanOrEqual(requests);
     // The agent's first period is the one it started in (a boundary may pass as it starts).
     const first = server.records[0]!.start;
-    expect([0n, P]).toContain(first - (startUs / P) * P);
+    expect(first >= (startUs / P) * P && first <= (startedUs / P) * P).toBe(true);
     const want = expected(lines, first);
     expect(want.size).toBeGreaterThanOrEqual(4);
     const got = new Map<bigint, HopRecord>(server.records.map((r) => [r.start, r]));
@@ -173,12 +206,7 @@ describe('following the log', () => {
     `${JSON.stringify({ msec: `${us / 1_000_000n}.${String((us % 1_000_000n) / 1000n).padStart(3, '0')}`, request_uri: '/a', status: '200', bytes_sent: String(bytes), request_time: '0.000', remote_addr: '10.0.0.1', http_user_agent: 'u' })}\n`;
 
   it('reads what the old file gains after a rename, a new file, and a truncation in place', async () => {
-    const {
-      appendFileSync,
-      renameSync,
-      truncateSync,
-      writeFileSync: write,
-    } = await import('node:fs');
+    const write = writeFileSync;
     const dir = tempDir();
     const log = join(dir, 'access.log');
     write(log, line(T - 10n, 1) + line(T + 10n, 2)); // one before the start: not counted
@@ -205,6 +233,118 @@ describe('following the log', () => {
     const second = await src.take({ start: T + P2, end: T + 2n * P2 });
     expect(second?.tracks[0]?.bytes).toBe(64n);
     expect(second?.sessions).toBe(1);
+    await src.close();
+  });
+});
+
+describe('copytruncate (logrotate copies the log, then empties it in place)', () => {
+  it('reads what was written after the last read from the copy, then the emptied log from 0 (Debian nginx)', async () => {
+    const own = await startNginx();
+    try {
+      mkdirSync(join(own.root, 'seg'), { recursive: true });
+      writeFileSync(join(own.root, 'seg', 'a.m4s'), randomBytes(7_000));
+      writeFileSync(join(own.root, 'seg', 'b.m4s'), randomBytes(3_100));
+      // One period spans the whole test: every byte logged is in it, once.
+      const Pw = 3_600_000_000n;
+      const from = ((BigInt(Date.now()) * 1000n) / Pw) * Pw;
+      const src = nginxLogSource({
+        path: own.log,
+        routes: [{ pattern: /^\/seg\//, track: 1, kind: 1 }],
+        pollMs: 60_000, // read only when the test says
+      });
+      await src.start(from, Pw);
+      let sent = 0;
+      const get = async (n: number) => {
+        for (let i = 0; i < n; i++) {
+          await (await fetch(`${own.url}/seg/${i % 2 === 0 ? 'a' : 'b'}.m4s`)).arrayBuffer();
+        }
+        sent += n;
+      };
+      const copy = `${own.log}.1`;
+      await get(5);
+      await until('5 requests logged', () => linesIn([own.log]) >= 5);
+      src.poll(); // read up to here
+      await get(7); // logged, not yet read
+      await until('12 requests logged', () => linesIn([own.log]) >= 12);
+      // logrotate's copytruncate: the file copied, then truncated in place; nginx writes on at
+      // the start of the emptied file (it opened its log O_APPEND).
+      copyFileSync(own.log, copy);
+      truncateSync(own.log, 0);
+      await get(12); // more than was read before: the emptied file grows past that offset
+      await until('the 12 later requests logged', () => linesIn([copy, own.log]) >= sent);
+      const t = await src.take({ start: from, end: from + Pw });
+      await src.close();
+      // What the two files hold of the requests (not nginx's answer to the test's probe of /).
+      const seg = (f: string) =>
+        readFileSync(f, 'utf8')
+          .split('\n')
+          .filter((l) => l !== '')
+          .map((l) => JSON.parse(l) as { request_uri: string; bytes_sent: string })
+          .filter((l) => l.request_uri.startsWith('/seg/'));
+      const all = [...seg(copy), ...seg(own.log)];
+      expect(all.length).toBe(sent);
+      const want = all.reduce((n, l) => n + BigInt(l.bytes_sent), 0n);
+      expect(t?.tracks).toEqual([{ track: 1, kind: 1, direction: 2, bytes: want }]);
+      expect([src.truncations, src.copies, src.unreadable]).toEqual([1, 1, 0]);
+    } finally {
+      await own.stop();
+    }
+  });
+
+  it('truncated in place with no copy beside it: the open periods are unknown, not short', async () => {
+    const dir = tempDir();
+    const log = join(dir, 'access.log');
+    const T = 1_800_000_000_000_000n;
+    const line = (us: bigint, bytes: number) =>
+      `${JSON.stringify({ msec: `${us / 1_000_000n}.${String((us % 1_000_000n) / 1000n).padStart(3, '0')}`, request_uri: '/a', status: '200', bytes_sent: String(bytes), request_time: '0.000', remote_addr: '10.0.0.1', http_user_agent: 'u' })}\n`;
+    writeFileSync(log, line(T + 10n, 100));
+    let now = T + 500_000n;
+    const src = nginxLogSource({
+      path: log,
+      routes: [{ pattern: /^\//, track: 1, kind: 1 }],
+      pollMs: 60_000,
+      clock: () => now,
+    });
+    await src.start(T, P);
+    appendFileSync(log, line(T + 20n, 200)); // not read: lost with the truncation
+    truncateSync(log, 0);
+    appendFileSync(log, line(T + 900_000n, 300));
+    now = T + 600_000n;
+    src.poll(); // sees the truncation within the first period
+    now = T + P + 100_000n;
+    await expect(src.take({ start: T, end: T + P })).rejects.toThrow(SourceError);
+    await expect(src.take({ start: T, end: T + P })).rejects.toThrow(
+      /lines may have been lost: .*access\.log was truncated in place and no copy/,
+    );
+    src.commit({ start: T, end: T + P });
+    // The next period is stated; a line of the unknown period read late is not moved into it.
+    appendFileSync(log, line(T + 950_000n, 400) + line(T + P + 10n, 500));
+    const next = await src.take({ start: T + P, end: T + 2n * P });
+    expect(next?.tracks[0]?.bytes).toBe(500n);
+    expect(src.dropped).toBe(1);
+    await src.close();
+  });
+
+  it('a period taken again before it is committed gives the same traffic; a line after it goes on', async () => {
+    const dir = tempDir();
+    const log = join(dir, 'access.log');
+    const T = 1_800_000_000_000_000n;
+    const line = (us: bigint, bytes: number) =>
+      `${JSON.stringify({ msec: `${us / 1_000_000n}.${String((us % 1_000_000n) / 1000n).padStart(3, '0')}`, request_uri: '/a', status: '200', bytes_sent: String(bytes), request_time: '0.000', remote_addr: '10.0.0.1', http_user_agent: 'u' })}\n`;
+    writeFileSync(log, line(T + 10n, 100));
+    const src = nginxLogSource({
+      path: log,
+      routes: [{ pattern: /^\//, track: 1, kind: 1 }],
+      pollMs: 60_000,
+    });
+    await src.start(T, P);
+    const span = { start: T, end: T + P };
+    expect((await src.take(span))?.tracks[0]?.bytes).toBe(100n);
+    appendFileSync(log, line(T + 20n, 7)); // logged after its period was taken
+    expect((await src.take(span))?.tracks[0]?.bytes).toBe(100n);
+    src.commit(span);
+    expect((await src.take({ start: T + P, end: T + 2n * P }))?.tracks[0]?.bytes).toBe(7n);
+    renameSync(log, `${log}.old`);
     await src.close();
   });
 });

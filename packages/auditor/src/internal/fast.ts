@@ -1,18 +1,25 @@
 /**
- * §9.1 for a run of decisions over one archive, giving the outcome `verifyDecision` gives
- * (`@wai-steering/verifier`), in the time of the decision's own signature. Every decision of one
- * window names the same records with the same figures, so steps 4 and 5 (the records and the
- * evidence) and the order of §6.2 are computed once per policy, window and evidence section
- * (its bytes, by value) and held; steps 1 and 2 once per policy. What is left per decision is
- * the read, its signature and signer (step 3), and the rule over its report, draw and loads
- * (step 6). No manifest is archived, so there is no step 7. The tests hold this to
- * `verifyDecision`'s outcome on honest, tampered and mutated archives.
+ * §9.1 for a run of decisions over one archive, giving the outcome `verifyDecision` gives, in the
+ * time of the decision's own signature. The steps are the verifier's own (`openPolicy`,
+ * `checkDecision`, `checkEvidence`, `checkOutput` of `@wai-steering/verifier`, which
+ * `verifyDecision` runs in order); what this adds is what it holds between decisions. Every
+ * decision of one window names the same records with the same figures, so steps 4 and 5 (the
+ * records and the evidence) and the order of §6.2 are run once per policy, window and evidence
+ * section (its bytes, by value) and held; step 2 once per policy, the signer's check once per
+ * signer and classes. What is left per decision is the read, its signature (step 3), and the
+ * rule over its report, draw and loads (step 6). No manifest is archived, so there is no step 7.
+ * The tests hold this to `verifyDecision`'s outcome on honest, tampered and mutated archives.
  */
-import { evaluatePathway, inWindow, windowAt } from '@wai-steering/evidence';
-import { applyRule, drawOf, orderPathways, type Report } from '@wai-steering/rule';
+import { windowAt } from '@wai-steering/evidence';
+import { orderPathways } from '@wai-steering/rule';
 import {
-  checkHopAuthorised,
+  checkDecision,
+  checkEvidence,
+  checkOutput,
   checkSigner,
+  type OpenedPolicy,
+  openPolicy,
+  type Refused,
   type RoomContext,
   type VerifierCache,
 } from '@wai-steering/verifier';
@@ -20,17 +27,10 @@ import {
   bytesEqual,
   type CryptoBackend,
   type Decision,
-  digestOf,
-  type HopRecord,
   type Place,
-  type Policy,
-  PRESENT,
   type Reason,
-  readPolicy,
-  STATUS,
+  type Refusal,
   toHex,
-  verifyDecisionSignature,
-  verifyPolicySignature,
 } from '@wai-steering/wire';
 
 /** A refusal: its C7 reason and place. */
@@ -39,15 +39,10 @@ export interface Refusal7 {
   readonly where: { readonly at: Place; readonly pathway?: number; readonly record?: number };
 }
 
-const at = (reason: Reason, place: Place, pathway?: number, record?: number): Refusal7 => {
-  if (place === 'evidence')
-    return { reason, where: { at: place, pathway: pathway!, record: record! } };
-  if (place === 'pathway') return { reason, where: { at: place, pathway: pathway! } };
-  return { reason, where: { at: place } };
-};
+const placed = (r: Refused): Refusal7 => ({ reason: r.reason, where: r.where });
 
 /** A policy after §9.1 step 2. */
-type Opened = { policy: Policy; digest: Uint8Array } | Refusal7;
+type Opened = OpenedPolicy | Refusal7;
 
 /** Steps 4 and 5 of one evidence section, and its order (§6.2). */
 type Evidence = { order: number[] } | Refusal7;
@@ -102,13 +97,16 @@ function sameSection(a: Uint8Array, ra: number[], b: Uint8Array, rb: number[]): 
   return true;
 }
 
-function reportOf(d: Decision): Report {
-  const r = d.report;
-  return {
-    pathway: (r.present & PRESENT.pathway) !== 0 ? r.pathway : null,
-    throughput: (r.present & PRESENT.throughput) !== 0 ? r.throughput : null,
-    buffer: (r.present & PRESENT.buffer) !== 0 ? r.buffer : null,
-  };
+/**
+ * Whether `d` was read after `previous` taking all of its figures and evidence from it
+ * (`readDecision`'s `previous`: the same bytes), so that they need not be compared again.
+ */
+function sameEvidence(previous: Decision, d: Decision): boolean {
+  const a = previous.pathways;
+  const b = d.pathways;
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i]!.evidence !== b[i]!.evidence) return false;
+  return true;
 }
 
 const MAX_HELD = 4096;
@@ -116,14 +114,35 @@ const MAX_HELD = 4096;
 export class FastVerifier {
   private readonly opened = new Map<string, Opened>();
   private readonly evidence = new Map<string, Evidence>();
-  /** The last evidence section seen: its window, policy, bytes and result. */
+  /** The last evidence section seen: its window, policy, decision, bytes and result. */
   private last:
-    | { b: bigint; policy: Uint8Array; bytes: Uint8Array; ranges: number[]; evidence: Evidence }
+    | {
+        b: bigint;
+        policy: Uint8Array;
+        decision: Decision;
+        bytes: Uint8Array;
+        ranges: number[];
+        evidence: Evidence;
+      }
     | undefined;
   /** The last policy opened, by its digest's bytes. */
   private lastPolicy: { digest: Uint8Array; opened: Opened } | undefined;
   /** The last signer checked with the classes it stated (a bit each), and the outcome. */
-  private lastSigner: { key: Uint8Array; classes: number; bad: Refusal7 | null } | undefined;
+  private lastSigner: { key: Uint8Array; classes: number; bad: Refusal | undefined } | undefined;
+  /** §3.5, C6 for a decision's signer, held for the last signer and classes. */
+  private readonly signer = (
+    ctx: RoomContext,
+    key: Uint8Array,
+    classes: ReadonlySet<number>,
+  ): Refusal | undefined => {
+    let mask = 0;
+    for (const c of classes) mask |= 1 << c;
+    const ls = this.lastSigner;
+    if (ls !== undefined && ls.classes === mask && bytesEqual(ls.key, key)) return ls.bad;
+    const bad = checkSigner(ctx, key, classes);
+    this.lastSigner = { key: key.slice(), classes: mask, bad };
+    return bad;
+  };
 
   constructor(
     private readonly ctx: RoomContext,
@@ -135,83 +154,25 @@ export class FastVerifier {
   /** §9.1 step 2, once per policy. */
   private open(hex: string, bytes: Uint8Array): Opened {
     let o = this.opened.get(hex);
-    if (o !== undefined) return o;
-    const read = readPolicy(bytes);
-    if (!read.ok) o = at(read.refusal.reason, 'policy');
-    else if (!bytesEqual(read.value.room, this.ctx.roomId)) o = at('wrong_room', 'policy');
-    else {
-      const bad =
-        verifyPolicySignature(read.value, this.backend) ?? checkSigner(this.ctx, read.value.signer);
-      o =
-        bad !== undefined
-          ? at(bad.reason, 'policy')
-          : { policy: read.value, digest: digestOf(read.value, this.backend) };
+    if (o === undefined) {
+      const r = openPolicy(this.ctx, bytes, { backend: this.backend });
+      o = 'outcome' in r ? placed(r) : r;
+      this.opened.set(hex, o);
     }
-    this.opened.set(hex, o);
     return o;
   }
 
-  /** §9.1 steps 4 and 5 over the records named, and the order of §6.2. */
-  private steps4and5(policy: Policy, d: Decision): Evidence {
-    const m = policy.pathways.length;
-    const window = windowAt(policy, d.t);
-    const named: HopRecord[][] = [];
-    for (let i = 0; i < m; i++) {
-      const hopIndex = new Map<string, number>();
-      policy.pathways[i]!.hops.forEach((hop, h) => {
-        hopIndex.set(toHex(hop.key), h);
-      });
-      const records: HopRecord[] = [];
-      let prevHop = -1;
-      let prevStart = 0n;
-      const evidence = d.pathways[i]!.evidence;
-      for (let j = 0; j < evidence.length; j++) {
-        // 4.1 to 4.6, record by record (C9).
-        const blob = this.records.get(toHex(evidence[j]!));
-        if (blob === undefined) return at('record_missing', 'evidence', i, j);
-        const facts = this.cache.facts(blob, this.backend);
-        if (!facts.read.ok) return at(facts.read.refusal.reason, 'evidence', i, j);
-        const record = facts.read.value;
-        const bad = this.cache.verify(facts, record, this.ctx.roomId, this.backend);
-        if (bad !== null) return at(bad.reason, 'evidence', i, j);
-        const unauthorised = checkHopAuthorised(this.ctx, record);
-        if (unauthorised !== undefined) return at(unauthorised.reason, 'evidence', i, j);
-        const h = hopIndex.get(toHex(record.hop));
-        if (h === undefined) return at('evidence_not_on_pathway', 'evidence', i, j);
-        if (!inWindow(record, window)) return at('evidence_outside_window', 'evidence', i, j);
-        if (j > 0 && !(h > prevHop || (h === prevHop && record.start > prevStart))) {
-          return at('decision_invalid', 'evidence', i, j);
-        }
-        prevHop = h;
-        prevStart = record.start;
-        records.push(record);
-      }
-      named.push(records);
-    }
-    for (let i = 0; i < m; i++) {
-      const stated = d.pathways[i]!;
-      const records = named[i]!;
-      if (stated.status === STATUS.figure) {
-        if (records.some((r) => r.class === 0)) return at('unmetered_as_zero', 'pathway', i);
-        if (new Set(records.map((r) => r.class)).size > 1)
-          return at('classes_summed', 'pathway', i);
-      }
-      const figure = evaluatePathway(policy, i, records, window);
-      if (
-        figure.status !== stated.status ||
-        figure.class !== stated.class ||
-        figure.joules !== stated.joules ||
-        figure.delivery !== stated.delivery
-      ) {
-        return at('evidence_mismatch', 'pathway', i);
-      }
-    }
-    return { order: orderPathways(policy, d.pathways) };
+  /** §9.1 steps 4 and 5 (the verifier's), and the order of §6.2 when they pass. */
+  private steps4and5(policy: OpenedPolicy['policy'], d: Decision): Evidence {
+    const bad = checkEvidence(this.ctx, policy, d, (hex) => this.records.get(hex), {
+      backend: this.backend,
+      cache: this.cache,
+    });
+    return bad !== undefined ? placed(bad) : { order: orderPathways(policy, d.pathways) };
   }
 
   /** §9.1 steps 2 to 6 for a decision that reads (step 1 passed when the room was opened). */
   verify(bytes: Uint8Array, d: Decision, policyBytes: Uint8Array): Refusal7 | null {
-    const ctx = this.ctx;
     let opened: Opened;
     const lp = this.lastPolicy;
     if (lp !== undefined && bytesEqual(lp.digest, d.policy)) opened = lp.opened;
@@ -220,83 +181,42 @@ export class FastVerifier {
       this.lastPolicy = { digest: d.policy.slice(), opened };
     }
     if ('reason' in opened) return opened;
-    const { policy, digest: policyDigest } = opened;
-    // Step 3, in C9's order.
-    if (!bytesEqual(d.room, ctx.roomId)) return at('wrong_room', 'decision');
-    if (!bytesEqual(d.policy, policyDigest)) return at('record_missing', 'decision');
-    const m = policy.pathways.length;
-    if (d.pathways.length !== m) return at('decision_invalid', 'decision');
-    if ((d.report.present & PRESENT.pathway) !== 0 && d.report.pathway >= m) {
-      return at('decision_invalid', 'decision');
-    }
-    const badSig = verifyDecisionSignature(d, this.backend);
-    if (badSig !== undefined) return at(badSig.reason, 'decision');
-    let mask = 0;
-    for (const pw of d.pathways) if (pw.status === STATUS.figure) mask |= 1 << pw.class;
-    const ls = this.lastSigner;
-    let badSigner: Refusal7 | null;
-    if (ls !== undefined && ls.classes === mask && bytesEqual(ls.key, d.signer)) badSigner = ls.bad;
-    else {
-      const classes = new Set<number>();
-      for (const pw of d.pathways) if (pw.status === STATUS.figure) classes.add(pw.class);
-      const r = checkSigner(ctx, d.signer, classes);
-      badSigner = r === undefined ? null : at(r.reason, 'decision');
-      this.lastSigner = { key: d.signer.slice(), classes: mask, bad: badSigner };
-    }
-    if (badSigner !== null) return badSigner;
+    // Step 3.
+    const bad = checkDecision(this.ctx, opened, d, { backend: this.backend, signer: this.signer });
+    if (bad !== undefined) return placed(bad);
     // Steps 4 and 5, once per evidence section: the last one's bytes first (a window's
     // decisions follow one another), then by key.
-    const window = windowAt(policy, d.t);
-    const section = sectionOf(d);
+    const window = windowAt(opened.policy, d.t);
     const last = this.last;
     let ev: Evidence | undefined;
     if (
       last !== undefined &&
       last.b === window.b &&
       bytesEqual(last.policy, d.policy) &&
-      sameSection(last.bytes, last.ranges, bytes, section)
+      (sameEvidence(last.decision, d) || sameSection(last.bytes, last.ranges, bytes, sectionOf(d)))
     ) {
       ev = last.evidence;
     } else {
+      const section = sectionOf(d);
       const key = evidenceKey(bytes, d, window.b, section);
       ev = this.evidence.get(key);
       if (ev === undefined) {
-        ev = this.steps4and5(policy, d);
+        ev = this.steps4and5(opened.policy, d);
         if (this.evidence.size >= MAX_HELD) this.evidence.clear();
         this.evidence.set(key, ev);
       }
       this.last = {
         b: window.b,
         policy: d.policy.slice(),
+        decision: d,
         bytes: bytes.slice(),
         ranges: section,
         evidence: ev,
       };
     }
     if ('reason' in ev) return ev;
-    // Step 6: the output.
-    const draw = drawOf(policyDigest, d.session, this.backend);
-    const rule = applyRule({
-      policy,
-      figures: d.pathways,
-      report: reportOf(d),
-      draw,
-      loads: d.pathways.map((pw) => pw.load),
-      order: ev.order,
-    });
-    const same =
-      draw === d.draw &&
-      d.pathways.every((pw, i) => pw.limits === rule.limits[i]) &&
-      rule.priority.length === d.priority.length &&
-      rule.priority.every((p, i) => p === d.priority[i]) &&
-      rule.ttl === d.ttl &&
-      rule.reason === d.reason;
-    if (!same) {
-      const statedFirst = d.pathways[d.priority[0]!]!;
-      const ruleFirst = d.pathways[rule.priority[0]!]!;
-      const unknown = statedFirst.status !== STATUS.figure && ruleFirst.status === STATUS.figure;
-      return at(unknown ? 'unknown_preferred' : 'decision_mismatch', 'output');
-    }
-    return null;
+    // Step 6: the output, over the order held.
+    const out = checkOutput(opened, d, { backend: this.backend, order: ev.order });
+    return out === undefined ? null : placed(out);
   }
 }

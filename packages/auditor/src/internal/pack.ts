@@ -2,27 +2,15 @@
  * Verdicts packed into bytes for the trip from a worker back to the audit's thread: one buffer a
  * batch, transferred, instead of a structured clone of an object per decision (which costs about
  * as much as a tenth of the decision's signature). Per decision: a flags byte (bit 0 accepted,
- * bit 1 facts follow), the digest (32), then the facts: `t` (u64), the session (16), the policy
- * (32), `ttl` (u32), the first pathway, the reason and the count m (u8 each), and m loads (u32).
- * A refusal's reason and place travel beside the buffer, by the decision's index.
+ * bit 1 facts follow), then the facts: `t` (u64), the session (16), the policy (32), `ttl` (u32),
+ * the first pathway, the reason and the count m (u8 each), and m loads (u32). A refusal's reason
+ * and place travel beside the buffer, by the decision's index.
  */
-import { type Reason, toHex } from '@wai-steering/wire';
+import type { Reason } from '@wai-steering/wire';
 import type { Verdict, Where } from '../verdict.js';
 
 /** The refusals of a batch: index, reason, place. */
 export type PackedRefusals = { i: number; reason: Reason; where: Where }[];
-
-/** A hex digit's value (the digests here are lowercase hex the verifier wrote). */
-function nibble(c: number): number {
-  return c <= 57 ? c - 48 : (c | 32) - 87;
-}
-
-/** Writes the bytes of `hex` (even length, hexadecimal) at `at`. */
-function writeHex(out: Uint8Array, at: number, hex: string): void {
-  for (let i = 0; i < hex.length; i += 2) {
-    out[at + i / 2] = (nibble(hex.charCodeAt(i)) << 4) | nibble(hex.charCodeAt(i + 1));
-  }
-}
 
 export function packVerdicts(verdicts: readonly Verdict[]): {
   buf: Uint8Array;
@@ -30,15 +18,14 @@ export function packVerdicts(verdicts: readonly Verdict[]): {
 } {
   let n = 0;
   for (const v of verdicts)
-    n += 33 + (v.facts === undefined ? 0 : 8 + 16 + 32 + 4 + 3 + 4 * v.facts.loads.length);
+    n += 1 + (v.facts === undefined ? 0 : 8 + 16 + 32 + 4 + 3 + 4 * v.facts.loads.length);
   const buf = new Uint8Array(n);
   const view = new DataView(buf.buffer);
   const refused: PackedRefusals = [];
   let o = 0;
   verdicts.forEach((v, i) => {
     buf[o] = (v.accepted ? 1 : 0) | (v.facts === undefined ? 0 : 2);
-    writeHex(buf, o + 1, v.digest);
-    o += 33;
+    o += 1;
     if (!v.accepted) refused.push({ i, reason: v.reason, where: v.where });
     const f = v.facts;
     if (f === undefined) return;
@@ -65,8 +52,7 @@ export function unpackVerdicts(buf: Uint8Array, refused: PackedRefusals, count: 
   let o = 0;
   for (let i = 0; i < count; i++) {
     const flags = buf[o]!;
-    const digest = toHex(buf.subarray(o + 1, o + 33));
-    o += 33;
+    o += 1;
     let facts: Verdict['facts'];
     if ((flags & 2) !== 0) {
       const m = buf[o + 62]!;
@@ -74,8 +60,8 @@ export function unpackVerdicts(buf: Uint8Array, refused: PackedRefusals, count: 
       for (let p = 0; p < m; p++) loads.push(view.getUint32(o + 63 + 4 * p, true));
       facts = {
         t: view.getBigUint64(o, true),
-        session: buf.slice(o + 8, o + 24),
-        policy: buf.slice(o + 24, o + 56),
+        session: buf.subarray(o + 8, o + 24),
+        policy: buf.subarray(o + 24, o + 56),
         ttl: view.getUint32(o + 56, true),
         first: buf[o + 60]!,
         reason: buf[o + 61]!,
@@ -86,8 +72,8 @@ export function unpackVerdicts(buf: Uint8Array, refused: PackedRefusals, count: 
     const r = byIndex.get(i);
     const base =
       (flags & 1) !== 0 || r === undefined
-        ? { digest, accepted: true as const }
-        : { digest, accepted: false as const, reason: r.reason, where: r.where };
+        ? { accepted: true as const }
+        : { accepted: false as const, reason: r.reason, where: r.where };
     out.push(facts === undefined ? base : { ...base, facts });
   }
   return out;

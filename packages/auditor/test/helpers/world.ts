@@ -188,11 +188,11 @@ export interface Made {
 
 /**
  * A simulated steering server: its session count is a plain map, each session live while the
- * room clock's second is below its decision's second + TTL + grace; the loads it states are the
+ * room clock is below its decision's `t` + (TTL + grace) s, exactly; the loads it states are the
  * count before the decision, unless `lie` says otherwise.
  */
 export class SimServer {
-  private readonly live = new Map<string, { pathway: number; until: number }>();
+  private readonly live = new Map<string, { pathway: number; until: bigint }>();
   readonly made: Made[] = [];
 
   constructor(
@@ -201,10 +201,9 @@ export class SimServer {
   ) {}
 
   count(t: bigint): number[] {
-    const now = Number(t / 1_000_000n);
     const loads = this.world.policyFields.pathways.map(() => 0);
     for (const [k, v] of this.live) {
-      if (now < v.until) loads[v.pathway]!++;
+      if (t < v.until) loads[v.pathway]!++;
       else this.live.delete(k);
     }
     return loads;
@@ -238,7 +237,7 @@ export class SimServer {
     const first = signed.fields.priority[0]!;
     this.live.set(toHex(session), {
       pathway: first,
-      until: Number(t / 1_000_000n) + signed.fields.ttl + this.graceS,
+      until: t + BigInt(signed.fields.ttl + this.graceS) * 1_000_000n,
     });
     const made = { bytes: signed.bytes, digest: toHex(signed.digest), t, first, loads };
     this.made.push(made);

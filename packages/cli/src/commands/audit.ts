@@ -1,8 +1,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type AuditResult, auditJson, renderHtml, type Series } from '@wai-steering/auditor';
-import { auditArchive } from '@wai-steering/auditor/node';
+import { type AuditResult, renderHtml } from '@wai-steering/auditor';
+import { type ArchiveAudit, auditArchive } from '@wai-steering/auditor/node';
 import { formatDuration, formatInstant, parseDuration } from '@wai-steering/config-text';
 import type { Command, Context } from '../internal/command.js';
 import { EXIT, UserError } from '../internal/errors.js';
@@ -46,11 +46,19 @@ function progressBar(
   };
 }
 
-function summary(r: AuditResult): string {
+/** Writes to stdout, waiting for a stream that asks to (its buffer full) to drain. */
+async function write(ctx: Context, chunk: string): Promise<void> {
+  const stdout = ctx.io.stdout as { write(c: string): unknown; once?: unknown };
+  if (stdout.write(chunk) === false && typeof stdout.once === 'function') {
+    await new Promise<void>((done) => (stdout as NodeJS.WritableStream).once('drain', done));
+  }
+}
+
+function summary(r: AuditResult, counts: { refused: number; inconsistent: number }): string {
   const lines = [
     `room ${r.room}`,
     `${r.decisions} decisions, ${r.sessions} sessions, ${r.records} records`,
-    `verified: ${r.accepted} accepted, ${r.refused.length} refused`,
+    `verified: ${r.accepted} accepted, ${counts.refused} refused`,
   ];
   for (const x of r.refused.slice(0, 20)) {
     const w = [
@@ -60,16 +68,15 @@ function summary(r: AuditResult): string {
     ].join('');
     lines.push(`  refused ${x.digest}: ${x.reason} at ${w}`);
   }
-  if (r.refused.length > 20)
-    lines.push(`  … and ${r.refused.length - 20} more (--json lists them all)`);
+  if (counts.refused > 20)
+    lines.push(`  … and ${counts.refused - 20} more (--json lists them all)`);
   lines.push(
-    `loads: ${r.loads.checked} decisions checked (tolerance ${r.loads.tolerance}, grace ${formatDuration(BigInt(r.loads.grace_s) * 1_000_000n)}), ${r.loads.inconsistent.length} inconsistent`,
+    `loads: ${r.loads.checked} decisions checked (tolerance ${r.loads.tolerance}, grace ${formatDuration(BigInt(r.loads.grace_s) * 1_000_000n)}), ${counts.inconsistent} inconsistent`,
   );
   for (const l of r.loads.inconsistent.slice(0, 20)) {
     lines.push(`  ${l.digest} ${l.pathway}: stated ${l.stated}, replayed ${l.replayed}`);
   }
-  if (r.loads.inconsistent.length > 20)
-    lines.push(`  … and ${r.loads.inconsistent.length - 20} more`);
+  if (counts.inconsistent > 20) lines.push(`  … and ${counts.inconsistent - 20} more`);
   if (r.shares.length === 0) lines.push('shares: no pathway has a minimum share');
   for (const s of r.shares) {
     lines.push(
@@ -137,8 +144,9 @@ export const audit: Command = {
   description: `
 Checks a steering server's decision log (§9.2, §12): every decision verifies (§9.1), each
 record's signature once; the loads replay (a session counts at the first pathway of its latest
-decision while the room clock's second is below that decision's second + TTL + grace, and each
-stated load must be the count just before the decision, within --load-tolerance); for each
+decision while the room clock is below that decision's t + (TTL + grace) s, to the µs, carried
+by pathway ID across a change of policy, and each stated load must be the count just before the
+decision, within --load-tolerance); for each
 pathway with a minimum share, the sessions whose draw falls in its band against the binomial
 expectation (flagged at |z| >= 4); each policy, its span and what changed from the one before;
 and, as a report, each interior hop's bytes out against its edge hops' bytes in.
@@ -169,7 +177,7 @@ the wrong room. With --json it prints exactly the result of docs/audit.md on std
     const html = ctx.optional('html');
     let dir = archive === undefined ? undefined : ctx.path(archive);
     let temp: string | undefined;
-    let out: { result: AuditResult; series: Series };
+    let out: ArchiveAudit;
     try {
       if (dir === undefined) {
         temp = mkdtempSync(join(tmpdir(), 'wai-audit-'));
@@ -203,9 +211,19 @@ the wrong room. With --json it prints exactly the result of docs/audit.md on std
     } finally {
       if (temp !== undefined) rmSync(temp, { recursive: true, force: true });
     }
-    if (html !== undefined)
-      writeOutput(ctx.path(html), renderHtml(out.result, out.series), 'HTML report');
-    ctx.out(ctx.flag('json') ? `${auditJson(out.result)}\n` : summary(out.result));
+    try {
+      if (html !== undefined)
+        writeOutput(ctx.path(html), renderHtml(out.result, out.series), 'HTML report');
+      if (ctx.flag('json')) {
+        // Written as it was kept: the refusals past the first come from a temporary file.
+        await out.writeJson((chunk) => write(ctx, chunk));
+        await write(ctx, '\n');
+      } else {
+        ctx.out(summary(out.result, out));
+      }
+    } finally {
+      out.dispose();
+    }
     return out.result.findings === 0 ? EXIT.ok : EXIT.refused;
   },
 };

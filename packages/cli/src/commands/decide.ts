@@ -147,22 +147,23 @@ is a warning, and the decision is written all the same.`,
     // room verifies; when it does not, those that read and are of the room.
     const opened = openRoom(roomBytes, keyLogBytes ?? null);
     const store = new MemoryEvidenceStore();
-    let skipped = 0;
-    for (const file of readDir(ctx.path(ctx.string('records')), 'records directory')) {
+    const skipped: string[] = [];
+    const recordsDir = ctx.path(ctx.string('records'));
+    for (const file of readDir(recordsDir, 'records directory')) {
       if (opened.ok) {
         const record = openHopRecord(opened.value, file.bytes);
         if (record.ok) store.add(record.value.record, record.value.digest);
-        else skipped++;
+        else skipped.push(`${file.name} (${record.refusal.reason})`);
       } else {
         const read = readHopRecord(file.bytes);
         if (read.ok && bytesEqual(read.value.room, roomId))
           store.add(read.value, digestOf(read.value));
-        else skipped++;
+        else skipped.push(`${file.name} (${read.ok ? 'wrong_room' : read.refusal.reason})`);
       }
     }
-    if (skipped > 0)
+    if (skipped.length > 0)
       ctx.warn(
-        `${skipped} file(s) of the records directory skipped: not records a server would hold`,
+        `${skipped.length === 1 ? 'a file' : `${skipped.length} files`} of the records directory ${recordsDir} skipped, not records a server would hold: ${skipped.join(', ')}`,
       );
     const window = windowAt(policy, t);
     const evidence = selectEvidence(policy, window, store);

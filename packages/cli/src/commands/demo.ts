@@ -2,6 +2,7 @@ import { formatDuration, formatInstant } from '@wai-steering/config-text';
 import type { Command } from '../internal/command.js';
 import type { RunningDemo } from '../internal/demo.js';
 import { UserError } from '../internal/errors.js';
+import { selfName } from '../internal/self.js';
 
 function integerOption(value: string, name: string, min: number, max: number): number {
   const n = /^\d+$/.test(value) ? Number(value) : Number.NaN;
@@ -125,7 +126,7 @@ SIGINT or SIGTERM (Ctrl-C).`,
       '',
       'Try:',
       `curl '${running.steeringUrl}'`,
-      `wai-steer verify --url '${running.steeringUrl}'`,
+      `${selfName()} verify --url '${running.steeringUrl}'`,
       '',
       'Each manifest names its signed decision (science.transaction.wai-decision); every input a verifier needs is served by digest. Ctrl-C to stop.',
       '',

@@ -22,13 +22,14 @@ export const hopRun: Command = {
     },
     once: {
       type: 'boolean',
-      description: 'cut one record and print it as JSON (neither spooled nor sent)',
+      description:
+        'cut one record (the last period over, or --span) and print it as JSON (neither spooled nor sent)',
     },
     span: {
       type: 'string',
       arg: 'START..END',
       description:
-        'with --once: the span (default the next period), two instants: µs, RFC 3339, now-4s',
+        'with --once: the span (default the last period over), two instants: µs, RFC 3339, now-4s',
     },
     'dry-run': {
       type: 'boolean',
@@ -81,10 +82,11 @@ The config's format, its sources and what each states: docs/metering.md.`,
       return userError(e);
     }
     if (once) {
+      // By default the last period over: what the sources hold of it is there to read now.
       const now = BigInt(Date.now()) * 1000n;
       const span =
         spanText === undefined
-          ? { start: (now / agent.P + 1n) * agent.P, end: (now / agent.P + 2n) * agent.P }
+          ? { start: (now / agent.P - 1n) * agent.P, end: (now / agent.P) * agent.P }
           : spanOption(spanText, 'span', () => now);
       let rec: Awaited<ReturnType<typeof agent.cutOnce>>;
       try {
@@ -97,6 +99,13 @@ The config's format, its sources and what each states: docs/metering.md.`,
       printRecord(rec.bytes);
       return 0;
     }
+    // A stop asked for while the agent starts (a SIGTERM as it fills the periods it missed) is
+    // taken once it has started: it stops cleanly either way.
+    let stopAsked: () => void = () => {};
+    const stopping = new Promise<void>((resolve) => {
+      stopAsked = resolve;
+    });
+    ctx.io.onStop?.(async () => stopAsked());
     try {
       await agent.start();
     } catch (e) {
@@ -114,15 +123,10 @@ The config's format, its sources and what each states: docs/metering.md.`,
               );
             },
           );
-    await new Promise<void>((resolve) => {
-      const stop = async (): Promise<void> => {
-        await agent.stop();
-        await new Promise<void>((r) => (http === undefined ? r() : http.close(() => r())));
-        resolve();
-      };
-      if (ctx.io.onStop === undefined) return;
-      ctx.io.onStop(stop);
-    });
+    // Until stopped (without `onStop`, a caller of its own: it runs on).
+    await stopping;
+    await agent.stop();
+    await new Promise<void>((r) => (http === undefined ? r() : http.close(() => r())));
     return 0;
   },
 };

@@ -4,6 +4,7 @@ import { audit } from './audit.js';
 import { conformance } from './conformance.js';
 import { decide } from './decide.js';
 import { demo } from './demo.js';
+import { doctor } from './doctor.js';
 import { hopRun } from './hop.js';
 import { keylogAdd, keylogCreate, keylogInspect, keylogRevoke } from './keylog.js';
 import { keygen, pubkey } from './keys.js';
@@ -41,6 +42,7 @@ export const COMMANDS: readonly Command[] = [
   archiveExport,
   conformance,
   serve,
+  doctor,
   demo,
   hopRun,
 ];

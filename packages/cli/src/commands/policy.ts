@@ -4,6 +4,7 @@ import {
   bytesEqual,
   digestOf,
   isRefusal,
+  type PolicyFields,
   readPolicy,
   signPolicy,
   toHex,
@@ -14,6 +15,7 @@ import type { Command, Context } from '../internal/command.js';
 import { UserError } from '../internal/errors.js';
 import { REASON_SENTENCE } from '../internal/explain.js';
 import { readBytes, writeOutput } from '../internal/files.js';
+import { hopGrantProblems } from '../internal/grants.js';
 import { readSecretKeyFile } from '../internal/keys.js';
 import {
   compilePolicyConfig,
@@ -90,7 +92,9 @@ When the room is known (--room, or the config's room given as a file) it checks 
 sign the room's policies (§3.5: the room authority, or a live/steer key of the origin's key log,
 not revoked; a room that names an origin needs --key-log for it). A KEY that may not is a
 warning on stderr (the policy is written all the same, exit 0): the server and every verifier
-would refuse it (signer_not_authorised).
+would refuse it (signer_not_authorised). With the key log it also warns of each hop whose key the
+log does not list with live/hop (or lists revoked): every record that hop signs would be
+refused, so its pathway could never have a figure.
 ${CONFIG_REFERENCE}`,
   run(ctx) {
     const path = ctx.path(ctx.args[0]!);
@@ -107,7 +111,7 @@ ${CONFIG_REFERENCE}`,
         `${field}: ${detailOf(e) ?? 'breaks a rule of §3.3'} (${e.reason}, §3.3)`,
       );
     }
-    checkPolicySigner(ctx, data, path, fields.room, key.publicKey);
+    checkPolicySigner(ctx, data, path, fields.room, key.publicKey, fields.pathways);
     writeOutput(ctx.path(ctx.string('out')), bytes, 'policy file');
     const policy = unwrap(readPolicy(bytes));
     ctx.out(
@@ -127,6 +131,7 @@ function checkPolicySigner(
   configPath: string,
   roomId: Uint8Array,
   signer: Uint8Array,
+  pathways: PolicyFields['pathways'],
 ): void {
   const roomOption = ctx.optional('room');
   const configRoom = (data as { room?: unknown } | null)?.room;
@@ -163,6 +168,8 @@ function checkPolicySigner(
       `--key ${toHex(signer)} may not sign policies of this room (${refusal.reason}, §3.5: ${REASON_SENTENCE[refusal.reason]}): the server and every verifier will refuse this policy; sign it with the room authority or a live/steer key`,
     );
   }
+  // C5.4: a hop the key log does not list with live/hop has its every record refused.
+  for (const p of hopGrantProblems(opened.value, pathways)) ctx.warn(p.text);
 }
 
 export const policyInspect: Command = {

@@ -38,9 +38,10 @@ import {
 } from '../internal/schema.js';
 import { decisionJson, decisionText, hopRecordJson, hopRecordText } from '../internal/show.js';
 import { signing } from '../internal/sign.js';
-import { evidenceOf, staleLines } from '../internal/stale.js';
+import { evidenceOf } from '../internal/stale.js';
 import { parsePeriod } from '../internal/time.js';
 import { parseU64 } from '../internal/units.js';
+import { noFigure, noFigureText } from '../internal/why.js';
 
 const unsigned =
   (bits: number): Leaf<bigint> =>
@@ -299,9 +300,10 @@ export const decisionInspect: Command = {
 Reads a steering decision (WSD1), checks its rules (§7.2) and its signature by its signer, and
 prints its fields. It does not verify the decision: \`wai-steer verify\` does (§9).
 
-With --policy and --records, each stale pathway is explained: for each of its hops whose
-records do not tile the window at the decision's t (§5.1, §5.2), the periods missing, the
-records that overlap, cross the window's edge or are not cut on the period.`,
+With --policy and --records, each pathway without a figure is explained: a stale one hop by hop
+(the periods missing at the decision's t, §5.1, §5.2, the records that overlap, cross the
+window's edge or are not cut on the period), an unmetered one by the hops that signed the
+unmetered marker, a mixed one by its classes, an empty one by what its edge hops delivered.`,
   run(ctx) {
     const path = ctx.path(ctx.args[0]!);
     const { value: decision } = readDecisionFile(path);
@@ -319,8 +321,9 @@ records that overlap, cross the window's edge or are not cut on the period.`,
         'decision inspect: --policy and --records go together (to explain a stale pathway)',
       );
     }
+    // Every pathway without a figure: stale, unmetered, mixed or empty (§5.3).
     const stale = new Set(
-      decision.pathways.flatMap((p, i) => (p.status === STATUS.stale ? [i] : [])),
+      decision.pathways.flatMap((p, i) => (p.status !== STATUS.figure ? [i] : [])),
     );
     if (policyPath !== undefined && recordsDir !== undefined) {
       const { value: policy } = readPolicyFile(ctx.path(policyPath));
@@ -330,11 +333,14 @@ records that overlap, cross the window's edge or are not cut on the period.`,
         );
       }
       const records = readDir(ctx.path(recordsDir), 'records directory').map((f) => f.bytes);
-      for (const line of staleLines(policy, decision.t, evidenceOf(records), stale)) {
-        ctx.out(`stale      ${line}\n`);
+      for (const line of noFigureText(
+        noFigure(policy, decision.t, evidenceOf(records), stale),
+        11,
+      )) {
+        ctx.out(`${line}\n`);
       }
     } else if (stale.size > 0) {
-      ctx.out('stale      give --policy and --records to name the hops and periods missing\n');
+      ctx.out('why        give --policy and --records to say why a pathway has no figure\n');
     }
     return 0;
   },

@@ -1,9 +1,6 @@
 import type { RunningServer, ServerConfig } from '@wai-steering/server';
-import { readPolicy } from '@wai-steering/wire';
-import type { Command } from '../internal/command.js';
+import type { Command, Context } from '../internal/command.js';
 import { UserError } from '../internal/errors.js';
-import { readBytes } from '../internal/files.js';
-import { uriMismatches } from '../internal/uris.js';
 
 function issuesOf(e: unknown): readonly string[] | undefined {
   if (!(e instanceof Error) || e.name !== 'ConfigError') return undefined;
@@ -27,16 +24,16 @@ function configProblem(path: string, issues: readonly string[]): UserError {
   return new UserError(`server config ${path}: ${all}`);
 }
 
-/** Refuses a policy whose URIs do not reach the server (`uriMismatches`). */
-function checkUris(path: string, config: ServerConfig): void {
-  const read = readPolicy(readBytes(config.policy, 'policy'));
-  if (!read.ok) return; // the server's own check names what is wrong with the file
-  const mismatches = uriMismatches(read.value, config.listen, config.publicUrl);
-  if (mismatches.length > 0) {
-    throw new UserError(
-      `server config ${path}: ${mismatches.join('; ')}: players and verifiers would ask elsewhere (compile the policy again with the URIs of this server, or set public_url to the URL a proxy serves it at)`,
-    );
-  }
+/**
+ * The checks before the start (`doctor/preflight.ts`): every problem of the materials and the
+ * policy's URIs refuses it, on one line; keys readable by others and hops the key log does not
+ * list are warned of.
+ */
+async function checkBeforeStart(ctx: Context, path: string, config: ServerConfig): Promise<void> {
+  const { preflight } = await import('../internal/doctor/preflight.js');
+  const { problem, warnings } = preflight(path, config);
+  if (problem !== undefined) throw new UserError(`server config ${path}: ${problem}`);
+  for (const w of warnings) ctx.warn(w);
 }
 
 export const serve: Command = {
@@ -67,8 +64,8 @@ export const serve: Command = {
   description: `
 Loads the server's config and starts the steering server: it answers steering requests with
 signed decisions and their manifests, serves each decision at its URI, and ingests per-hop
-records. It prints where it listens on stderr and runs until SIGINT or SIGTERM, then closes
-cleanly (answers what is queued, writes the store). SIGHUP reads the key log file and the policy
+records. It prints where it listens, and its console's URL, on stderr and runs until SIGINT or
+SIGTERM, then closes cleanly (answers what is queued, writes the store). SIGHUP reads the key log file and the policy
 file again (after the origin published a new head, or the operator signed a new policy): a new
 policy is put in force with the sessions and their loads kept; a head that does not verify, or
 does not follow the head in use (its seq greater and its prev the digest of the head in use), or
@@ -79,9 +76,11 @@ right.
 
 The config's fields are in the repository's docs/server.md ("Configuration"), the commands
 of an operator in its docs/cli.md; a config that does not read is one line on stderr naming every problem.
-Before it listens it checks that the policy's server_uri, reload_uri and decision_uri are this
-server's (its listen address, or public_url when a proxy serves it elsewhere), and refuses to
-start when they are not, naming each.
+Before it listens it checks the room, the key log, the policy and the steering key, and that
+the policy's server_uri, reload_uri and decision_uri are this server's (its listen address, or
+public_url when a proxy serves it elsewhere), and refuses to start naming every problem at once.
+It warns of a key file others can read and of a hop the key log does not list. wai-steer doctor
+checks all this and more without starting anything.
 
 --workers N runs N worker processes (auto: one per core) sharing the listening socket, the
 store (SQLite in WAL mode, or PostgreSQL) and the loads; a worker that dies is started again.`,
@@ -104,7 +103,7 @@ store (SQLite in WAL mode, or PostgreSQL) and the loads; a worker that dies is s
             `server config ${path}: store.path: ":memory:" cannot be shared by --workers; name a file or a PostgreSQL store.url`,
           );
         }
-        checkUris(path, config);
+        await checkBeforeStart(ctx, path, config);
         // The store is created (when asked) and checked once, before the workers open it.
         await (await openConfiguredStore(config, { init: ctx.flag('init') })).close();
       } catch (e) {
@@ -118,8 +117,9 @@ store (SQLite in WAL mode, or PostgreSQL) and the loads; a worker that dies is s
         dropAfterMs: config.instances?.dropAfter ?? 1000,
         log: (line) => ctx.io.stderr.write(`${line}\n`),
       });
+      const consoleAt = config.console.enabled ? `, the console at ${pool.url}/console/` : '';
       ctx.io.stderr.write(
-        `wai-steer: serving at ${pool.url} with ${pool.pids().length} workers (SIGHUP reads the key log and the policy again; SIGINT or SIGTERM stops)\n`,
+        `wai-steer: serving at ${pool.url} with ${pool.pids().length} workers${consoleAt} (SIGHUP reads the key log and the policy again; SIGINT or SIGTERM stops)\n`,
       );
       // SIGHUP: each worker reads the key log file and the policy file again.
       const forward = (): void => {
@@ -143,7 +143,7 @@ store (SQLite in WAL mode, or PostgreSQL) and the loads; a worker that dies is s
       // The primary of --workers told the config's warnings and checked its URIs already.
       if (!cluster.isWorker) {
         for (const warning of read.warnings) ctx.warn(`server config ${path}: ${warning}`);
-        checkUris(path, read.config);
+        await checkBeforeStart(ctx, path, read.config);
       }
       running = await startServer(read.config, {
         init: ctx.flag('init'),
@@ -160,8 +160,9 @@ store (SQLite in WAL mode, or PostgreSQL) and the loads; a worker that dies is s
       for (const warning of running.warnings) ctx.warn(warning);
     }
     if (!cluster.isWorker) {
+      const consoleAt = running.consoleUrl === null ? '' : `, the console at ${running.consoleUrl}`;
       ctx.io.stderr.write(
-        `wai-steer: serving at ${running.url} (SIGHUP reads the key log and the policy again; SIGINT or SIGTERM stops)\n`,
+        `wai-steer: serving at ${running.url}${consoleAt} (SIGHUP reads the key log and the policy again; SIGINT or SIGTERM stops)\n`,
       );
     }
     // SIGHUP: the origin published a new key log head (a key added or revoked), or the operator

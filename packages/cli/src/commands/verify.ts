@@ -9,7 +9,8 @@ import type { Command, Context } from '../internal/command.js';
 import { EXIT, UserError } from '../internal/errors.js';
 import { readBytes, readDir } from '../internal/files.js';
 import { type C8Outcome, outcomeLine, outcomeText } from '../internal/outcome.js';
-import { evidenceOf, staleLines } from '../internal/stale.js';
+import { evidenceOf } from '../internal/stale.js';
+import { noFigure, noFigureText } from '../internal/why.js';
 
 const FILE_OPTIONS = ['room', 'key-log', 'policy', 'decision', 'records', 'manifest'] as const;
 
@@ -17,7 +18,7 @@ function print(
   ctx: Context,
   outcome: C8Outcome,
   policyBytes?: Uint8Array,
-  explain?: (policy: Policy, stale: ReadonlySet<number>) => string[],
+  explain?: (policy: Policy, none: ReadonlySet<number>) => string[],
 ): number {
   if (ctx.flag('json')) {
     ctx.out(`${outcomeLine(outcome)}\n`);
@@ -32,10 +33,11 @@ function print(
           : { pathwayIds: policy.pathways.map((p) => p.id), basis: policy.basis },
       ),
     );
-    // An accepted decision with stale pathways: which hop, and which periods (§5.2).
+    // An accepted decision with pathways of no figure: why (§5.2 to §5.4), stale ones hop by
+    // hop with the periods they miss.
     if (outcome.outcome === 'accept' && policy !== undefined && explain !== undefined) {
-      const stale = new Set(outcome.pathways.flatMap((p, i) => (p.status === 'stale' ? [i] : [])));
-      if (stale.size > 0) for (const line of explain(policy, stale)) ctx.out(`stale    ${line}\n`);
+      const none = new Set(outcome.pathways.flatMap((p, i) => (p.status !== 'figure' ? [i] : [])));
+      if (none.size > 0) for (const line of explain(policy, none)) ctx.out(`${line}\n`);
     }
   }
   return outcome.outcome === 'accept' ? EXIT.ok : EXIT.refused;
@@ -114,7 +116,12 @@ against that room only. A server that serves another room's descriptor for it is
           exit,
         );
       }
-      const code = print(ctx, verified.outcome as C8Outcome, verified.policy);
+      const code = print(ctx, verified.outcome as C8Outcome, verified.policy, (p, none) => {
+        const read = readDecision(verified.decision);
+        return read.ok
+          ? noFigureText(noFigure(p, read.value.t, evidenceOf(verified.records), none))
+          : [];
+      });
       if (!ctx.flag('json')) {
         const how =
           roomId === undefined
@@ -150,9 +157,9 @@ against that room only. A server that serves another room's descriptor for it is
       records,
       manifest: manifest === undefined ? null : readBytes(ctx.path(manifest), 'manifest'),
     }) as C8Outcome;
-    return print(ctx, outcome, policy, (p, stale) => {
+    return print(ctx, outcome, policy, (p, none) => {
       const read = readDecision(decision);
-      return read.ok ? staleLines(p, read.value.t, evidenceOf(records), stale) : [];
+      return read.ok ? noFigureText(noFigure(p, read.value.t, evidenceOf(records), none)) : [];
     });
   },
 };

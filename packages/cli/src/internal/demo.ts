@@ -84,6 +84,8 @@ export async function runDemo(options: DemoOptions): Promise<RunningDemo> {
             capacityThresholdPpm: 0,
             latencyThresholdMs: 10,
             maxAhead: 5000,
+            // The site's reports hold three periods and at least 5 s (a demo's periods are short).
+            maxExpiry: Math.max(10 * Number(setup.policy.period_us / 1000n), 5000),
           },
         },
     { clock },
@@ -121,6 +123,8 @@ export async function runDemo(options: DemoOptions): Promise<RunningDemo> {
           roomId: setup.roomId,
           pathway: fill,
           hop: edge,
+          // The sessions steered to the pathway are the ones its site serves.
+          sessions: () => server.engine.loadsNow()[pathway] ?? 0,
           periodUs: setup.policy.period_us,
           clock,
           ...(options.onReport === undefined ? {} : { onReport: options.onReport }),

@@ -4,7 +4,16 @@
  * time, then each decision, the policies and the records it names, the room and the key log
  * head, all by digest).
  */
-import { readFileSync } from 'node:fs';
+import {
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+} from 'node:fs';
+import { basename, dirname, join, resolve } from 'node:path';
 import type { ArchiveMeta } from '@wai-steering/auditor';
 import { ArchiveWriter } from '@wai-steering/auditor/node';
 import { nowUs } from '@wai-steering/config-text';
@@ -136,15 +145,27 @@ export async function exportFromStore(
   const where =
     config.store.url !== undefined ? 'the PostgreSQL store' : `store ${config.store.path}`;
   try {
-    const writer = await ArchiveWriter.create(out, {
-      meta: metaOf(room, graceS, span, where, 0),
-      room: roomBytes,
-      keyLog,
+    return await intoPlace(out, async (dir) => {
+      const writer = await ArchiveWriter.create(dir, {
+        meta: metaOf(room, graceS, span, where, 0),
+        room: roomBytes,
+        keyLog,
+      });
+      try {
+        return await writeFromStore(writer);
+      } finally {
+        await writer.close();
+      }
     });
+  } finally {
+    await store.close();
+  }
+
+  async function writeFromStore(writer: ArchiveWriter): Promise<Exported> {
     const named = new Named();
-    let after = 0;
+    let after: Parameters<typeof store.listDecisions>[2] = null;
     for (;;) {
-      const page = await store.listDecisions(span.from, span.to, after, 1000);
+      const page = await fromStore(() => store.listDecisions(span.from, span.to, after, 1000));
       for (const d of page.decisions) {
         named.add(d.bytes);
         await writer.add(d.bytes, d.t);
@@ -157,17 +178,19 @@ export async function exportFromStore(
     const policies = new Map<string, Uint8Array>();
     const current = read(config.policy, 'policy');
     policies.set(digestHex(current), current);
-    for (const b of await store.listBlobs('policy')) policies.set(toHex(b.digest), b.bytes);
+    for (const b of await fromStore(() => store.listBlobs('policy'))) {
+      policies.set(toHex(b.digest), b.bytes);
+    }
     const records: Uint8Array[] = [];
     let missing = 0;
     for (const hex of named.records) {
-      const r = await store.getRecord(Buffer.from(hex, 'hex'));
+      const r = await fromStore(() => store.getRecord(Buffer.from(hex, 'hex')));
       if (r === undefined) missing++;
       else records.push(r);
     }
     writer.writePolicies(policies.values());
     writer.writeRecords(records);
-    writer.writeMeta(metaOf(room, graceS, span, `store ${config.store.path}`, writer.decisions));
+    writer.writeMeta(metaOf(room, graceS, span, where, writer.decisions));
     return {
       room,
       decisions: writer.decisions,
@@ -175,8 +198,68 @@ export async function exportFromStore(
       records: records.length,
       missing,
     };
-  } finally {
-    await store.close();
+  }
+}
+
+/** A read of the store, its failure one line naming the store. */
+async function fromStore<T>(read: () => Promise<T>): Promise<T> {
+  try {
+    return await read();
+  } catch (e) {
+    if (e instanceof UserError) throw e;
+    throw new UserError(`the store: ${(e as Error).message}`);
+  }
+}
+
+/**
+ * Runs `write` into a new directory beside `out`, then renames it into place: a failed export
+ * leaves nothing behind (the directory is removed, and `out` is as it was). `out` may be absent,
+ * an empty directory, or an archive (replaced); anything else is refused.
+ */
+async function intoPlace<T>(out: string, write: (dir: string) => Promise<T>): Promise<T> {
+  const target = resolve(out);
+  let exists = false;
+  try {
+    const st = lstatSync(target);
+    exists = true;
+    if (!st.isDirectory()) throw new UserError(`--out ${out}: exists and is not a directory`);
+    const names = readdirSync(target);
+    if (names.length > 0 && !names.includes('archive.json')) {
+      throw new UserError(
+        `--out ${out}: a directory that holds no archive; give a new directory or an archive's`,
+      );
+    }
+  } catch (e) {
+    if (e instanceof UserError) throw e;
+    if ((e as NodeJS.ErrnoException).code !== 'ENOENT') {
+      throw new UserError(`--out ${out}: ${(e as NodeJS.ErrnoException).code ?? e}`);
+    }
+  }
+  let made: string | undefined;
+  let temp: string;
+  try {
+    made = mkdirSync(dirname(target), { recursive: true });
+    temp = mkdtempSync(join(dirname(target), `.${basename(target)}.partial-`));
+  } catch (e) {
+    throw new UserError(
+      `--out ${out}: cannot write beside it (${(e as NodeJS.ErrnoException).code ?? e})`,
+    );
+  }
+  try {
+    const done = await write(temp);
+    if (exists) {
+      const old = `${temp}.old`;
+      renameSync(target, old);
+      renameSync(temp, target);
+      rmSync(old, { recursive: true, force: true });
+    } else {
+      renameSync(temp, target);
+    }
+    return done;
+  } catch (e) {
+    rmSync(temp, { recursive: true, force: true });
+    if (made !== undefined) rmSync(made, { recursive: true, force: true });
+    throw e;
   }
 }
 
@@ -206,7 +289,11 @@ async function getBytes(
     return null;
   }
   if (!res.ok) throw new UserError(`GET ${url}: HTTP ${res.status}`);
-  return new Uint8Array(await res.arrayBuffer());
+  try {
+    return new Uint8Array(await res.arrayBuffer());
+  } catch (e) {
+    throw new UserError(`GET ${url}: ${(e as Error).message}`);
+  }
 }
 
 /** Runs `f` over `items`, `n` at a time; the answers in the items' order. */
@@ -251,65 +338,67 @@ export async function exportFromUrl(
   }
   const keyLog = await getBytes(new URL(`/rooms/${roomHex}/key-log`, base), o, true);
   const n = o.concurrency ?? 8;
-  let graceS = o.graceS;
-  let writer: ArchiveWriter | undefined;
-  const named = new Named();
-  let after = '0';
-  try {
-    for (;;) {
-      const q = `?from=${span.from}&to=${span.to}&after=${after}&limit=1000`;
-      const listUrl = new URL(`/decisions${q}`, base);
-      const text = new TextDecoder().decode((await getBytes(listUrl, o))!);
-      let page: ListingPage;
-      try {
-        page = JSON.parse(text) as ListingPage;
-      } catch {
-        throw new UserError(`GET ${listUrl}: not the listing's JSON`);
-      }
-      if (!Array.isArray(page.decisions))
-        throw new UserError(`GET ${listUrl}: not the listing's JSON`);
-      graceS ??= typeof page.grace_s === 'number' ? page.grace_s : 10;
-      writer ??= await ArchiveWriter.create(out, {
-        meta: metaOf(room, graceS, span, base.origin, 0),
-        room: roomBytes,
-        keyLog,
-      });
-      const prefix = new URL(page.decision_uri ?? '/decisions/', base).pathname;
-      const bytes = await pool(page.decisions, n, async (d) => {
-        const b = (await getBytes(new URL(`${prefix}${d.digest}`, base), o))!;
-        if (digestHex(b) !== d.digest.toLowerCase()) {
-          throw new UserError(`${prefix}${d.digest}: the bytes served are not that decision`);
+  return intoPlace(out, async (dir) => {
+    let graceS = o.graceS;
+    let writer: ArchiveWriter | undefined;
+    const named = new Named();
+    let after: string | null = null;
+    try {
+      for (;;) {
+        const q = `?from=${span.from}&to=${span.to}${after === null ? '' : `&after=${encodeURIComponent(after)}`}&limit=1000`;
+        const listUrl = new URL(`/decisions${q}`, base);
+        const text = new TextDecoder().decode((await getBytes(listUrl, o))!);
+        let page: ListingPage;
+        try {
+          page = JSON.parse(text) as ListingPage;
+        } catch {
+          throw new UserError(`GET ${listUrl}: not the listing's JSON`);
         }
-        return b;
-      });
-      for (const b of bytes) await writer.add(b, named.add(b));
-      o.onProgress?.(writer.decisions);
-      if (page.next === null || page.decisions.length === 0) break;
-      after = page.next;
+        if (!Array.isArray(page.decisions))
+          throw new UserError(`GET ${listUrl}: not the listing's JSON`);
+        graceS ??= typeof page.grace_s === 'number' ? page.grace_s : 10;
+        writer ??= await ArchiveWriter.create(dir, {
+          meta: metaOf(room, graceS, span, base.origin, 0),
+          room: roomBytes,
+          keyLog,
+        });
+        const prefix = new URL(page.decision_uri ?? '/decisions/', base).pathname;
+        const bytes = await pool(page.decisions, n, async (d) => {
+          const b = (await getBytes(new URL(`${prefix}${d.digest}`, base), o))!;
+          if (digestHex(b) !== d.digest.toLowerCase()) {
+            throw new UserError(`${prefix}${d.digest}: the bytes served are not that decision`);
+          }
+          return b;
+        });
+        for (const b of bytes) await writer.add(b, named.add(b));
+        o.onProgress?.(writer.decisions);
+        if (page.next === null || page.decisions.length === 0) break;
+        after = page.next;
+      }
+      await writer!.close();
+      const policies = (
+        await pool([...named.policies], n, (hex) =>
+          getBytes(new URL(`/policies/${hex}`, base), o, true),
+        )
+      ).filter((p): p is Uint8Array => p !== null);
+      const fetched = await pool([...named.records], n, (hex) =>
+        getBytes(new URL(`/records/${hex}`, base), o, true),
+      );
+      const records = fetched.filter(
+        (r): r is Uint8Array => r !== null && hopRecordBodyOf(r) !== undefined,
+      );
+      writer!.writePolicies(policies);
+      writer!.writeRecords(records);
+      writer!.writeMeta(metaOf(room, graceS!, span, base.origin, writer!.decisions));
+      return {
+        room,
+        decisions: writer!.decisions,
+        policies: policies.length,
+        records: records.length,
+        missing: named.records.size - records.length,
+      };
+    } finally {
+      await writer?.close();
     }
-    await writer!.close();
-    const policies = (
-      await pool([...named.policies], n, (hex) =>
-        getBytes(new URL(`/policies/${hex}`, base), o, true),
-      )
-    ).filter((p): p is Uint8Array => p !== null);
-    const fetched = await pool([...named.records], n, (hex) =>
-      getBytes(new URL(`/records/${hex}`, base), o, true),
-    );
-    const records = fetched.filter(
-      (r): r is Uint8Array => r !== null && hopRecordBodyOf(r) !== undefined,
-    );
-    writer!.writePolicies(policies);
-    writer!.writeRecords(records);
-    writer!.writeMeta(metaOf(room, graceS!, span, base.origin, writer!.decisions));
-    return {
-      room,
-      decisions: writer!.decisions,
-      policies: policies.length,
-      records: records.length,
-      missing: named.records.size - records.length,
-    };
-  } finally {
-    await writer?.close();
-  }
+  });
 }

@@ -7,7 +7,12 @@
  * digits, a `1e5` or an `0x10` reaches the validator as written, never as a number.
  */
 import { dirname, extname } from 'node:path';
-import { type DurationUnit, parseDuration } from '@wai-steering/config-text';
+import {
+  type DurationUnit,
+  notAMapping,
+  parseDuration,
+  parseProblem,
+} from '@wai-steering/config-text';
 import {
   NO_CAPACITY_LIMIT,
   NOT_A_CLONE,
@@ -171,11 +176,18 @@ export function readConfigFile(path: string): unknown {
       );
     }
   }
-  const doc = parseDocument(source, { schema: 'failsafe', uniqueKeys: true, prettyErrors: false });
+  const doc = parseDocument(source, { schema: 'failsafe', uniqueKeys: true, prettyErrors: true });
   const error = doc.errors[0];
   if (error !== undefined) {
     const line = source.slice(0, error.pos[0]).split('\n').length;
-    throw new UserError(`policy config ${path}, line ${line}: ${error.message.split('\n')[0]}`);
+    // The parser's message without its position, which parseProblem says with the line's text.
+    const bare = Object.assign(
+      new Error(error.message.replace(/ at line \d+, column \d+:?[\s\S]*$/, '')),
+      { linePos: error.linePos },
+    );
+    throw new UserError(
+      `policy config ${path}, line ${line}: ${parseProblem(bare, source).replace(/: (".*")$/, ' ($1)')}`,
+    );
   }
   return doc.toJS();
 }
@@ -210,12 +222,100 @@ export function compilePolicyConfig(
   signer: Uint8Array,
   baseDir: string,
 ): PolicyFields {
-  return compile(validate(config, data, 'the policy'), signer, baseDir);
+  const top = notAMapping(data);
+  if (top !== undefined) throw new UserError(`the policy: ${top}`);
+  // The rules between fields (§3.3) are named with the fields' own problems, in one list.
+  const relations = relationProblems(data as Record<string, unknown>);
+  return compile(validate(config, data, 'the policy', relations), signer, baseDir, relations);
 }
 
-function compile(c: Config, signer: Uint8Array, baseDir: string): PolicyFields {
+/** A leaf's value as `read` reads it, or `undefined` when it is absent or does not read. */
+function readOr<T>(read: Leaf<T>, value: unknown): T | undefined {
+  if (value === undefined) return undefined;
+  const out = read(value);
+  return out instanceof Failure ? undefined : out;
+}
+
+/**
+ * The rules of §3.3 that relate fields, checked on the fields that read (a field that does not
+ * read is named by the validation): period above 0 and window a multiple of it; min_ttl from 1
+ * to ttl; the tiers strictly ascending; each pathway with an edge hop; no hop key twice; the
+ * minimum shares at most 100%. The signing checks every rule again (wire's reader).
+ */
+function relationProblems(data: Record<string, unknown>): string[] {
+  const out: string[] = [];
+  const rule = ' (policy_invalid, §3.3)';
+  const period = readOr(duration('us', U64), data.period);
+  const window = readOr(duration('us', U64), data.window);
+  if (period === 0n) out.push(`period: is 0; a period is above 0${rule}`);
+  if (period !== undefined && period > 0n && window !== undefined) {
+    if (window === 0n || window % period !== 0n) {
+      out.push(
+        `window: ${String(data.window)} is not a multiple of the period (${String(data.period)}) above 0: the window is a whole number of periods${rule}`,
+      );
+    }
+  }
+  const ttl = readOr(duration('s', U32), data.ttl);
+  const minTtl = readOr(duration('s', U32), data.min_ttl);
+  if (minTtl === 0n) out.push(`min_ttl: is 0; it is at least 1 s${rule}`);
+  if (ttl !== undefined && minTtl !== undefined && minTtl > ttl) {
+    out.push(`min_ttl: ${String(data.min_ttl)} is above ttl (${String(data.ttl)})${rule}`);
+  }
+  if (Array.isArray(data.tiers)) {
+    const tiers = data.tiers.map((t) => readOr(bitrate, t));
+    for (let i = 1; i < tiers.length; i++) {
+      const [x, y] = [tiers[i - 1], tiers[i]];
+      if (x !== undefined && y !== undefined && y <= x) {
+        out.push(`tiers[${i}]: not above tiers[${i - 1}]: the tiers are strictly ascending${rule}`);
+      }
+    }
+  }
+  if (Array.isArray(data.pathways)) {
+    const seen = new Map<string, string>();
+    let shares = 0;
+    data.pathways.forEach((p: unknown, i: number) => {
+      if (p === null || typeof p !== 'object') return;
+      const pw = p as Record<string, unknown>;
+      shares += readOr(ppm, pw.min_share) ?? 0;
+      if (!Array.isArray(pw.hops)) return;
+      const places = pw.hops.map((h: unknown) =>
+        h !== null && typeof h === 'object'
+          ? readOr(place, (h as { place?: unknown }).place)
+          : undefined,
+      );
+      if (pw.hops.length === 0) out.push(`pathways[${i}].hops: a pathway with no hop${rule}`);
+      else if (places.every((x) => x === 2)) {
+        out.push(`pathways[${i}].hops: a pathway with no edge hop${rule}`);
+      }
+      pw.hops.forEach((h: unknown, k: number) => {
+        const key = h !== null && typeof h === 'object' ? (h as { key?: unknown }).key : undefined;
+        if (typeof key !== 'string' || readOr(hexKey, key) === undefined) return;
+        const at = `pathways[${i}].hops[${k}]`;
+        const before = seen.get(key.toLowerCase());
+        if (before !== undefined) {
+          out.push(
+            `${at}.key: a hop key named twice (also at ${before}: a hop belongs to one pathway)${rule}`,
+          );
+        } else seen.set(key.toLowerCase(), at);
+      });
+    });
+    if (shares > 1_000_000) {
+      out.push(
+        `pathways: min_share_ppm sums above 1 000 000 (the min_share values add up to more than 100%)${rule}`,
+      );
+    }
+  }
+  return out;
+}
+
+function compile(
+  c: Config,
+  signer: Uint8Array,
+  baseDir: string,
+  relations: readonly string[] = [],
+): PolicyFields {
   // Every problem at once, on one line (as the validation's).
-  const problems: string[] = [];
+  const problems: string[] = [...relations];
   const problem = (text: string): void => {
     problems.push(text);
   };

@@ -154,12 +154,14 @@ export function describeIssue(
 /**
  * Parses `data` with `schema`; otherwise a {@link UserError} naming every problem, on one line
  * (`; ` between them), unknown fields first (each with the known field it is most likely meant
- * to be: a misspelt field is also a missing one, and the unknown field is the fix).
+ * to be: a misspelt field is also a missing one, and the unknown field is the fix), then `more`
+ * (problems found otherwise, named in the same list).
  */
 export function validate<S extends z.ZodType>(
   schema: S,
   data: unknown,
   whole: string,
+  more: readonly string[] = [],
 ): z.output<S> {
   const parsed = schema.safeParse(data);
   if (parsed.success) return parsed.data;
@@ -167,6 +169,8 @@ export function validate<S extends z.ZodType>(
   const unknown = issues.filter((i) => i.code === 'unrecognized_keys');
   const rest = issues.filter((i) => i.code !== 'unrecognized_keys');
   throw new UserError(
-    [...unknown, ...rest].map((i) => describeIssue(i, data, whole, schema)).join('; '),
+    [...[...unknown, ...rest].map((i) => describeIssue(i, data, whole, schema)), ...more].join(
+      '; ',
+    ),
   );
 }

@@ -5,6 +5,7 @@
  */
 import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
+import { AXIS_FONT, TICK_SPACE_PX, timeTickLabels } from './time-axis.js';
 import type { History } from './types.js';
 
 /** Colours of the pathways, in the policy's order, and of the reasons. */
@@ -87,11 +88,41 @@ function sizeOf(el: HTMLElement): { width: number; height: number } {
   return { width: Math.max(280, el.clientWidth - 4), height: 220 };
 }
 
-function axes(unit: string): uPlot.Axis[] {
+/**
+ * The axes of a plot: time in 24-hour UTC (`time-axis.ts`), ticks far enough apart for their
+ * labels; the tick labels last drawn, with their positions, are kept on the plot's element
+ * (`data-x-ticks`) for whoever checks what the page shows.
+ */
+function axes(unit: string, el: HTMLElement): uPlot.Axis[] {
   const grid = { stroke: '#e9edf2', width: 1 };
   return [
-    { grid, ticks: grid, stroke: '#5f6b7a' },
-    { grid, ticks: grid, stroke: '#5f6b7a', label: unit, labelSize: 18, size: 50 },
+    {
+      grid,
+      ticks: grid,
+      stroke: '#5f6b7a',
+      font: AXIS_FONT,
+      space: TICK_SPACE_PX,
+      label: 'UTC',
+      labelSize: 16,
+      labelFont: AXIS_FONT,
+      values: (u, splits, _axis, _space, incr) => {
+        const labels = timeTickLabels(splits, incr);
+        el.dataset.xTicks = JSON.stringify(
+          labels.map((label, i) => ({ label, x: u.valToPos(splits[i]!, 'x') })),
+        );
+        return labels;
+      },
+    },
+    {
+      grid,
+      ticks: grid,
+      stroke: '#5f6b7a',
+      font: AXIS_FONT,
+      label: unit,
+      labelSize: 18,
+      labelFont: AXIS_FONT,
+      size: 50,
+    },
   ];
 }
 
@@ -155,7 +186,7 @@ export class Charts {
         ...sizeOf(this.els.decisions),
         scales: { x, y: fromZero },
         series: [{}, ...this.reasons.map((r) => step(r, REASON_COLOURS[r] ?? '#64748b'))],
-        axes: axes('per s'),
+        axes: axes('per s', this.els.decisions),
       },
       [[]],
       this.els.decisions,
@@ -169,7 +200,7 @@ export class Charts {
         ...sizeOf(this.els.loads),
         scales: { x, y: fromZero },
         series: [{}, ...pathwaySeries],
-        axes: axes('sessions'),
+        axes: axes('sessions', this.els.loads),
       },
       [[]],
       this.els.loads,
@@ -180,7 +211,7 @@ export class Charts {
         ...sizeOf(this.els.share),
         scales: { x, y: { range: [0, 100] } },
         series: [{}, ...pathwaySeries.map((s) => ({ ...s }))],
-        axes: axes('%'),
+        axes: axes('%', this.els.share),
       },
       [[]],
       this.els.share,

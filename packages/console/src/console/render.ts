@@ -91,6 +91,35 @@ function whyStale(s: Status, p: PathwayStatus): HTMLElement | null {
   );
 }
 
+/** Why a pathway that is not stale has no figure (`/status`'s `why`): the hops it names. */
+function whyNoFigure(p: PathwayStatus): HTMLElement | null {
+  if (p.why === null || p.why === undefined) return null;
+  const hops = p.why.hops.map((hop) =>
+    h(
+      'li',
+      {},
+      `hop ${hop.index + 1} (${hop.place}, `,
+      h('span', { class: 'mono' }, abbrev(hop.key)),
+      ')',
+    ),
+  );
+  return h(
+    'div',
+    { class: 'why', 'data-testid': 'why-nofigure' },
+    h('b', {}, `${p.status[0]!.toUpperCase()}${p.status.slice(1)}: `),
+    p.why.text,
+    hops.length === 0 ? null : h('ul', {}, ...hops),
+  );
+}
+
+/** J of a pathway without a figure: 0 stated (§5.4), and what its records hold when known. */
+function joulesNoFigure(p: PathwayStatus): string {
+  const held = p.why?.records_joules_uj;
+  return held === undefined || held === '0'
+    ? '0 (not known)'
+    : `0 stated (no figure); its records hold ${joules(held)}`;
+}
+
 function limitPill(ok: boolean, text: string, title: string): HTMLElement {
   return h('span', { class: `pill ${ok ? 'ok' : 'bad'}`, title }, `${ok ? '✓' : '✗'} ${text}`);
 }
@@ -183,15 +212,16 @@ function card(s: Status, p: PathwayStatus): HTMLElement {
       h('span', { class: 'muted' }, `rank ${p.rank}`),
     ),
     whyStale(s, p),
+    whyNoFigure(p),
     h(
       'dl',
       { class: 'facts' },
       h('dt', {}, 'J'),
       h(
         'dd',
-        { title: `${groupDigits(p.joules_uj)} µJ` },
+        { title: `${groupDigits(p.joules_uj)} µJ`, 'data-testid': 'joules' },
         p.figure === null
-          ? '0 (not known)'
+          ? joulesNoFigure(p)
           : `${joules(p.joules_uj)} · ${groupDigits(p.joules_uj)} µJ`,
       ),
       h('dt', {}, 'D'),

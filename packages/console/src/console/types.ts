@@ -47,6 +47,12 @@ export interface PathwayStatus {
     hops: { index: number; key: string; place: string; problems: HopProblem[] }[];
     note: string | null;
   } | null;
+  /** Why a pathway that is not stale has no figure (unmetered, mixed, empty); `null` otherwise. */
+  readonly why: {
+    text: string;
+    hops: { index: number; key: string; place: string }[];
+    records_joules_uj: string;
+  } | null;
   readonly class: number | null;
   readonly classLabel: string | null;
   readonly joules_uj: string;

@@ -18,6 +18,7 @@ import { authorised, type Credentials, challenge } from '../guard/auth.js';
 import type { ConsoleActivity } from './activity.js';
 import type { ConsoleAssets } from './assets.js';
 import { REASONS_BY_CODE } from './names.js';
+import { streamFile } from './players.js';
 import { buildStatus, type StatusSource } from './status.js';
 
 /** Who may read the console's data. */
@@ -45,6 +46,13 @@ const REALM = 'wai-steering console';
 /** The pages' policy: scripts and styles of the console alone; the verifier fetches any origin. */
 const CSP =
   "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src *; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
+/**
+ * The players page's: a player's script from this server or from the URL the visitor gives, its
+ * media through MSE (`blob:`) from any server, its worker from a `blob:` (hls.js), its fonts and
+ * images as `data:` (video.js). The page holds no operational data.
+ */
+const PLAYERS_CSP =
+  "default-src 'self'; script-src 'self' http: https:; style-src 'self' 'unsafe-inline'; img-src 'self' data: blob:; font-src 'self' data:; media-src 'self' blob: http: https:; worker-src 'self' blob:; connect-src *; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
 
 function json(status: number, value: unknown, extra: Record<string, string> = {}): ConsoleResponse {
   return {
@@ -134,7 +142,10 @@ export class ConsoleRoutes {
     });
   }
 
-  /** `/console`, `/console/`, `/console/verify` and `/console/assets/<hashed name>`. */
+  /**
+   * `/console`, `/console/`, `/console/verify`, `/console/players` (and its stream under
+   * `/console/players/stream/`) and `/console/assets/<hashed name>`.
+   */
   page(
     path: string,
     headers: Readonly<Record<string, string | readonly string[] | undefined>>,
@@ -161,6 +172,33 @@ export class ConsoleRoutes {
       return this.html(assets, 'index.html');
     }
     if (rest === 'verify' || rest === 'verify.html') return this.html(assets, 'verify.html');
+    if (rest === 'players' || rest === 'players.html') {
+      return this.html(assets, 'players.html', PLAYERS_CSP);
+    }
+    if (rest.startsWith('players/stream/')) {
+      // The content descriptions' URIs are absolute, on the origin the page was reached at.
+      const host = typeof headers.host === 'string' ? headers.host : undefined;
+      const origin =
+        host === undefined || !/^[A-Za-z0-9.:[\]-]+$/.test(host) ? '' : `http://${host}`;
+      const file = streamFile(
+        assets,
+        this.source.policy,
+        rest.slice('players/stream/'.length),
+        origin,
+      );
+      if (file !== undefined) {
+        return {
+          status: file.status,
+          headers: {
+            'content-type': file.type,
+            'cache-control': 'no-cache',
+            'x-content-type-options': 'nosniff',
+            'access-control-allow-origin': '*',
+          },
+          body: file.body,
+        };
+      }
+    }
     if (/^assets\/[A-Za-z0-9._-]+$/.test(rest)) {
       const file = assets.get(rest);
       if (file !== undefined) {
@@ -179,7 +217,7 @@ export class ConsoleRoutes {
     return json(404, { error: 'not_found', message: 'no such console page' });
   }
 
-  private html(assets: ConsoleAssets, name: string): ConsoleResponse {
+  private html(assets: ConsoleAssets, name: string, csp = CSP): ConsoleResponse {
     const file = assets.get(name);
     if (file === undefined) return json(404, { error: 'not_found', message: 'no such page' });
     return {
@@ -187,7 +225,7 @@ export class ConsoleRoutes {
       headers: {
         'content-type': file.type,
         'cache-control': 'no-cache',
-        'content-security-policy': CSP,
+        'content-security-policy': csp,
         'x-content-type-options': 'nosniff',
         'referrer-policy': 'no-referrer',
       },

@@ -32,6 +32,7 @@ import {
 import type { LiveValue } from '../live/capacity.js';
 import type { ConsoleActivity } from './activity.js';
 import { PLACE_NAME, REASONS_BY_CODE, STATUS_BY_CODE } from './names.js';
+import { whyNoFigure } from './why.js';
 
 /** What the snapshot is built from: the server's state, read, never changed. */
 export interface StatusSource {
@@ -220,6 +221,8 @@ export function buildStatus(s: StatusSource) {
       status: STATUS_BY_CODE[ev.status] ?? String(ev.status),
       statusCode: ev.status,
       stale,
+      // Why there is no figure, when the pathway is not stale (`why.ts`).
+      why: whyNoFigure(policy, i, ev, evidence.window),
       class: figure ? ev.class : null,
       classLabel: figure ? (CLASS_LABEL[ev.class] ?? null) : null,
       joules_uj: String(ev.joules),

@@ -70,6 +70,13 @@ export interface PgCluster {
   log(): string;
   /** The postmaster's process id (the bench adds up the cluster's CPU time). */
   readonly pid: number;
+  /**
+   * An outage: the server stopped at once (`pg_ctl stop -m immediate`: every connection cut, no
+   * checkpoint), its data kept; {@link PgCluster.resume} starts it again on the same port.
+   */
+  halt(): Promise<void>;
+  /** Starts the cluster again after {@link PgCluster.halt} (recovering from its WAL). */
+  resume(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -137,13 +144,18 @@ export async function startPostgres(): Promise<PgCluster> {
     throw new Error(`the test PostgreSQL did not start: ${(e as Error).message}\n${log}`);
   }
   const url = (db: string): string => `postgres://steer@127.0.0.1:${port}/${db}`;
-  const admin = new pg.Client({ connectionString: url('postgres') });
-  // The cluster is stopped under it at the end.
-  admin.on('error', () => {});
-  await admin.connect();
+  const connectAdmin = async (): Promise<pg.Client> => {
+    const c = new pg.Client({ connectionString: url('postgres') });
+    // The cluster is stopped under it (at the end, or by `halt`).
+    c.on('error', () => {});
+    await c.connect();
+    return c;
+  };
+  let admin = await connectAdmin();
   await admin.query('CREATE DATABASE steer');
   let stopped = false;
   const pid = Number(readFileSync(join(data, 'postmaster.pid'), 'utf8').split('\n')[0]);
+  const pgCtl = (args: string[]) => pgRun(join(bin, 'pg_ctl'), ['-D', data, ...args]);
   return {
     port,
     pid,
@@ -154,6 +166,14 @@ export async function startPostgres(): Promise<PgCluster> {
       return url(name);
     },
     log: () => (existsSync(logFile) ? readFileSync(logFile, 'utf8') : ''),
+    async halt(): Promise<void> {
+      await pgCtl(['-m', 'immediate', '-w', 'stop']);
+      await admin.end().catch(() => {});
+    },
+    async resume(): Promise<void> {
+      await pgCtl(['-l', logFile, '-w', '-t', '60', 'start']);
+      admin = await connectAdmin();
+    },
     async stop(): Promise<void> {
       if (stopped) return;
       stopped = true;

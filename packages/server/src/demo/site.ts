@@ -1,8 +1,10 @@
 /**
  * A simulated site for the demo's `--fill-site`: the edge hop of one pathway reports its Global
- * Available Slots every period (`POST /capacity`, a signed JWS, `docs/live-policy.md`), one fewer
- * each period from `slots` down to 0, as a CDN edge filling up would; the server signs a policy
- * whose capacity follows, and once the pathway's load reaches it, new sessions go elsewhere.
+ * Available Slots every period (`POST /capacity`, a signed JWS, `docs/live-policy.md`): its slots
+ * less the sessions it serves (CATS's GAS is headroom), its slots one fewer each period from
+ * `slots` down to 0, as a CDN edge whose resources shrink would; the server signs a policy whose
+ * capacity (its load plus the GAS) follows the slots, and once the pathway's load reaches it, new
+ * sessions go elsewhere.
  */
 import { toHex } from '@wai-steering/wire';
 import { base64url, CompactSign, importJWK } from 'jose';
@@ -20,20 +22,22 @@ export interface SiteOptions {
   readonly periodUs: bigint;
   /** The room clock. */
   readonly clock: () => bigint;
-  /** GAS of the first report (default 12). */
+  /** The slots of the first report (default 12). */
   readonly slots?: number;
+  /** The sessions the site serves now (none by default): GAS is the slots less these. */
+  readonly sessions?: () => number;
   /** Called with each report's GAS and the server's answer. */
   readonly onReport?: (gas: number, status: number, body: string) => void;
 }
 
 export class SiteSimulator {
   private timer: NodeJS.Timeout | undefined;
-  private gas: number;
+  private slots: number;
   /** Reports are sent one after the other, in order. */
   private chain: Promise<void> = Promise.resolve();
 
   constructor(private readonly o: SiteOptions) {
-    this.gas = o.slots ?? 12;
+    this.slots = o.slots ?? 12;
   }
 
   /** Signs one report of `gas` slots at the room clock's now, valid three periods. */
@@ -64,8 +68,8 @@ export class SiteSimulator {
   }
 
   private async report(): Promise<void> {
-    const gas = this.gas;
-    this.gas = Math.max(0, this.gas - 1);
+    const gas = Math.max(0, this.slots - (this.o.sessions?.() ?? 0));
+    this.slots = Math.max(0, this.slots - 1);
     try {
       const res = await fetch(new URL('/capacity', this.o.base), {
         method: 'POST',

@@ -116,17 +116,27 @@ export class CommitQueue {
   }
 
   /**
+   * An empty commit (a transaction that writes nothing), when nothing else is queued or in
+   * flight: whether the store commits again, told to `onCommit` with a size of 0. The server
+   * tries it while commits fail, so that a store that came back is noticed without a request.
+   */
+  probe(): Promise<void> {
+    if (this.closed || this.inFlight !== undefined || this.queued > 0) return Promise.resolve();
+    return this.flush(true);
+  }
+
+  /**
    * Writes what is queued now, in one transaction, and settles its promises. One commit is in
    * flight at a time: what is queued while it is joins the next, started when it settles. The
    * embedded store settles in the same turn, so its batches are one turn's requests each.
    */
-  flush(): Promise<void> {
+  flush(empty = false): Promise<void> {
     if (this.inFlight !== undefined) return this.inFlight;
     const decisions = this.decisions;
     const decisionBatch = this.decisionBatch;
     const records = this.records;
     const recordWaiters = this.recordWaiters;
-    if (decisions.length === 0 && records.length === 0) return Promise.resolve();
+    if (decisions.length === 0 && records.length === 0 && !empty) return Promise.resolve();
     this.decisions = [];
     this.decisionBatch = undefined;
     this.records = [];
@@ -182,8 +192,11 @@ export function commitObserver(
   health: Health,
 ): NonNullable<CommitQueueOptions['onCommit']> {
   return (size, ok, error) => {
-    metrics.commits.inc({ outcome: ok ? 'ok' : 'error' });
-    metrics.batch.observe(size);
+    // A probe (size 0) tells health only.
+    if (size > 0) {
+      metrics.commits.inc({ outcome: ok ? 'ok' : 'error' });
+      metrics.batch.observe(size);
+    }
     if (ok) health.clear('commit');
     else {
       metrics.storeErrors.inc({ op: 'commit' });

@@ -22,6 +22,8 @@ import {
   type Policy,
   REASON_NAME,
   readHopRecord,
+  sha256,
+  toHex,
 } from '@wai-steering/wire';
 import { SessionMac } from '../guard/session-mac.js';
 import { describeError, Health } from '../health.js';
@@ -29,13 +31,19 @@ import { isShort, statedLoads } from '../instances/leases.js';
 import type { InstanceLink } from '../instances/link.js';
 import { Metrics } from '../metrics.js';
 import { SessionTable } from '../sessions.js';
-import type { DecisionPage, PruneResult, StoredRecord } from '../store/store.js';
+import {
+  type DecisionCursor,
+  type PruneResult,
+  StoreDamagedError,
+  type StoredRecord,
+} from '../store/store.js';
 import { monotonicClock } from './clock.js';
 import { CommitQueue, commitObserver } from './commit.js';
 import { DEFAULT_HORIZON, EvidenceIndex } from './evidence-index.js';
 import { registerGauges } from './gauges.js';
 import type { InForce, SigningKey } from './in-force.js';
 import { type LiveIntake, openPolicies } from './live-intake.js';
+import { LoadHistory } from './load-history.js';
 import type { PolicyInForce } from './policy-in-force.js';
 import { Retention } from './retention.js';
 import { RoomState } from './room-state.js';
@@ -46,12 +54,16 @@ import type {
   EngineOptions,
   IngestResult,
   KeyLogResult,
+  ListingResult,
   Overloaded,
   PolicyRotated,
   ReadResult,
   Steered,
+  StoreDamaged,
+  StoredRead,
   StoreUnavailable,
 } from './types.js';
+import { unusedReason } from './unused.js';
 
 /** A report read with no headers (a steering request without `CMCD-Request`). */
 const NO_HEADERS: Readonly<Record<string, string>> = Object.freeze({});
@@ -83,6 +95,8 @@ export class SteeringEngine {
   readonly live: LiveIntake | undefined;
   private readonly retention: Retention;
   private readonly roomState: RoomState;
+  /** The loads stated at each second of the last minutes (live capacity adds GAS to them). */
+  private readonly loadHistory: LoadHistory;
   private closed = false;
   /** The other instances of the deployment, when there are any (`instances/`). */
   private link: InstanceLink | undefined;
@@ -104,10 +118,15 @@ export class SteeringEngine {
     this.graceS = Math.ceil(o.graceMs / 1000);
     this.sessionMac = o.sessionMac ?? new SessionMac();
     this.health = o.health ?? new Health();
-    // The room clock's own seconds (docs/audit.md, the load replay: s(t) = ⌊t / 10^6⌋).
-    this.sessions = new SessionTable(o.policy.pathways.length, {
-      maxSessions: o.maxSessions,
-      base: 0,
+    // Counted in µs of the room clock (docs/audit.md, the load replay).
+    this.sessions = new SessionTable(
+      o.policy.pathways.map((p) => p.id),
+      { maxSessions: o.maxSessions },
+    );
+    this.loadHistory = new LoadHistory({
+      sessions: this.sessions,
+      ids: () => this.policies.current.ids,
+      peers: () => this.link?.peers?.peers,
     });
     const key: SigningKey = {
       roomId: o.room.roomId,
@@ -133,6 +152,9 @@ export class SteeringEngine {
         now: this.now,
         announce: (what) => this.link?.announceLive?.(what),
         closing: () => this.closed,
+        health: this.health,
+        loadAt: (second, id) =>
+          this.loadHistory.at(Number(second), id, Number(this.now() / 1_000_000n)),
       },
       { policy: o.policy, bytes: o.policyBytes, digest: o.policyDigest },
       o.live,
@@ -201,7 +223,9 @@ export class SteeringEngine {
 
   /** This instance's own loads now (§6): every session whose end has come is out, swept or not. */
   loadsNow(): Uint32Array {
-    return this.sessions.loadsAt(this.sessions.secondsAt(Number(this.now() / 1000n)));
+    const now = Number(this.now());
+    this.loadHistory.advance(Math.floor(now / 1_000_000));
+    return this.sessions.loadsAt(now);
   }
 
   /** Decisions and records awaiting their group commit. */
@@ -224,9 +248,15 @@ export class SteeringEngine {
 
   /** Adopts the policy another instance put in force, with the reports it was signed from. */
   async adoptPolicy(): Promise<PolicyRotated | undefined> {
-    const adopted = await this.policies.adopt();
-    if (adopted !== undefined) await this.live?.readReports();
-    return adopted;
+    try {
+      const adopted = await this.policies.adopt();
+      if (adopted !== undefined) await this.live?.readReports();
+      this.health.clear('store_queries');
+      return adopted;
+    } catch (e) {
+      this.liveFailed(e);
+      return undefined;
+    }
   }
 
   /** A site's capacity report (`live-intake.ts`). */
@@ -243,9 +273,22 @@ export class SteeringEngine {
    */
   async syncLive(): Promise<PolicyRotated | undefined> {
     if (this.closed) return undefined;
-    const adopted = await this.policies.adopt();
-    await this.live?.readReports();
-    return (await this.live?.tick()) ?? adopted;
+    try {
+      const adopted = await this.policies.adopt();
+      await this.live?.readReports();
+      const rotated = (await this.live?.tick()) ?? adopted;
+      this.health.clear('store_queries');
+      return rotated;
+    } catch (e) {
+      this.liveFailed(e);
+      return undefined;
+    }
+  }
+
+  /** Keeping the live policy failed (the store did not answer): told once per state change. */
+  private liveFailed(e: unknown): void {
+    this.metrics.storeErrors.inc({ op: 'query' });
+    this.health.fail('store_queries', `the policy in force cannot be read: ${describeError(e)}`);
   }
 
   /** Counts and returns an {@link Overloaded}. */
@@ -336,9 +379,14 @@ export class SteeringEngine {
     let caughtUp: Promise<void> | undefined = first;
     let t = request.t ?? this.now();
     for (let i = 0; caughtUp !== undefined; i++) {
-      await caughtUp.catch((e: unknown) => {
-        console.error(`wai-steering: the catch-up of records failed: ${describeError(e)}`);
-      });
+      // A catch-up that fails is told once (`health.ts`); the decision goes on over what is held.
+      await caughtUp.then(
+        () => this.health.clear('store_queries'),
+        (e: unknown) => {
+          this.metrics.storeErrors.inc({ op: 'query' });
+          this.health.fail('store_queries', `the catch-up of records fails: ${describeError(e)}`);
+        },
+      );
       t = request.t ?? this.now();
       caughtUp = i < 2 ? this.catchUp(under, t) : undefined;
     }
@@ -360,9 +408,13 @@ export class SteeringEngine {
     report: Report,
     takes: number,
   ): Promise<DecideResult> {
-    const now = this.sessions.secondsAt(Number(t / 1000n));
+    const now = Number(t);
+    // The loads at the start of each second, before this one changes the table (live capacity).
+    this.loadHistory.advance(Math.floor(now / 1_000_000));
     // §6: the loads as they stand, this session's own count included (§6.1: c's load already
-    // counts the client); a session past its TTL and grace no longer counts.
+    // counts the client); a session past its TTL and grace no longer counts. The sessions are
+    // counted under this decision's policy, carried by pathway ID from the last decision's.
+    this.sessions.follow(under.ids);
     const previous = this.sessions.current(session, now);
     if (previous < 0 && this.sessions.size >= this.o.maxSessions) {
       return Promise.resolve(this.overloaded('the session table is full'));
@@ -370,7 +422,7 @@ export class SteeringEngine {
     // §6: this instance's own loads, every session whose end has come out, swept or not
     // (docs/audit.md, the load replay), plus its live peers' latest (`instances/loads.ts`), a
     // pathway in which it holds no free slot at its limit (`instances/leases.ts`).
-    const own = this.sessions.loadsAt(now);
+    const own = this.sessions.loadsAt(now, under.ids);
     const peers = this.link?.peers;
     const lease = peers?.lease();
     if (lease !== undefined && takes < 3 && isShort(own, peers!.peers, under.capacities, lease)) {
@@ -391,7 +443,7 @@ export class SteeringEngine {
     const signed = under.signer.sign(fields, evidence);
     // After deciding, the session counts in its new first pathway until TTL + grace.
     const first = fields.priority[0]!;
-    this.sessions.place(session, first, now + fields.ttl + this.graceS);
+    this.sessions.place(session, first, now + (fields.ttl + this.graceS) * 1_000_000);
     if (first !== previous) {
       if (this.placed.length !== own.length) this.placed = new Uint32Array(own.length);
       this.placed[first]!++;
@@ -440,9 +492,14 @@ export class SteeringEngine {
     const { record, digest } = opened.value;
     const now = this.now();
     const outside = this.index.horizon.check(record, now);
-    if (outside !== undefined && (await this.o.store.getRecord(digest)) === undefined) {
-      this.metrics.horizonRefused.inc({ error: outside.error });
-      return { kind: 'outside', refusal: outside };
+    if (outside !== undefined) {
+      // A record held already is answered as held, whatever the horizon says now.
+      const held = await this.read('record', digest, () => this.o.store.getRecord(digest), true);
+      if (held.kind === 'store_unavailable') return held;
+      if (held.kind !== 'found') {
+        this.metrics.horizonRefused.inc({ error: outside.error });
+        return { kind: 'outside', refusal: outside };
+      }
     }
     const stored: StoredRecord = {
       digest,
@@ -465,17 +522,15 @@ export class SteeringEngine {
     }
     this.metrics.ingested.inc({ result: inserted ? 'new' : 'duplicate' });
     this.o.observer?.ingested(record.hop, inserted ? 'new' : 'duplicate', record);
-    // Taken, but named by no decision while its hop is on no pathway of the policy in force (§5.2
-    // names only a pathway's hops): said, so that a hop's operator sees it.
-    const onPathway = this.policy.pathways.some((p) =>
-      p.hops.some((h) => bytesEqual(h.key, record.hop)),
-    );
+    // Taken, but named by no decision the server will make (`unused.ts`): said, so that a hop's
+    // operator sees it.
+    const unused = unusedReason(this.policy, record, now);
     return {
       kind: 'stored',
       digest,
       inserted,
       record,
-      ...(onPathway ? {} : { unused: 'its hop is on no pathway of the policy in force' }),
+      ...(unused === undefined ? {} : { unused }),
     };
   }
 
@@ -489,26 +544,86 @@ export class SteeringEngine {
     return this.index.learn(r.bytes, r.digest);
   }
 
-  /** §8.4: the decision of a digest, its exact bytes. */
-  async decision(digest: Uint8Array): Promise<ReadResult> {
-    return found(await this.o.store.getDecision(digest));
+  /**
+   * §8.4: the decision of a digest, its exact bytes; `store_damaged` when the store keeps a row
+   * under it that does not rebuild it, `store_unavailable` when the store does not answer.
+   */
+  decision(digest: Uint8Array): Promise<StoredRead> {
+    return this.read('decision', digest, () => this.o.store.getDecision(digest), false);
   }
 
-  /** The decisions with `from` ≤ `t` < `to`, by time, a page at a time (`GET /decisions`). */
-  listDecisions(from: bigint, to: bigint, after: number, limit: number): Promise<DecisionPage> {
-    return this.o.store.listDecisions(from, to, after, limit);
+  /**
+   * The decisions with `from` ≤ `t` < `to`, by time, a page at a time (`GET /decisions`);
+   * `store_damaged` at a row that does not rebuild its digest (never listed under another).
+   */
+  async listDecisions(
+    from: bigint,
+    to: bigint,
+    after: DecisionCursor | null,
+    limit: number,
+  ): Promise<ListingResult> {
+    try {
+      const page = await this.o.store.listDecisions(from, to, after, limit);
+      this.health.clear('store_queries');
+      return { kind: 'page', ...page };
+    } catch (e) {
+      return this.readFailed(e);
+    }
   }
 
-  /** The per-hop record of a digest (C1). */
-  async record(digest: Uint8Array): Promise<ReadResult> {
-    return found(await this.o.store.getRecord(digest));
+  /** The per-hop record of a digest (C1), checked against it. */
+  record(digest: Uint8Array): Promise<StoredRead> {
+    return this.read('record', digest, () => this.o.store.getRecord(digest), true);
   }
 
-  /** The policy of a digest (§3.4): the one in force, or one kept (an earlier one). */
-  async policyOf(digest: Uint8Array): Promise<ReadResult> {
+  /** The policy of a digest (§3.4): the one in force, or one kept (an earlier one), checked. */
+  async policyOf(digest: Uint8Array): Promise<StoredRead> {
     const current = this.policies.current;
     if (bytesEqual(digest, current.digest)) return found(current.bytes);
-    return found(await this.o.store.getBlob('policy', digest));
+    return this.read('policy', digest, () => this.o.store.getBlob('policy', digest), true);
+  }
+
+  /**
+   * A read by digest from the store. `check`: the bytes are a record of the family, whose digest
+   * is the SHA-256 of all but its 64-byte signature (C1), checked here (a decision is checked by
+   * the store, which rebuilds it).
+   */
+  private async read(
+    what: StoreDamaged['what'],
+    digest: Uint8Array,
+    get: () => Promise<Uint8Array | undefined>,
+    check: boolean,
+  ): Promise<StoredRead> {
+    let bytes: Uint8Array | undefined;
+    try {
+      bytes = await get();
+    } catch (e) {
+      return this.readFailed(e);
+    }
+    this.health.clear('store_queries');
+    if (
+      check &&
+      bytes !== undefined &&
+      (bytes.length < 64 ||
+        !bytesEqual(sha256(bytes.subarray(0, bytes.length - 64), this.o.backend), digest))
+    ) {
+      return this.damaged(new StoreDamagedError(what, toHex(digest)));
+    }
+    return found(bytes);
+  }
+
+  /** A read of the store that threw: damage found, or the store not answering. */
+  private readFailed(e: unknown): StoreDamaged | StoreUnavailable {
+    if (e instanceof StoreDamagedError) return this.damaged(e);
+    this.metrics.storeErrors.inc({ op: 'query' });
+    this.health.fail('store_queries', `store queries fail: ${describeError(e)}`);
+    return this.storeUnavailable('query', 'the store does not answer for now');
+  }
+
+  /** Damage of the store: raised, counted and logged once per row (`health.ts`). */
+  private damaged(e: StoreDamagedError): StoreDamaged {
+    if (this.health.damaged(e.what, e.digest)) this.metrics.storeDamaged.inc({ what: e.what });
+    return { kind: 'store_damaged', what: e.what };
   }
 
   /** The descriptor of the room of an id, when it is the room served. */
@@ -524,7 +639,8 @@ export class SteeringEngine {
   /** Drops sessions past their TTL and grace, and evidence no later window can name. */
   sweep(budget: number): void {
     const now = this.now();
-    this.sessions.sweep(budget, this.sessions.secondsAt(Number(now / 1000n)));
+    this.loadHistory.advance(Number(now / 1_000_000n));
+    this.sessions.sweep(budget, Number(now));
     this.index.prune(now);
   }
 
@@ -535,6 +651,24 @@ export class SteeringEngine {
 
   private storeUnavailable(cause: StoreUnavailable['cause'], why: string): StoreUnavailable {
     return { kind: 'store_unavailable', cause, why };
+  }
+
+  /**
+   * While the store is told failing, tries it once: an empty commit while commits fail, a read
+   * while its queries fail. A store that came back clears its cause without waiting for a
+   * request (a balancer that took the instance out of its pool for its 503 sends none).
+   */
+  async probeStore(): Promise<void> {
+    if (this.closed) return;
+    if (this.health.has('commit')) await this.queue.probe();
+    if (this.health.has('store_queries')) {
+      await this.read(
+        'policy',
+        this.policyDigest,
+        () => this.o.store.getBlob('policy', this.policyDigest),
+        false,
+      );
+    }
   }
 
   /** Prunes the store by age (`retention.ts`); records a current window may name stay. */

@@ -6,12 +6,13 @@
  */
 import type { RoomContext } from '@wai-steering/verifier';
 import { signPolicy } from '@wai-steering/wire';
-import { describeError } from '../health.js';
-import { LiveCapacity, type LiveValue } from '../live/capacity.js';
+import { describeError, type FaultSink } from '../health.js';
+import { LiveCapacity, type LiveValue, type LoadAt } from '../live/capacity.js';
 import { type CapacityReport, verifyCapacityReport } from '../live/report.js';
 import type { Metrics } from '../metrics.js';
 import type { SteeringStore } from '../store/store.js';
 import type { SigningKey } from './in-force.js';
+import { LOAD_HISTORY_SECONDS } from './load-history.js';
 import { type CheckedPolicy, checkPolicy } from './policy.js';
 import { PolicyInForce, type PolicyInForceOptions } from './policy-in-force.js';
 import type { CapacityResult, EngineLiveOptions, PolicyRotated } from './types.js';
@@ -27,6 +28,10 @@ export interface LiveIntakeOptions {
   readonly now: () => bigint;
   /** How far ahead of the room clock a report's `t` may be (µs). */
   readonly maxAheadUs: bigint;
+  /** How far after its `t` a report's `expires` may be (µs, `live.max_expiry`). */
+  readonly maxExpiryUs: bigint;
+  /** Where store failures are told, once per state change (`health.ts`). */
+  readonly health: FaultSink;
   /** Tells the other instances that a report was kept (a store that notifies needs none). */
   readonly announce: () => void;
   readonly closing: () => boolean;
@@ -35,8 +40,6 @@ export interface LiveIntakeOptions {
 export class LiveIntake {
   /** The `t` of the latest report of each pathway and hop read from the store or shared to it. */
   private readonly seen = new Map<string, bigint>();
-  /** Whether keeping reports in the store fails (logged once until it works again). */
-  private shareFailing = false;
 
   constructor(private readonly o: LiveIntakeOptions) {}
 
@@ -46,8 +49,9 @@ export class LiveIntake {
   }
 
   /**
-   * A site's capacity report: verified, held, kept for the other instances, and when the live
-   * values call for it (and no policy was signed in this period), a new policy put in force.
+   * A site's capacity report: verified, kept for the other instances (a report the store does
+   * not keep is not taken: `store_unavailable`, and the site sends it again), held, and when the
+   * live values call for it (and no policy was signed in this period), a new policy put in force.
    */
   async offer(jws: string): Promise<CapacityResult> {
     const { live, metrics } = this.o;
@@ -57,17 +61,40 @@ export class LiveIntake {
       return { kind: 'report_refused', ...verified.refusal };
     }
     const report = verified.report;
-    const offered = live.offer(report);
+    const judged = live.judge(report, this.o.now());
+    if (judged.offered === 'unknown_load') {
+      metrics.capacityReports.inc({ result: 'outside_horizon' });
+      return {
+        kind: 'report_refused',
+        reason: 'outside_horizon',
+        message: `the report's t is before the loads this server can state (it keeps the last ${LOAD_HISTORY_SECONDS} s, since it started): the load its GAS is headroom over is not known`,
+      };
+    }
+    if (judged.offered === 'older') {
+      metrics.capacityReports.inc({ result: 'older' });
+      return { kind: 'report', taken: false, report };
+    }
+    if (!(await this.share(report, jws.trim()))) {
+      metrics.capacityReports.inc({ result: 'store_unavailable' });
+      return {
+        kind: 'store_unavailable',
+        cause: 'commit',
+        why: 'the report could not be kept for the other instances',
+      };
+    }
+    const offered = live.offer(report, this.o.now());
     metrics.capacityReports.inc({ result: offered });
     let rotated: PolicyRotated | undefined;
     if (offered === 'taken') {
-      await this.share(report, jws.trim());
       try {
         rotated = await this.tick();
       } catch (e) {
-        // The report is taken all the same; the policy it calls for is signed in a later period.
+        // The report is taken all the same; the policy it calls for is signed at a later tick.
         metrics.storeErrors.inc({ op: 'capacity' });
-        console.error(`wai-steering: signing a live policy failed: ${describeError(e)}`);
+        this.o.health.fail(
+          'store_queries',
+          `live policies are not put in force: ${describeError(e)}`,
+        );
       }
     }
     return {
@@ -84,34 +111,39 @@ export class LiveIntake {
       policy: this.o.policy.current.policy,
       now: this.o.now(),
       maxAheadUs: this.o.maxAheadUs,
+      maxExpiryUs: this.o.maxExpiryUs,
       held,
     });
   }
 
-  /** Keeps a report taken here for the other instances (a store failure keeps it here only). */
-  private async share(report: CapacityReport, jws: string): Promise<void> {
+  /** Keeps a report for the other instances: whether the store kept it (or keeps none). */
+  private async share(report: CapacityReport, jws: string): Promise<boolean> {
     const { store, key, metrics } = this.o;
-    if (store.putCapacityReport === undefined) return;
+    if (store.putCapacityReport === undefined) return true;
     const pathway = this.o.policy.current.ids[report.pathway]!;
-    this.seen.set(`${pathway} ${report.hop}`, report.t);
+    // Seen before it is written: a read of the store meanwhile does not take it as another's.
+    const id = `${pathway} ${report.hop}`;
+    const before = this.seen.get(id);
+    this.seen.set(id, report.t);
     try {
       const row = { pathway, hop: report.hop, t: report.t, jws };
       if (await store.putCapacityReport(key.roomId, row)) this.o.announce();
     } catch (e) {
+      if (before === undefined) this.seen.delete(id);
+      else this.seen.set(id, before);
       metrics.storeErrors.inc({ op: 'capacity' });
-      if (!this.shareFailing) {
-        console.error(`wai-steering: capacity reports are not shared: ${describeError(e)}`);
-      }
-      this.shareFailing = true;
-      return;
+      this.o.health.fail('store_queries', `capacity reports are not kept: ${describeError(e)}`);
+      return false;
     }
-    this.shareFailing = false;
+    this.o.health.clear('store_queries');
+    return true;
   }
 
   /**
    * The reports the store keeps that this instance has not taken (the other instances took
    * them): each verified again, as if posted here, except that one past its expiry is taken too
-   * (it counts as GAS 0, CATS's age-out).
+   * (it counts as GAS 0, CATS's age-out), and one whose load this instance cannot state is held
+   * unused. Rejects when the store does not answer (the caller tells it).
    */
   async readReports(): Promise<void> {
     const { store, key } = this.o;
@@ -122,7 +154,7 @@ export class LiveIntake {
       if (seen !== undefined && seen >= r.t) continue;
       this.seen.set(id, r.t);
       const verified = await this.verify(r.jws, true);
-      if (verified.ok && this.o.live.offer(verified.report) === 'taken') {
+      if (verified.ok && this.o.live.offer(verified.report, this.o.now(), true) === 'taken') {
         this.o.metrics.capacityReports.inc({ result: 'shared' });
       }
     }
@@ -154,11 +186,15 @@ export class LiveIntake {
 export function openPolicies(
   shared: Omit<PolicyInForceOptions, 'live' | 'announce'> & {
     readonly announce: (what: 'policy' | 'capacity') => void;
+    /** The load the server states at a second (`load-history.ts`). */
+    readonly loadAt: LoadAt;
+    readonly health: FaultSink;
   },
   initial: CheckedPolicy,
   options: EngineLiveOptions | undefined,
 ): { policies: PolicyInForce; live: LiveIntake | undefined } {
-  const live = options === undefined ? undefined : new LiveCapacity(initial.policy, options);
+  const live =
+    options === undefined ? undefined : new LiveCapacity(initial.policy, options, shared.loadAt);
   const policies = new PolicyInForce(
     { ...shared, live, announce: () => shared.announce('policy') },
     initial,
@@ -169,6 +205,8 @@ export function openPolicies(
     live,
     policy: policies,
     maxAheadUs: options?.maxAheadUs ?? 5_000_000n,
+    // Ten periods by default: soft state that one lost report does not age out, nor holds for good.
+    maxExpiryUs: options?.maxExpiryUs ?? 10n * initial.policy.period_us,
     announce: () => shared.announce('capacity'),
   });
   return { policies, live: intake };

@@ -28,7 +28,7 @@ export interface PolicyInForceOptions {
   readonly room: () => RoomContext;
   /** The evidence index each policy's cache selects from. */
   readonly evidence: EvidenceStore;
-  /** The sessions, remapped when the pathways' IDs change. */
+  /** The sessions, shown under the pathway IDs of the policy in force. */
   readonly sessions: SessionTable;
   readonly metrics: Metrics;
   readonly now: () => bigint;
@@ -38,6 +38,11 @@ export interface PolicyInForceOptions {
   readonly announce: () => void;
   /** Whether the engine is closing (nothing is adopted then). */
   readonly closing: () => boolean;
+}
+
+/** A rotation that other instances' rotations kept overtaking (or one this one cannot follow). */
+export class RotationConflict extends Error {
+  override readonly name = 'RotationConflict';
 }
 
 /** How many times a rotation is tried again when other instances keep rotating first. */
@@ -96,7 +101,7 @@ export class PolicyInForce {
       const r = await this.tryRotate(checked, by);
       if (r !== undefined) return r;
     }
-    throw new Error(
+    throw new RotationConflict(
       this.refusedSeq > this.seq
         ? 'rotatePolicy: the policy another instance put in force could not be taken here (see the log), so this one cannot follow it'
         : 'rotatePolicy: other instances kept rotating the policy first',
@@ -153,7 +158,8 @@ export class PolicyInForce {
   /** Puts a prepared policy in force under its claim. */
   private apply(next: InForce, claim: PolicyClaim, counted = true): PolicyRotated {
     const map = pathwayMap(this.current_.policy, next.policy);
-    if (map !== undefined) this.o.sessions.remap(map, next.ids.length);
+    // The sessions follow the policy of the next decision by pathway ID (sessions.ts).
+    this.o.sessions.show(next.ids);
     const previous = this.current_.digest;
     this.current_ = next;
     this.seq = claim.seq;

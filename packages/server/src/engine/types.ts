@@ -10,7 +10,7 @@ import type { Health } from '../health.js';
 import type { LiveOptions } from '../live/capacity.js';
 import type { CapacityReport, ReportRefusal } from '../live/report.js';
 import type { Metrics } from '../metrics.js';
-import type { SteeringStore } from '../store/store.js';
+import type { DecisionPage, SteeringStore } from '../store/store.js';
 
 /** What the engine serves under: the room, the policy and the steering key, read and checked. */
 export interface EngineMaterials {
@@ -84,6 +84,8 @@ export interface EngineObserver {
 export interface EngineLiveOptions extends LiveOptions {
   /** How far ahead of the room clock a report's `t` may be (µs; default 5 s). */
   readonly maxAheadUs?: bigint;
+  /** How far after its `t` a report's `expires` may be (µs; default 10 periods of the policy). */
+  readonly maxExpiryUs?: bigint;
 }
 
 /** A policy put in force (§3): by the operator, or signed by the server from live capacity. */
@@ -110,7 +112,8 @@ export type CapacityResult =
     }
   | ({ readonly kind: 'report_refused' } & ReportRefusal)
   | { readonly kind: 'capacity_off' }
-  | Overloaded;
+  | Overloaded
+  | StoreUnavailable;
 
 /** A steering request (§4): its target, its `CMCD-Request` header, and the time of deciding. */
 export interface DecideRequest {
@@ -152,8 +155,18 @@ export interface Steered {
  */
 export interface StoreUnavailable {
   readonly kind: 'store_unavailable';
-  readonly cause: 'file' | 'commit';
+  /** `query`: a read of the store failed (it does not answer, for now). */
+  readonly cause: 'file' | 'commit' | 'query';
   readonly why: string;
+}
+
+/**
+ * The store keeps a row under the digest asked for that does not rebuild it: damage (altered
+ * inside the database), never an absence.
+ */
+export interface StoreDamaged {
+  readonly kind: 'store_damaged';
+  readonly what: 'decision' | 'record' | 'policy';
 }
 
 export type DecideResult = Steered | Overloaded | StoreUnavailable;
@@ -196,6 +209,15 @@ export type IngestResult =
 export type ReadResult =
   | { readonly kind: 'found'; readonly bytes: Uint8Array }
   | { readonly kind: 'absent' };
+
+/** A read by digest from the store: also damaged, or the store unavailable. */
+export type StoredRead = ReadResult | StoreDamaged | StoreUnavailable;
+
+/** A page of the listing by time, or why there is none. */
+export type ListingResult =
+  | ({ readonly kind: 'page' } & DecisionPage)
+  | StoreDamaged
+  | StoreUnavailable;
 
 /** The key log head of a room: also absent when the room names no origin (no key log). */
 export type KeyLogResult = ReadResult | { readonly kind: 'no_key_log' };

@@ -57,7 +57,9 @@ export class StoreFeed {
   }
 
   private notice(n: StoreNotice): void {
-    if (n.kind === 'record') {
+    // A record committed, or listening again after notifications may have been lost: a
+    // catch-up (its failure is the window move's to tell: the next one reads the same again).
+    if (n.kind === 'record' || n.kind === 'listening') {
       this.sync().catch(() => {});
     } else if (n.kind === 'live') {
       this.o.onLive?.(n.what, n.room);

@@ -24,6 +24,7 @@
 
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
+import { describeError, type FaultSink } from '../health.js';
 import type { PgStore } from '../store/postgres.js';
 import { grant, leaseTarget } from './leases.js';
 
@@ -81,6 +82,8 @@ export interface LoadExchangeOptions {
   readonly capacities?: () => ArrayLike<number>;
   /** The sessions this instance newly placed in each pathway so far (a running count). */
   readonly placed?: () => ArrayLike<number>;
+  /** Where a heartbeat's failure is told, once per state change (`health.ts`); nowhere by default. */
+  readonly faults?: FaultSink;
 }
 
 /**
@@ -317,9 +320,11 @@ export class PgLoadExchange implements PeerLoads {
       else this.peers = sum;
       this.livePeers = peers;
       this.beats++;
+      this.o.faults?.clear('store_queries');
     } catch (e) {
-      if (!this.stopped)
-        console.error('wai-steering: a loads heartbeat failed:', (e as Error).message);
+      if (!this.stopped) {
+        this.o.faults?.fail('store_queries', `the loads heartbeat fails: ${describeError(e)}`);
+      }
     }
   }
 

@@ -51,10 +51,8 @@ export function isLiveMessage(m: unknown): m is LiveMessage {
 
 /** What an announcement of live policy calls for: the store read again, the policy signed. */
 function onLive(engine: SteeringEngine, what: 'capacity' | 'policy'): void {
-  const done = what === 'policy' ? engine.adoptPolicy() : engine.syncLive();
-  done.catch((e: unknown) => {
-    console.error('wai-steering: reading the live policy of the other instances failed:', e);
-  });
+  // Neither rejects: a store that does not answer is told through health.
+  void (what === 'policy' ? engine.adoptPolicy() : engine.syncLive());
 }
 
 /**
@@ -130,8 +128,10 @@ export async function linkInstances(
     liveIntervals,
     capacities,
     placed,
+    faults: engine.health,
   };
   if (store instanceof PgStore) {
+    store.reportFaultsTo(engine.health);
     const feed = await StoreFeed.start(store, {
       windowStart: () => windowAt(engine.policy, engine.now()).a,
       onRecord: (r) => engine.learnRecord(r),

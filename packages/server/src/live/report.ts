@@ -19,11 +19,14 @@
  * over) are u64s on the room clock, written as decimal strings as companion C8 writes every u64.
  *
  * The JWS is verified with `jose`; the key's entry in the key log must grant `live/hop` and not be
- * revoked (companion C4, C5.4's order of checks).
+ * revoked (companion C4, C5.4's order of checks). The payload is read strictly (`json.ts`): a
+ * member given twice is refused (`malformed_report`), and `expires` is at most
+ * `live.max_expiry` after `t` (`expiry_too_far`), so that no report holds for good.
  */
 import { checkHopAuthorised, type RoomContext } from '@wai-steering/verifier';
 import { type Policy, toHex } from '@wai-steering/wire';
 import { base64url, compactVerify, decodeProtectedHeader, importJWK, type JWK } from 'jose';
+import { readStrictJson } from './json.js';
 
 /** What `importJWK` gives: a WebCrypto key (Node 20 has the global at run time). */
 type KeyLike = Awaited<ReturnType<typeof importJWK>>;
@@ -55,6 +58,7 @@ export interface ReportRefusal {
     | 'hop_not_authorised'
     | 'hop_revoked'
     | 'expired'
+    | 'expiry_too_far'
     | 'outside_horizon';
   readonly message: string;
 }
@@ -71,6 +75,11 @@ export interface ReportContext {
   readonly now: bigint;
   /** How far ahead of the room clock a report's `t` may be (µs): clocks differ a little. */
   readonly maxAheadUs: bigint;
+  /**
+   * How far after its `t` a report's `expires` may be (µs, `live.max_expiry`): soft state that a
+   * site cannot make hold for good (`expires` 2^64 − 1, say).
+   */
+  readonly maxExpiryUs: bigint;
   /**
    * A report another instance took already (read from the shared store): its expiry passing is
    * no refusal (it then counts as GAS 0), nor is its `t` ahead of this instance's clock.
@@ -176,12 +185,16 @@ export async function verifyCapacityReport(jws: string, ctx: ReportContext): Pro
     }
     return refuse('malformed_report', `the JWS does not verify (${code ?? 'unreadable'})`);
   }
-  let payload: unknown;
+  let payloadText: string;
   try {
-    payload = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(payloadBytes));
+    payloadText = new TextDecoder('utf-8', { fatal: true }).decode(payloadBytes);
   } catch {
-    return refuse('malformed_report', 'the payload is not JSON text');
+    return refuse('malformed_report', 'the payload is not UTF-8 text');
   }
+  // A name given twice ("gas" twice) is refused, not read with its last value (`json.ts`).
+  const read = readStrictJson(payloadText);
+  if (!read.ok) return refuse('malformed_report', `the payload: ${read.problem}`);
+  const payload = read.value;
   if (typeof payload !== 'object' || payload === null || Array.isArray(payload)) {
     return refuse('malformed_report', 'the payload is not a JSON object');
   }
@@ -229,6 +242,12 @@ export async function verifyCapacityReport(jws: string, ctx: ReportContext): Pro
     return refuse('malformed_report', 'window_us: expected µs above 0 as a decimal string');
   }
   if (expires <= t) return refuse('malformed_report', 'expires: must be after t');
+  if (expires - t > ctx.maxExpiryUs) {
+    return refuse(
+      'expiry_too_far',
+      `expires is ${expires - t} µs after t; this server takes at most ${ctx.maxExpiryUs} µs (live.max_expiry)`,
+    );
+  }
   // C5.4's order: listed, not revoked, `live/hop` (class 0: no `energy/` label is needed).
   const badHop = checkHopAuthorised(ctx.room, { hop: raw, class: 0 });
   if (badHop !== undefined) {

@@ -10,6 +10,7 @@ import {
   capacityTaken,
   incompleteBody,
   overloaded,
+  storeUnavailable,
   tooLarge,
 } from './responses.js';
 import type { AppResponse, RouteContext } from './types.js';
@@ -36,5 +37,7 @@ export async function capacity(ctx: RouteContext): Promise<AppResponse> {
       return capacityOff();
     case 'overloaded':
       return overloaded(result.why);
+    case 'store_unavailable':
+      return storeUnavailable(result);
   }
 }

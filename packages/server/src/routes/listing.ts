@@ -5,14 +5,16 @@
  *   {"decisions":[{"digest":"<hex>","t":"<decimal µs>"},…],"next":"<cursor>"|null,
  *    "decision_uri":"<prefix>","grace_s":<s>}
  *
- * with the decisions of `from` ≤ `t` < `to` in ascending `t`, at most `limit` (1 to 1000,
- * default 1000) after the cursor `after` (a page's `next`). `from` defaults to 0 and `to` to
- * 2^64 − 1. `decision_uri` is the policy's prefix of decision URIs (each decision is fetched at
+ * with the decisions of `from` ≤ `t` < `to` in ascending `t`, decisions of equal `t` in the
+ * decision log's order (whatever order the instances committed them in), at most `limit` (1 to
+ * 1000, default 1000) after the cursor `after` (a page's `next`, opaque; absent or `0`: the first
+ * page). `from` defaults to 0 and `to` to 2^64 − 1. `decision_uri` is the policy's prefix of decision URIs (each decision is fetched at
  * that prefix and its digest, §8.4), `grace_s` the session grace in whole seconds (the load
  * replay's).
  */
 import { toHex } from '@wai-steering/wire';
-import { badQuery, json } from './responses.js';
+import type { DecisionCursor } from '../store/store.js';
+import { badQuery, json, storeDamaged, storeUnavailable } from './responses.js';
 import type { AppResponse, RouteContext } from './types.js';
 
 /** The most decisions in one page. */
@@ -20,9 +22,36 @@ export const MAX_LIST = 1000;
 const U64_MAX = (1n << 64n) - 1n;
 const DECIMAL = /^[0-9]{1,20}$/;
 
+/**
+ * A page's cursor as the listing writes it, `<t>.<xid>.<row id>` in decimal: opaque to clients,
+ * who give it back as `after`.
+ */
+export function writeCursor(c: DecisionCursor): string {
+  return `${c.t}.${c.xid}.${c.id}`;
+}
+
+const CURSOR = /^([0-9]{1,20})\.([0-9]{1,20})\.([0-9]{1,16})$/;
+
+/** `after`: absent or `0` from the start, or a cursor {@link writeCursor} wrote; else `undefined`. */
+export function readCursor(text: string | undefined): DecisionCursor | null | undefined {
+  if (text === undefined || text === '0') return null;
+  const m = CURSOR.exec(text);
+  if (m === null) return undefined;
+  const t = BigInt(m[1]!);
+  const xid = BigInt(m[2]!);
+  const id = Number(m[3]!);
+  if (t > U64_MAX || xid > U64_MAX || !Number.isSafeInteger(id)) return undefined;
+  return { t, xid, id };
+}
+
 /** A listing's query, read; or what is wrong with it. */
 export type ListingQuery =
-  | { readonly from: bigint; readonly to: bigint; readonly after: number; readonly limit: number }
+  | {
+      readonly from: bigint;
+      readonly to: bigint;
+      readonly after: DecisionCursor | null;
+      readonly limit: number;
+    }
   | { readonly error: string };
 
 /** Reads the listing's query string (the target's bytes after `?`): the first of each name. */
@@ -45,10 +74,8 @@ export function readListingQuery(query: string): ListingQuery {
   if (typeof from === 'string') return { error: from };
   const to = u64('to', U64_MAX);
   if (typeof to === 'string') return { error: to };
-  const after = u64('after', 0n);
-  if (typeof after === 'string' || after > BigInt(Number.MAX_SAFE_INTEGER)) {
-    return { error: 'after is not a cursor this listing gave' };
-  }
+  const after = readCursor(params.get('after'));
+  if (after === undefined) return { error: 'after is not a cursor this listing gave' };
   const limitText = params.get('limit');
   const limit = limitText === undefined ? MAX_LIST : Number(limitText);
   if (
@@ -57,7 +84,7 @@ export function readListingQuery(query: string): ListingQuery {
   ) {
     return { error: `limit is not 1 to ${MAX_LIST}` };
   }
-  return { from, to, after: Number(after), limit };
+  return { from, to, after, limit };
 }
 
 export async function listing(ctx: RouteContext): Promise<AppResponse> {
@@ -65,9 +92,11 @@ export async function listing(ctx: RouteContext): Promise<AppResponse> {
   if ('error' in q) return badQuery(q.error);
   const { engine } = ctx;
   const page = await engine.listDecisions(q.from, q.to, q.after, q.limit);
+  if (page.kind === 'store_damaged') return storeDamaged(page.what);
+  if (page.kind === 'store_unavailable') return storeUnavailable(page);
   return json(200, {
     decisions: page.decisions.map((d) => ({ digest: toHex(d.digest), t: d.t.toString() })),
-    next: page.next === null ? null : String(page.next),
+    next: page.next === null ? null : writeCursor(page.next),
     decision_uri: engine.policy.decision_uri,
     grace_s: engine.graceS,
   });

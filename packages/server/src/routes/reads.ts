@@ -2,13 +2,29 @@
  * The reads by digest a verifier makes (§9.1, `docs/server.md`): a decision (§8.4), a per-hop
  * record, a policy, the room's descriptor and its key log head.
  */
-import type { ReadResult } from '../engine/types.js';
-import { current, immutable, noKeyLog, notFound } from './responses.js';
+import type { StoredRead } from '../engine/types.js';
+import {
+  current,
+  immutable,
+  noKeyLog,
+  notFound,
+  storeDamaged,
+  storeUnavailable,
+} from './responses.js';
 import { bytesOfHex } from './target.js';
 import type { AppResponse, RouteContext } from './types.js';
 
-function served(result: ReadResult, what: string): AppResponse {
-  return result.kind === 'found' ? immutable(result.bytes) : notFound(what);
+function served(result: StoredRead, what: string): AppResponse {
+  switch (result.kind) {
+    case 'found':
+      return immutable(result.bytes);
+    case 'absent':
+      return notFound(what);
+    case 'store_damaged':
+      return storeDamaged(result.what);
+    case 'store_unavailable':
+      return storeUnavailable(result);
+  }
 }
 
 /** The policy's `decision_uri` then a digest: the decision's exact bytes. */

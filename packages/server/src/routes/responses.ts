@@ -71,9 +71,21 @@ export function internal(): AppResponse {
   return problem(500, 'internal', 'the server failed to answer this request');
 }
 
-/** 503 with `Retry-After`: the engine declined the work for now. */
-export function overloaded(why: string): AppResponse {
-  return problem(503, 'overloaded', why, { 'retry-after': '1' });
+/**
+ * `Retry-After`, readable by a player's script: it is not a CORS-safelisted response header, so
+ * without `Access-Control-Expose-Headers` a cross-origin player reads none (dash.js then reads
+ * its TTL as NaN and never asks again; video.js asks again at once).
+ */
+function retryAfter(seconds: number): Record<string, string> {
+  return {
+    'retry-after': String(seconds),
+    'access-control-expose-headers': 'Retry-After',
+  };
+}
+
+/** `overloaded` with `Retry-After`: the engine declined the work for now (see {@link BackOff}). */
+export function overloaded(why: string, status: BackOff = 503): AppResponse {
+  return problem(status, 'overloaded', `${why}; retry in 1 s`, retryAfter(1));
 }
 
 /** 413, closing the connection (the rest of the body is not read). */
@@ -174,32 +186,138 @@ export function current(bytes: Uint8Array): AppResponse {
   };
 }
 
-/** `/healthz`: 200 `ok`, 503 `closing`, 503 `degraded` with its causes (`health.ts`). */
-export function health(closing: boolean, causes: readonly unknown[] = []): AppResponse {
+/**
+ * The decision log's checkpoint (tlog-tiles: `text/plain; charset=utf-8`, not cached beyond a
+ * few seconds).
+ */
+export function logCheckpoint(text: string): AppResponse {
+  return {
+    status: 200,
+    headers: {
+      'content-type': 'text/plain; charset=utf-8',
+      'cache-control': 'public, max-age=1',
+      ...CORS,
+    },
+    body: text,
+  };
+}
+
+/**
+ * A tile or an entry bundle of the decision log (tlog-tiles: immutable, long-cached); a bundle
+ * gzipped when the client takes it (`content-encoding: gzip`).
+ */
+export function logTile(bytes: Uint8Array, gzipped = false): AppResponse {
+  return {
+    status: 200,
+    headers: {
+      'content-type': OCTETS,
+      'cache-control': IMMUTABLE,
+      ...(gzipped ? { 'content-encoding': 'gzip', vary: 'accept-encoding' } : {}),
+      ...CORS,
+    },
+    body: bytes,
+  };
+}
+
+/** 404 of a tile below the log's minimum index (tlog-tiles, *Pruning*). */
+export function logPruned(minIndex: bigint): AppResponse {
+  return problem(
+    404,
+    'pruned',
+    `the decision log is pruned below index ${minIndex}: this tile's entries are gone`,
+  );
+}
+
+/** An entry's proof, `c2sp.org/tlog-proof@v1` (against the latest checkpoint: revalidated). */
+export function logProof(text: string): AppResponse {
+  return {
+    status: 200,
+    headers: { 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-cache', ...CORS },
+    body: text,
+  };
+}
+
+/** 404 with `Retry-After`: a decision no checkpoint holds yet. */
+export function logPending(retryAfterS: number): AppResponse {
+  return problem(
+    404,
+    'not_logged_yet',
+    'the decision is not in a checkpoint of the decision log yet',
+    { 'retry-after': String(retryAfterS) },
+  );
+}
+
+/**
+ * `/healthz`: 200 `ok`, 503 `closing`, 503 `degraded` with its causes, or 200 `damaged` with its
+ * cause when the store holds damaged rows and nothing else is wrong (`health.ts`).
+ */
+export function health(
+  closing: boolean,
+  causes: readonly { readonly cause: string }[] = [],
+): AppResponse {
   if (closing) return json(503, { status: 'closing' });
-  if (causes.length > 0) return json(503, { status: 'degraded', causes });
+  if (causes.some((c) => c.cause !== 'store_damaged')) {
+    return json(503, { status: 'degraded', causes });
+  }
+  if (causes.length > 0) return json(200, { status: 'damaged', causes });
   return json(200, { status: 'ok' });
 }
 
 /**
- * 503 with `Retry-After` for one client past its budget (`guard/budget.ts`): `over_budget`,
- * retried once the budget holds a token again.
+ * 500 `store_damaged`: the store keeps a row under this digest that does not rebuild it (altered
+ * inside the database). Not a 404: the server did sign something under it, and says it cannot
+ * serve it, rather than that it never did.
  */
-export function overBudget(over: { readonly why: string; readonly waitS: number }): AppResponse {
-  return problem(503, 'over_budget', over.why, { 'retry-after': String(over.waitS) });
+export function storeDamaged(what: string): AppResponse {
+  return problem(
+    500,
+    'store_damaged',
+    `the store keeps a damaged ${what} row under this digest: it cannot be served (the operator is told)`,
+  );
 }
 
 /**
- * 503 with `Retry-After` while the store cannot keep what would be served (§8.4): a minute when
- * its file is gone (until an operator acts), a few seconds when a write failed.
+ * The status that makes a player come back later rather than stop steering, by the protocol of
+ * its request (docs/players.md, the behaviour matrix): an HLS client is answered 503, after which
+ * hls.js asks again (its loader's 1 s retry, then the TTL), since a 429 ends hls.js's steering;
+ * any other is answered 429, which dash.js and video.js honour by waiting for `Retry-After` and
+ * shaka by its own backoff, while a 503 on a session's first request ends dash.js's steering.
+ * Records and reports (hop agents, sites) are answered 503: every agent retries it.
  */
-export function storeUnavailable(u: {
-  readonly cause: 'file' | 'commit';
-  readonly why: string;
-}): AppResponse {
-  return problem(503, 'store_unavailable', u.why, {
-    'retry-after': u.cause === 'file' ? '60' : '5',
-  });
+export type BackOff = 429 | 503;
+
+/**
+ * `over_budget` with `Retry-After` for one client past its budget (`guard/budget.ts`), retried
+ * once the budget holds a token again.
+ */
+export function overBudget(
+  over: { readonly why: string; readonly waitS: number },
+  status: BackOff = 503,
+): AppResponse {
+  return problem(
+    status,
+    'over_budget',
+    `${over.why}; retry in ${over.waitS} s`,
+    retryAfter(over.waitS),
+  );
+}
+
+/**
+ * `store_unavailable` with `Retry-After` while the store cannot keep what would be served
+ * (§8.4), or read what was: 10 s when its file is gone (until an operator acts: a player polls
+ * gently meanwhile), 5 s when a write or a read failed.
+ */
+export function storeUnavailable(
+  u: { readonly cause: 'file' | 'commit' | 'query'; readonly why: string },
+  status: BackOff = 503,
+): AppResponse {
+  const seconds = u.cause === 'file' ? 10 : 5;
+  return problem(
+    status,
+    'store_unavailable',
+    `${u.why}; retry in ${seconds} s`,
+    retryAfter(seconds),
+  );
 }
 
 /** 400: a query that does not read. */

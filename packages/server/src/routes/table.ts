@@ -6,12 +6,15 @@
 
 import type { ConsoleRoutes } from '../console/routes.js';
 import type { SteeringEngine } from '../engine/engine.js';
+import type { LogReader } from '../log/reader.js';
 import { adminReload, type Reloaded } from './admin.js';
 import { capacity } from './capacity.js';
 import { ingest } from './ingest.js';
 import { listing } from './listing.js';
+import * as log from './log.js';
 import { healthz, metrics } from './ops.js';
 import { decision, keyLog, policy, record, roomDescriptor } from './reads.js';
+import { root } from './root.js';
 import { steer } from './steer.js';
 import { isDigestHex, pathOfUri } from './target.js';
 import { NOT_FOUND, type Route } from './types.js';
@@ -23,6 +26,8 @@ export interface RouteTableOptions {
   readonly admin?: { readonly token: string; readonly reload: () => Promise<Reloaded> };
   /** The console (`/status`, `/console/`), when it is on. */
   readonly console?: ConsoleRoutes;
+  /** The decision log's reads (`/log/…`): a server has them always (`log/log.ts`). */
+  readonly log?: LogReader;
 }
 
 const READ = ['GET', 'HEAD'] as const;
@@ -163,6 +168,34 @@ export function buildRoutes(o: RouteTableOptions): Route[] {
       handler: metrics,
     },
   ];
+  const reader = o.log;
+  if (reader !== undefined) {
+    routes.push(
+      {
+        name: 'log_checkpoint',
+        methods: READ,
+        allow: READ_ALLOW,
+        match: exactly('/log/checkpoint'),
+        handler: () => log.checkpoint(reader),
+      },
+      {
+        name: 'log_tile',
+        methods: READ,
+        allow: READ_ALLOW,
+        // The path after `/log/`, read strictly by the handler.
+        match: (path) => (path.startsWith('/log/tile/') ? path.slice('/log/'.length) : undefined),
+        handler: (ctx) => log.tile(reader, ctx),
+      },
+      {
+        name: 'log_proof',
+        methods: READ,
+        allow: READ_ALLOW,
+        match: digestUnder('/log/proof/'),
+        absent: 'decision',
+        handler: (ctx) => log.proof(reader, ctx),
+      },
+    );
+  }
   if (o.admin !== undefined) {
     routes.push({
       name: 'admin',
@@ -191,5 +224,13 @@ export function buildRoutes(o: RouteTableOptions): Route[] {
       },
     );
   }
+  // `/`: where a person's browser goes first (the console, or where the server answers).
+  routes.push({
+    name: 'root',
+    methods: READ,
+    allow: 'GET, HEAD',
+    match: exactly('/'),
+    handler: root(c !== undefined),
+  });
   return routes;
 }

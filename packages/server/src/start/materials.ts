@@ -70,39 +70,82 @@ export interface Materials extends EngineMaterials {
   readonly warnings: string[];
 }
 
+/** What {@link checkMaterials} found: the materials when every check passed, and every problem. */
+export interface CheckedMaterials {
+  readonly materials?: Materials;
+  /** Each problem, naming the field and what to fix; empty when `materials` is there. */
+  readonly issues: readonly string[];
+}
+
 /**
- * Reads and checks the room, the policy and the steering key. A key without some
- * `energy/<label>` starts with a warning: a decision stating a figure of that class would be
- * refused `signer_not_authorised`.
+ * Reads and checks the room, the key log, the policy and the steering key, each as far as the
+ * others allow (a policy is checked against the room only when the room opens), so that every
+ * problem is named at once: a missing key log and a steering key that is not a JWK are two
+ * problems of one start, not one and then the other.
+ */
+export function checkMaterials(
+  config: ServerConfig,
+  backend: CryptoBackend = nodeBackend,
+): CheckedMaterials {
+  const issues: string[] = [];
+  const attempt = <T>(step: () => T): T | undefined => {
+    try {
+      return step();
+    } catch (e) {
+      if (!(e instanceof ConfigError)) throw e;
+      issues.push(...e.issues);
+      return undefined;
+    }
+  };
+  const roomBytes = attempt(() => readBytes(config.room, 'room'));
+  const keyLogPath = config.keyLog;
+  const keyLogBytes = keyLogPath === null ? null : attempt(() => readBytes(keyLogPath, 'key_log'));
+  const room =
+    roomBytes === undefined || keyLogBytes === undefined
+      ? undefined
+      : attempt(() => openRoomFrom(roomBytes, keyLogBytes, backend, keyLogPath));
+  const checked =
+    room === undefined
+      ? attempt(() => void readPolicyAlone(config))
+      : attempt(() => readPolicyFile(config, room, backend));
+  const key = attempt(() => readSigningKey(config.signingKey, room, backend));
+  if (issues.length > 0 || room === undefined || checked === undefined || key === undefined) {
+    return { issues };
+  }
+  const { policy, bytes: policyBytes, digest: policyDigest } = checked;
+  const materials: Materials = {
+    room,
+    roomBytes: roomBytes!,
+    keyLogBytes: keyLogBytes!,
+    policy,
+    policyBytes,
+    policyDigest,
+    publicKey: key.publicKey,
+    secretKey: key.secretKey,
+    warnings: classWarnings(room, policy, key.publicKey),
+  };
+  return { materials, issues: [] };
+}
+
+/**
+ * Reads and checks the room, the policy and the steering key ({@link checkMaterials}); a
+ * {@link ConfigError} naming every problem. A key without some `energy/<label>` starts with a
+ * warning: a decision stating a figure of that class would be refused `signer_not_authorised`.
  */
 export function readMaterials(
   config: ServerConfig,
   backend: CryptoBackend = nodeBackend,
 ): Materials {
-  const roomBytes = readBytes(config.room, 'room');
-  const keyLogBytes = config.keyLog === null ? null : readBytes(config.keyLog, 'key_log');
-  const room = openRoomFrom(roomBytes, keyLogBytes, backend, config.keyLog);
-  const {
-    policy,
-    bytes: policyBytes,
-    digest: policyDigest,
-  } = readPolicyFile(config, room, backend);
-  const { publicKey, secretKey } = readSigningKey(config.signingKey, room, backend);
-  return {
-    room,
-    roomBytes,
-    keyLogBytes,
-    policy,
-    policyBytes,
-    policyDigest,
-    publicKey,
-    secretKey,
-    warnings: classWarnings(room, policy, publicKey),
-  };
+  const checked = checkMaterials(config, backend);
+  if (checked.materials === undefined) throw new ConfigError(checked.issues);
+  return checked.materials;
 }
 
-/** §3.5: the steering key of `signing_key`, a secret JWK that may sign the room's decisions. */
-function readSigningKey(path: string, room: RoomContext, backend: CryptoBackend) {
+/**
+ * §3.5: the steering key of `signing_key`, a secret JWK that may sign the room's decisions (when
+ * the room could be opened; otherwise only the key itself is checked).
+ */
+function readSigningKey(path: string, room: RoomContext | undefined, backend: CryptoBackend) {
   let jwk: unknown;
   try {
     jwk = JSON.parse(new TextDecoder().decode(readBytes(path, 'signing_key')));
@@ -119,7 +162,7 @@ function readSigningKey(path: string, room: RoomContext, backend: CryptoBackend)
   if (pair.secretKey === undefined) {
     throw new ConfigError(['signing_key: the JWK has no "d": a steering key must be a secret key']);
   }
-  const badKey = checkSigner(room, pair.publicKey);
+  const badKey = room === undefined ? undefined : checkSigner(room, pair.publicKey);
   if (badKey !== undefined) {
     throw new ConfigError([
       `signing_key: ${toHex(pair.publicKey)} may not sign decisions of this room (${badKey.reason}, §3.5)`,
@@ -158,18 +201,32 @@ export function readPolicyFile(
   const policyBytes = readBytes(config.policy, 'policy');
   const checked = checkPolicy(room, policyBytes, backend);
   if (checked.ok) return checked.value;
-  if (!readPolicy(policyBytes).ok) {
-    // A policy config (YAML or JSON) named where its compiled WSP1 belongs: say how to compile it.
-    const text = new TextDecoder().decode(policyBytes.subarray(0, 256));
-    const looksLikeConfig =
-      /\.(ya?ml|json)$/i.test(config.policy) || /^\s*(#|[a-z_]+\s*:|\{)/.test(text);
-    if (looksLikeConfig && !text.startsWith('WSP1')) {
-      throw new ConfigError([
-        `policy: ${config.policy} is a policy config, not a signed policy (WSP1): compile it with \`wai-steer policy compile ${config.policy} --key KEY --out policy.wsp\` and name policy.wsp here`,
-      ]);
-    }
-  }
+  notAPolicy(config.policy, policyBytes);
   throw new ConfigError([`policy: ${config.policy}: ${checked.problem}`]);
+}
+
+/** The policy file read without its room (which did not open): it is a `WSP1` at least. */
+function readPolicyAlone(config: ServerConfig): void {
+  const policyBytes = readBytes(config.policy, 'policy');
+  notAPolicy(config.policy, policyBytes);
+  const read = readPolicy(policyBytes);
+  if (!read.ok) {
+    throw new ConfigError([
+      `policy: ${config.policy} is not a signed policy (WSP1): ${read.refusal.reason}`,
+    ]);
+  }
+}
+
+/** A policy config (YAML or JSON) named where its compiled WSP1 belongs: how to compile it. */
+function notAPolicy(path: string, policyBytes: Uint8Array): void {
+  if (readPolicy(policyBytes).ok) return;
+  const text = new TextDecoder().decode(policyBytes.subarray(0, 256));
+  const looksLikeConfig = /\.(ya?ml|json)$/i.test(path) || /^\s*(#|[a-z_]+\s*:|\{)/.test(text);
+  if (looksLikeConfig && !text.startsWith('WSP1')) {
+    throw new ConfigError([
+      `policy: ${path} is a policy config, not a signed policy (WSP1): compile it with \`wai-steer policy compile ${path} --key KEY --out policy.wsp\` and name policy.wsp here`,
+    ]);
+  }
 }
 
 /** The engine's live options from the configuration: pathway IDs to indices, checked. */
@@ -195,6 +252,9 @@ export function liveOptions(
     capacityThresholdPpm: live.capacityThresholdPpm,
     latencyThresholdMs: live.latencyThresholdMs,
     maxAheadUs: BigInt(live.maxAhead) * 1000n,
+    ...(live.maxExpiry === undefined || live.maxExpiry === null
+      ? {}
+      : { maxExpiryUs: BigInt(live.maxExpiry) * 1000n }),
   };
 }
 

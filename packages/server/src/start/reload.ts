@@ -9,7 +9,10 @@ import { openRoom } from '@wai-steering/verifier';
 import { bytesEqual, type CryptoBackend, digestOf, toHex } from '@wai-steering/wire';
 import { ConfigError, type ServerConfig } from '../config.js';
 import type { SteeringEngine } from '../engine/engine.js';
+import { RotationConflict } from '../engine/policy-in-force.js';
 import { type Head, stepHead } from '../guard/key-log.js';
+import { describeError } from '../health.js';
+import { StoreUnavailableError } from '../store/store.js';
 import { liveOptions, openRoomFrom, readBytes, readPolicyFile } from './materials.js';
 
 /** What a reload put in force. */
@@ -21,6 +24,21 @@ export interface ReloadResult {
   /** Whether the key log file held a new head, now in use. */
   readonly keyLog: boolean;
   readonly warnings: readonly string[];
+}
+
+/**
+ * A write of a reload to the store: a refusal of what was read (a check's `TypeError`, a
+ * `ConfigError`, a rotation other instances overtook) stays what it is; anything else is the
+ * store failing ({@link StoreUnavailableError}).
+ */
+async function kept<T>(write: () => Promise<T>): Promise<T> {
+  try {
+    return await write();
+  } catch (e) {
+    if (e instanceof TypeError || e instanceof ConfigError || e instanceof RotationConflict)
+      throw e;
+    throw new StoreUnavailableError(`the store did not keep it: ${describeError(e)}`);
+  }
 }
 
 export class Reloader {
@@ -59,7 +77,7 @@ export class Reloader {
         throw new ConfigError([`key_log: the head in ${config.keyLog} was not taken: ${step.why}`]);
       }
     }
-    await this.engine.replaceRoom(room, bytes);
+    await kept(() => this.engine.replaceRoom(room, bytes));
     return true;
   }
 
@@ -70,7 +88,7 @@ export class Reloader {
     // The file's policy in force already, or the template of the live policy in force.
     if (bytesEqual(checked.digest, engine.policies.templateDigest)) return false;
     if (config.live !== null) liveOptions(config, checked.policy); // its IDs still fit
-    await engine.policies.rotate(checked.bytes, 'operator');
+    await kept(() => engine.policies.rotate(checked.bytes, 'operator'));
     return true;
   }
 
@@ -97,7 +115,9 @@ export class Reloader {
       if (!stepHead(current, next, 'refuse').take) return;
     }
     this.engine.replaceRoom(opened.value, bytes).catch((e: unknown) => {
-      console.error('wai-steering: a key log head from another instance was not adopted:', e);
+      console.error(
+        `wai-steering: a key log head from another instance was not adopted: ${describeError(e)}`,
+      );
     });
   }
 }

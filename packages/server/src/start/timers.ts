@@ -7,9 +7,11 @@
  *   notification missed is healed here), then live capacity (a report's expiry passing may call
  *   for a policy: CATS's age-out);
  * - the console's history, one sample a second;
+ * - while the store is told failing (`health.ts`), one try a second (`engine.probeStore`);
  * - retention (`retention.sweep`);
- * - on the embedded store, its file watched: removed or replaced while running, health 503 and
- *   steering `store_unavailable`, logged once (PostgreSQL's failures show as failing commits).
+ * - on the embedded store, its file and its `-wal` and `-shm` watched: removed or replaced while
+ *   running, health 503 and steering `store_unavailable`, logged once (PostgreSQL's failures
+ *   show as failing commits and queries).
  */
 import type { ServerConfig } from '../config.js';
 import type { ConsoleActivity } from '../console/activity.js';
@@ -46,6 +48,10 @@ export function startTimers(
     }
   });
   every(1000, () => activity.sample(Number(engine.now() / 1_000_000n), engine.loadsNow()));
+  // A store told failing is tried once a second, so that its recovery is noticed without traffic.
+  every(1000, () => {
+    void engine.probeStore();
+  });
   // Failures are the engine's to count and log once (health.ts).
   every(config.retention.sweep, () => {
     void engine.prune(config.retention.records, config.retention.decisions);

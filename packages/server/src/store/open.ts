@@ -30,6 +30,8 @@ export interface OpenStoreOptions {
   readonly create?: boolean;
   /** ms the `quick_check` may take; 0 skips it. */
   readonly checkTimeoutMs?: number;
+  /** Internal, for the server's bench only: no pending entry of the decision log at commit. */
+  readonly logAppend?: boolean;
 }
 
 const HEADER = 'SQLite format 3\u0000';
@@ -159,7 +161,8 @@ export async function openStore(
   options: OpenStoreOptions = {},
 ): Promise<SqliteStore> {
   const synchronous = options.synchronous ?? 'normal';
-  if (path === ':memory:') return new SqliteStore(path, { synchronous });
+  const log = options.logAppend === false ? { logAppend: false } : {};
+  if (path === ':memory:') return new SqliteStore(path, { synchronous, ...log });
   let exists = true;
   try {
     statSync(path);
@@ -191,7 +194,7 @@ export async function openStore(
     if (timeout > 0) await quickCheck(path, timeout);
   }
   try {
-    return new SqliteStore(path, { synchronous });
+    return new SqliteStore(path, { synchronous, ...log });
   } catch (e) {
     if (e instanceof StoreSchemaError)
       throw storeError(path, `is not readable by this server: ${e.message}`);
@@ -206,11 +209,14 @@ export async function openStore(
  */
 export async function openConfiguredStore(
   config: ServerConfig,
-  options: { readonly init?: boolean } = {},
+  options: { readonly init?: boolean; readonly logAppend?: boolean } = {},
 ): Promise<SteeringStore> {
   if (config.store.url !== undefined) {
     try {
-      return await PgStore.open(config.store.url);
+      return await PgStore.open(
+        config.store.url,
+        options.logAppend === false ? { logAppend: false } : {},
+      );
     } catch (e) {
       throw new ConfigError([`store.url: ${(e as Error).message}`]);
     }
@@ -219,5 +225,6 @@ export async function openConfiguredStore(
     synchronous: config.store.synchronous,
     create: config.store.create || options.init === true,
     checkTimeoutMs: config.store.checkTimeout,
+    ...(options.logAppend === false ? { logAppend: false } : {}),
   });
 }

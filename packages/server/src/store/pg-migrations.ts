@@ -6,12 +6,44 @@
  *
  * A migration is never edited once released: a change of schema is a new migration.
  */
+import { hash } from 'node:crypto';
 import type pg from 'pg';
+import { joinDecision } from './compact.js';
 
 export interface Migration {
   readonly version: number;
   readonly name: string;
   readonly sql: string;
+  /** What SQL alone cannot do, run after `sql` in the same transaction. */
+  readonly after?: (client: pg.ClientBase) => Promise<void>;
+}
+
+/** Pending entries of the decision log are written this many to a row at most (the backfill's). */
+const PENDING_ROW = 4096;
+
+/**
+ * Migration 3's backfill: every decision held becomes a pending entry of the decision log (`t`
+ * from its tail, then its digest, SHA-256 of its bytes but `sig`), in the order of its id, so
+ * that the log holds every decision the store keeps. Read a page at a time.
+ */
+async function backfillLog(client: pg.ClientBase): Promise<void> {
+  let after = '0';
+  for (;;) {
+    const { rows } = await client.query<{ id: string; body: Buffer; tail: Buffer }>(
+      `SELECT d.id::text AS id, s.body, d.tail FROM decisions d JOIN sets s ON s.id = d.set_id
+       WHERE d.id > $1 ORDER BY d.id LIMIT $2`,
+      [after, PENDING_ROW],
+    );
+    if (rows.length === 0) return;
+    const entries = Buffer.alloc(40 * rows.length);
+    rows.forEach((r, i) => {
+      const bytes = joinDecision(new Uint8Array(r.body), new Uint8Array(r.tail));
+      r.tail.copy(entries, 40 * i, 0, 8);
+      hash('sha256', bytes.subarray(0, bytes.length - 64), 'buffer').copy(entries, 40 * i + 8);
+    });
+    await client.query('INSERT INTO log_pending (entries) VALUES ($1)', [entries]);
+    after = rows[rows.length - 1]!.id;
+  }
 }
 
 /** The key of the advisory lock the migrations (and partition maintenance) hold. */
@@ -114,6 +146,78 @@ export const MIGRATIONS: readonly Migration[] = [
   },
   {
     version: 3,
+    name: 'the decision log; decisions listed by time in its order',
+    sql: `
+      -- The listing by time: ascending t, then the decision log's order, whatever order the
+      -- instances committed them in: the committing transaction (xid), then the row id (the
+      -- order within it). Decisions stored before this migration have xid 0 and enter the log in
+      -- the order of their ids (the backfill below).
+      ALTER TABLE decisions ADD COLUMN xid xid8 NOT NULL DEFAULT '0';
+      ALTER TABLE decisions ALTER COLUMN xid SET DEFAULT pg_current_xact_id();
+      CREATE INDEX decisions_t_xid_id ON decisions (t, xid, id);
+
+      -- The decision log (docs/server.md, "The decision log"). Pending entries: a row per group
+      -- commit, in its transaction, its decisions' 40-byte entries in the batch's order. The
+      -- integrator takes the rows of transactions below a snapshot's xmin (every one of them
+      -- settled) in the order (xid, id); at: when it was written, by the database's clock.
+      CREATE TABLE log_pending (
+        xid xid8 NOT NULL DEFAULT pg_current_xact_id(),
+        id bigint GENERATED ALWAYS AS IDENTITY,
+        at timestamptz NOT NULL DEFAULT clock_timestamp(),
+        entries bytea NOT NULL,
+        PRIMARY KEY (xid, id)
+      );
+      -- The head (one row: the origin, the size and root integrated, the minimum index), locked
+      -- by each integration; the integrator's lease (the database's clock).
+      CREATE TABLE log_head (
+        id smallint PRIMARY KEY CHECK (id = 1),
+        origin text NOT NULL,
+        size bigint NOT NULL,
+        root bytea NOT NULL,
+        min_index bigint NOT NULL
+      );
+      CREATE TABLE log_lease (
+        id smallint PRIMARY KEY CHECK (id = 1),
+        holder text NOT NULL,
+        until timestamptz NOT NULL
+      );
+      -- The entries, as tlog-tiles' entry bundles: bundle idx (entries idx·256 onwards), its
+      -- bytes (the full ones never change; the partial one is rewritten as it grows).
+      CREATE TABLE log_bundles (idx bigint PRIMARY KEY, data bytea NOT NULL);
+      -- Each entry's index by its t (a u64 in a signed column, two's complement) and its
+      -- digest's first 8 bytes (the proofs' lookup, and no digest logged twice): ordered by t,
+      -- so that appending touches the index's last pages; a (t, key) two digests share (never
+      -- yet seen) has its later ones in log_keys_more.
+      CREATE TABLE log_keys (
+        t bigint NOT NULL,
+        key bigint NOT NULL,
+        idx bigint NOT NULL,
+        PRIMARY KEY (t, key)
+      );
+      CREATE TABLE log_keys_more (
+        t bigint NOT NULL,
+        key bigint NOT NULL,
+        idx bigint NOT NULL,
+        PRIMARY KEY (t, key, idx)
+      );
+      -- Tiles of level 1 and above, each the latest (widest) of its index; level 0 is derived
+      -- from the bundles.
+      CREATE TABLE log_tiles (
+        level smallint NOT NULL,
+        idx bigint NOT NULL,
+        data bytea NOT NULL,
+        PRIMARY KEY (level, idx)
+      );
+      CREATE TABLE log_checkpoints (
+        size bigint PRIMARY KEY,
+        issued bigint NOT NULL,
+        text text NOT NULL
+      );
+    `,
+    after: backfillLog,
+  },
+  {
+    version: 4,
     name: 'capacity leases',
     sql: `
       -- Each instance's lease of each pathway's capacity (docs/server.md, "Capacity across
@@ -157,6 +261,7 @@ export async function migrate(client: pg.ClientBase, where: string): Promise<num
     for (const m of MIGRATIONS) {
       if (m.version <= current) continue;
       await client.query(m.sql);
+      await m.after?.(client);
       await client.query('INSERT INTO schema_migrations (version, name) VALUES ($1, $2)', [
         m.version,
         m.name,

@@ -27,17 +27,28 @@
  */
 import { hash } from 'node:crypto';
 import pg from 'pg';
+import { describeError, type FaultSink } from '../health.js';
 import { joinDecision, splitAgainst } from './compact.js';
 import { migrate, SCHEMA_LOCK } from './pg-migrations.js';
 import {
   type BlobKind,
   type CommitBatch,
   type CommitResult,
+  type DecisionCursor,
+  type DecisionPage,
+  type ListedDecision,
+  type LogEntryRow,
+  type LogHead,
+  type LogIntegrated,
+  type LogPlan,
+  type LogPlanInput,
   POLICY_LAG_US,
   type PolicyClaim,
   type PruneResult,
   type SteeringStore,
+  StoreDamagedError,
   type StoredCapacityReport,
+  type StoredCheckpoint,
   type StoredRecord,
   type StoreStats,
 } from './store.js';
@@ -48,6 +59,11 @@ export interface PgStoreOptions {
   readonly readers?: number;
   /** Days of partitions created ahead of today (and one behind); default 3. */
   readonly daysAhead?: number;
+  /**
+   * Internal, for the server's bench only: `false` writes no pending entry of the decision log
+   * at commit (the log is always on otherwise).
+   */
+  readonly logAppend?: boolean;
 }
 
 /** A notification of the store: a record or a blob another connection committed. */
@@ -55,10 +71,17 @@ export type StoreNotice =
   | { readonly kind: 'record'; readonly digest: Uint8Array }
   | { readonly kind: 'blob'; readonly blob: BlobKind; readonly digest: Uint8Array }
   /** A capacity report kept, or a policy put in force, for the room of that id. */
-  | { readonly kind: 'live'; readonly what: 'capacity' | 'policy'; readonly room: Uint8Array };
+  | { readonly kind: 'live'; readonly what: 'capacity' | 'policy'; readonly room: Uint8Array }
+  /** Listening again after the connection failed: notifications may have been missed. */
+  | { readonly kind: 'listening' };
 
 const DAY_US = 86_400_000_000n;
 const INT8_MAX = (1n << 63n) - 1n;
+/** The decision log's entry of a decision: `t` (its tail's first 8 bytes), then its digest. */
+const ENTRY = 40;
+/** A u64 in a signed 64-bit column, exactly (two's complement): the log's `t`. */
+const asInt64 = (v: bigint): string => BigInt.asIntN(64, v).toString();
+const asU64 = (v: string): bigint => BigInt.asUintN(64, BigInt(v));
 
 const clamp = (v: bigint): bigint => (v > INT8_MAX ? INT8_MAX : v < 0n ? 0n : v);
 const sha256 = (b: Uint8Array): Buffer => hash('sha256', b, 'buffer');
@@ -75,6 +98,16 @@ function keyOf(digest: Uint8Array): bigint {
 /** `t` of a tail (its first 8 bytes, u64 little-endian), µs. */
 function tailTime(tail: Uint8Array): bigint {
   return new DataView(tail.buffer, tail.byteOffset, 8).getBigUint64(0, true);
+}
+
+/** A decision's bytes from its set and tail; `undefined` when its set is gone or they do not join. */
+function rebuild(body: Buffer | null, tail: Buffer): Uint8Array | undefined {
+  if (body === null) return undefined;
+  try {
+    return joinDecision(asBytes(body), asBytes(tail));
+  } catch {
+    return undefined;
+  }
 }
 
 /** The digests an evidence set names (§7.1 chunks after room, signer, policy and m). */
@@ -102,6 +135,44 @@ function recordOf(row: { digest: Buffer; hop: Buffer; bytes: Buffer }): StoredRe
   };
 }
 
+/** The decision log's head row, as read. */
+interface HeadRow {
+  origin: string;
+  size: string;
+  root: Buffer;
+  min_index: string;
+}
+const HEAD =
+  'SELECT origin, size::text AS size, root, min_index::text AS min_index FROM log_head WHERE id = 1';
+function headOf(r: HeadRow): LogHead {
+  return {
+    origin: r.origin,
+    size: BigInt(r.size),
+    root: asBytes(r.root),
+    minIndex: BigInt(r.min_index),
+  };
+}
+
+interface CheckpointRow {
+  size: string;
+  issued: string;
+  text: string;
+}
+/** (Ordered by `log_checkpoints.size`: `size` alone would be the text column of the output.) */
+const CHECKPOINTS = 'SELECT size::text AS size, issued::text AS issued, text FROM log_checkpoints';
+function checkpointOf(r: CheckpointRow): StoredCheckpoint {
+  return { size: BigInt(r.size), issued: asU64(r.issued), text: r.text };
+}
+
+/** The entries of an entry bundle the log wrote (big-endian u16 lengths, 40 bytes each). */
+function bundleEntries(data: Uint8Array): Uint8Array[] {
+  const out: Uint8Array[] = [];
+  for (let at = 0; at + 2 + ENTRY <= data.length; at += 2 + ENTRY) {
+    out.push(data.subarray(at + 2, at + 2 + ENTRY));
+  }
+  return out;
+}
+
 /** The name of the partition of day `day` (days since the epoch). */
 const partitionName = (day: bigint): string => `decisions_d${day}`;
 
@@ -115,13 +186,26 @@ export class PgStore implements SteeringStore {
   private listener: pg.Client | undefined;
   private readonly listeners = new Set<(n: StoreNotice) => void>();
   private closed = false;
+  /** Where the connections' faults are told (the server's health); nowhere until told. */
+  private faults: FaultSink = { fail() {}, clear() {} };
 
   private constructor(
     readonly url: string,
     private writer: pg.Client,
     private readonly pool: pg.Pool,
     private readonly daysAhead: number,
+    /** Whether commits append to the decision log (always, but in the server's bench). */
+    private readonly logAppend: boolean,
   ) {}
+
+  /**
+   * Tells the faults of the store's connections to `sink` (`health.ts`): a connection of the pool
+   * dropped (`store_queries`), the listening connection down and listening again
+   * (`store_notifications`). Each is told as it happens; the sink logs a state change once.
+   */
+  reportFaultsTo(sink: FaultSink): void {
+    this.faults = sink;
+  }
 
   /** Connects, applies the migrations the database lacks, creates the partitions ahead. */
   static async open(url: string, options: PgStoreOptions = {}): Promise<PgStore> {
@@ -133,8 +217,12 @@ export class PgStore implements SteeringStore {
       throw new Error(`${where}: cannot connect (${(e as Error).message})`);
     }
     const pool = new pg.Pool({ connectionString: url, max: options.readers ?? 4 });
-    pool.on('error', (e) => console.error('wai-steering: a store connection failed:', e.message));
-    const store = new PgStore(url, writer, pool, options.daysAhead ?? 3);
+    const store = new PgStore(url, writer, pool, options.daysAhead ?? 3, options.logAppend ?? true);
+    // An idle connection of the pool that drops (the database restarted): the pool opens
+    // another at the next query; told once until a query works again.
+    pool.on('error', (e) =>
+      store.faults.fail('store_queries', `a connection of the store dropped: ${describeError(e)}`),
+    );
     try {
       await migrate(writer, where);
       await store.maintain(BigInt(Date.now()) * 1000n);
@@ -252,6 +340,8 @@ export class PgStore implements SteeringStore {
     const tails: Buffer[] = [];
     const lastT = new Map<string, bigint>();
     let scratch = new Uint8Array(4096);
+    // The decision log's pending entries of the batch: one row, in the batch's order.
+    const entries = this.logAppend ? Buffer.alloc(ENTRY * batch.decisions.length) : null;
     for (const d of batch.decisions) {
       let tail: Uint8Array;
       let set: Uint8Array | undefined;
@@ -284,6 +374,10 @@ export class PgStore implements SteeringStore {
         };
       }
       const id = this.current!.id;
+      if (entries !== null) {
+        entries.set(tail.subarray(0, 8), ENTRY * ts.length);
+        entries.set(d.digest, ENTRY * ts.length + 8);
+      }
       ts.push(t);
       keys.push(keyOf(d.digest));
       setIds.push(id);
@@ -292,16 +386,23 @@ export class PgStore implements SteeringStore {
       if (prev === undefined || t > prev) lastT.set(id, t);
     }
     const ids = [...lastT.keys()];
-    // A named statement: parsed and planned once per connection, not once per commit.
+    // The decisions' ids in the batch's order (WITH ORDINALITY), as their pending entries: equal
+    // t are listed in the log's order. A named statement: parsed and planned once per
+    // connection, not once per commit.
     const res = await w.query({
       name: 'wai_insert_decisions',
       text: `WITH ins AS (
          INSERT INTO decisions (t, key, set_id, tail)
-         SELECT * FROM unnest($1::int8[], $2::int8[], $3::int8[], $4::bytea[])
+         SELECT t, key, set_id, tail
+         FROM unnest($1::int8[], $2::int8[], $3::int8[], $4::bytea[])
+           WITH ORDINALITY AS u(t, key, set_id, tail, n)
+         ORDER BY n
+       ), pend AS (
+         INSERT INTO log_pending (entries) SELECT $7::bytea WHERE $7::bytea IS NOT NULL
        )
        UPDATE sets SET last_t = greatest(sets.last_t, v.t)
        FROM unnest($5::int8[], $6::int8[]) AS v(id, t) WHERE sets.id = v.id`,
-      values: [ts, keys, setIds, tails, ids, ids.map((i) => lastT.get(i)!)],
+      values: [ts, keys, setIds, tails, ids, ids.map((i) => lastT.get(i)!), entries],
     });
     // A set pruned since this instance last used it: written again with the batch.
     if (res.rowCount !== ids.length) throw new SetGone();
@@ -318,20 +419,26 @@ export class PgStore implements SteeringStore {
 
   async getDecision(digest: Uint8Array): Promise<Uint8Array | undefined> {
     if (digest.length !== 32) return undefined;
-    const { rows } = await this.pool.query<{ body: Buffer; tail: Buffer }>(
-      'SELECT s.body, d.tail FROM decisions d JOIN sets s ON s.id = d.set_id WHERE d.key = $1',
-      [keyOf(digest)],
+    const key = keyOf(digest);
+    const { rows } = await this.pool.query<{ body: Buffer | null; tail: Buffer }>(
+      'SELECT s.body, d.tail FROM decisions d LEFT JOIN sets s ON s.id = d.set_id WHERE d.key = $1',
+      [key],
     );
+    // A row of this key whose bytes do not rebuild a digest of this key is damage (its set gone
+    // included); one that rebuilds another digest of the key is another decision.
+    let damaged = false;
     for (const row of rows) {
-      let bytes: Uint8Array;
-      try {
-        bytes = joinDecision(asBytes(row.body), asBytes(row.tail));
-      } catch {
+      const bytes = rebuild(row.body, row.tail);
+      if (bytes === undefined) {
+        damaged = true;
         continue;
       }
       // Served only when it hashes to the digest asked for (§7.3).
-      if (equal(sha256(bytes.subarray(0, bytes.length - 64)), digest)) return bytes;
+      const d = sha256(bytes.subarray(0, bytes.length - 64));
+      if (equal(d, digest)) return bytes;
+      if (keyOf(d) !== key) damaged = true;
     }
+    if (damaged) throw new StoreDamagedError('decision', buf(digest).toString('hex'));
     return undefined;
   }
 
@@ -495,38 +602,67 @@ export class PgStore implements SteeringStore {
   }
 
   /**
-   * The decisions with `from` ≤ `t` < `to` (µs) in the order of their commits, at most `limit`,
-   * after the cursor `after` (0: from the start); `next` is the cursor of the next page, `null`
-   * after the last. Each is rebuilt and its digest computed from its bytes.
+   * The decisions with `from` ≤ `t` < `to` (µs) in ascending `t`, equal `t` in the decision
+   * log's order (the committing transaction, then the row id: the order the log takes their
+   * pending entries in), at most `limit`, after the cursor `after`; `next` is the cursor of the
+   * next page, `null` after the last. Each is rebuilt and its digest computed from its bytes.
    */
   async listDecisions(
     from: bigint,
     to: bigint,
-    after: number,
+    after: DecisionCursor | null,
     limit: number,
-  ): Promise<{
-    decisions: { digest: Uint8Array; t: bigint; bytes: Uint8Array }[];
-    next: number | null;
-  }> {
-    if (!Number.isSafeInteger(after) || after < 0) throw new RangeError('listDecisions: after');
+  ): Promise<DecisionPage> {
+    if (
+      after !== null &&
+      (!Number.isSafeInteger(after.id) || after.id < 0 || after.t < 0n || after.xid < 0n)
+    ) {
+      throw new RangeError('listDecisions: after');
+    }
     if (!Number.isSafeInteger(limit) || limit < 1) throw new RangeError('listDecisions: limit');
-    const { rows } = await this.pool.query<{ id: string; t: string; body: Buffer; tail: Buffer }>(
-      `SELECT d.id, d.t, s.body, d.tail FROM decisions d JOIN sets s ON s.id = d.set_id
-       WHERE d.t >= $1 AND d.t < $2 AND d.id > $3 ORDER BY d.id LIMIT $4`,
-      [clamp(from), clamp(to), after, limit],
+    // In (t, xid, id) order after the cursor, on the index (t, xid, id): the last decision
+    // listed, or just before the first at `from`.
+    const start = clamp(from);
+    const cursor =
+      after === null || clamp(after.t) < start
+        ? { t: start, xid: 0n, id: 0 }
+        : { t: clamp(after.t), xid: after.xid, id: after.id };
+    // `t` past the column's range is clamped there (the bytes are exact): such rows are kept
+    // by the bound and sorted out by their bytes.
+    const { rows } = await this.pool.query<{
+      id: string;
+      t: string;
+      xid: string;
+      key: string;
+      body: Buffer | null;
+      tail: Buffer;
+    }>(
+      `SELECT d.id, d.t, d.xid::text AS xid, d.key::text AS key, s.body, d.tail
+       FROM decisions d LEFT JOIN sets s ON s.id = d.set_id
+       WHERE ${to > INT8_MAX ? 'd.t <= $1' : 'd.t < $1'}
+         AND (d.t, d.xid, d.id) > ($2::int8, $3::xid8, $4::int8)
+       ORDER BY d.t, d.xid, d.id LIMIT $5`,
+      [clamp(to), cursor.t, cursor.xid.toString(), cursor.id, limit],
     );
-    const decisions = rows.map((r) => {
-      const bytes = joinDecision(asBytes(r.body), asBytes(r.tail));
-      return {
-        digest: asBytes(sha256(bytes.subarray(0, bytes.length - 64))),
-        t: BigInt(r.t),
-        bytes,
-      };
-    });
-    return {
-      decisions,
-      next: rows.length === limit ? Number(rows[rows.length - 1]!.id) : null,
-    };
+    const decisions: ListedDecision[] = [];
+    let next: DecisionCursor | null = null;
+    for (const r of rows) {
+      const t = tailTime(asBytes(r.tail));
+      if (t >= to) return { decisions, next: null };
+      next = { t: BigInt(r.t), xid: BigInt(r.xid), id: Number(r.id) };
+      if (t < from) continue;
+      // Listed with the digest of its bytes: a row that does not rebuild the digest it is kept
+      // under is damage, never listed under a digest the server did not sign.
+      const bytes = rebuild(r.body, r.tail);
+      const digest = bytes === undefined ? undefined : sha256(bytes.subarray(0, bytes.length - 64));
+      if (bytes === undefined || digest === undefined || keyOf(digest) !== BigInt(r.key)) {
+        const k = Buffer.alloc(8);
+        k.writeBigInt64BE(BigInt(r.key));
+        throw new StoreDamagedError('decision', `${k.toString('hex')}…`);
+      }
+      decisions.push({ digest: asBytes(digest), t, bytes });
+    }
+    return { decisions, next: rows.length === limit ? next : null };
   }
 
   /**
@@ -616,13 +752,408 @@ export class PgStore implements SteeringStore {
     }
   }
 
+  // The decision log (`store.ts`, `LogReads` and `LogWrites`).
+
+  async logHead(): Promise<LogHead | undefined> {
+    const { rows } = await this.pool.query<HeadRow>(HEAD);
+    return rows[0] === undefined ? undefined : headOf(rows[0]);
+  }
+
+  async beginLog(origin: string): Promise<string> {
+    await this.pool.query(
+      `INSERT INTO log_head (id, origin, size, root, min_index) VALUES (1, $1, 0, $2, 0)
+       ON CONFLICT (id) DO NOTHING`,
+      [origin, sha256(new Uint8Array(0))],
+    );
+    const { rows } = await this.pool.query<{ origin: string }>(
+      'SELECT origin FROM log_head WHERE id = 1',
+    );
+    return rows[0]!.origin;
+  }
+
+  /** The lease, by the database's clock (the instances' clocks need not agree). */
+  async takeLogLease(holder: string, ms: number): Promise<boolean> {
+    const { rows } = await this.pool.query(
+      `INSERT INTO log_lease (id, holder, until)
+       VALUES (1, $1, clock_timestamp() + $2 * interval '1 millisecond')
+       ON CONFLICT (id) DO UPDATE SET holder = EXCLUDED.holder, until = EXCLUDED.until
+       WHERE log_lease.holder = EXCLUDED.holder OR log_lease.until < clock_timestamp()
+       RETURNING holder`,
+      [holder, ms],
+    );
+    return rows.length === 1;
+  }
+
+  async releaseLogLease(holder: string): Promise<void> {
+    await this.pool.query('DELETE FROM log_lease WHERE id = 1 AND holder = $1', [holder]);
+  }
+
+  /**
+   * The integration's transaction, on a connection of the pool: the head locked (`FOR UPDATE`:
+   * two integrators never both write); the pending rows of transactions below the snapshot's
+   * `xmin` (every one of them settled, committed or not) in the order (xid, id), up to about
+   * `maxEntries`; whether a row above it written `maxDelayMs` or more ago is held back (a long
+   * transaction before it): then the batch is not complete.
+   */
+  async integrateLog(
+    plan: (input: LogPlanInput) => LogPlan,
+    options: { readonly maxEntries: number; readonly maxDelayMs: number },
+  ): Promise<LogIntegrated | undefined> {
+    const c = await this.pool.connect();
+    try {
+      await c.query('BEGIN');
+      const { rows: heads } = await c.query<HeadRow>(`${HEAD} FOR UPDATE`);
+      if (heads[0] === undefined) throw new Error('the decision log has not begun (beginLog)');
+      const head = headOf(heads[0]);
+      const { rows: latest } = await c.query<{ size: string }>(
+        'SELECT size::text AS size FROM log_checkpoints ORDER BY log_checkpoints.size DESC LIMIT 1',
+      );
+      const checkpointed = latest[0] === undefined ? undefined : BigInt(latest[0].size);
+      const { rows } = await c.query<{
+        held: boolean;
+        eligible: string;
+        xid: string | null;
+        id: string | null;
+        entries: Buffer | null;
+      }>(
+        `WITH h AS (SELECT pg_snapshot_xmin(pg_current_snapshot()) AS x),
+         p AS (
+           SELECT q.xid, q.id, q.entries,
+                  sum(length(q.entries)) OVER (ORDER BY q.xid, q.id) - length(q.entries) AS before
+           FROM log_pending q, h WHERE q.xid < h.x
+         )
+         SELECT
+           coalesce((SELECT min(r.at) <= clock_timestamp() - $2 * interval '1 millisecond'
+                     FROM log_pending r, h WHERE r.xid >= h.x), false) AS held,
+           (SELECT count(*) FROM p)::text AS eligible,
+           p.xid::text AS xid, p.id::text AS id, p.entries
+         FROM (SELECT 1) one LEFT JOIN p ON p.before < $1
+         ORDER BY p.xid, p.id`,
+        [options.maxEntries * ENTRY, options.maxDelayMs],
+      );
+      const taken = rows.filter((r) => r.entries !== null);
+      const more = taken.length < Number(rows[0]!.eligible);
+      if (taken.length === 0 && checkpointed === head.size) {
+        await c.query('COMMIT');
+        return undefined;
+      }
+      const entries = await this.admit(
+        c,
+        taken.map((r) => asBytes(r.entries!)),
+        head.size,
+      );
+      const edge = await this.edgeOf(c, head.size);
+      const p = plan({
+        head,
+        entries: entries.map((e) => e.entry),
+        edge,
+        complete: !more && !rows[0]!.held,
+        checkpointed,
+      });
+      if (p.size !== head.size + BigInt(entries.length)) {
+        throw new TypeError('integrateLog: the plan is not of the entries given');
+      }
+      if (entries.length > 0) {
+        // Each entry's (t, key): in log_keys, or log_keys_more when another digest holds it.
+        const [one, more] = [entries.filter((e) => !e.shared), entries.filter((e) => e.shared)];
+        for (const [table, list] of [
+          ['log_keys', one],
+          ['log_keys_more', more],
+        ] as const) {
+          if (list.length === 0) continue;
+          await c.query(
+            `INSERT INTO ${table} (t, key, idx)
+             SELECT * FROM unnest($1::int8[], $2::int8[], $3::int8[])`,
+            [list.map((e) => e.t), list.map((e) => e.key), list.map((e) => e.index.toString())],
+          );
+        }
+      }
+      if (p.bundles.length > 0) {
+        await c.query(
+          `INSERT INTO log_bundles (idx, data) SELECT * FROM unnest($1::int8[], $2::bytea[])
+           ON CONFLICT (idx) DO UPDATE SET data = EXCLUDED.data`,
+          [p.bundles.map((b) => b.index.toString()), p.bundles.map((b) => buf(b.data))],
+        );
+      }
+      if (p.tiles.length > 0) {
+        await c.query(
+          `INSERT INTO log_tiles (level, idx, data)
+           SELECT * FROM unnest($1::int2[], $2::int8[], $3::bytea[])
+           ON CONFLICT (level, idx) DO UPDATE SET data = EXCLUDED.data`,
+          [
+            p.tiles.map((t) => t.level),
+            p.tiles.map((t) => t.index.toString()),
+            p.tiles.map((t) => buf(t.data)),
+          ],
+        );
+      }
+      let checkpoint: StoredCheckpoint | undefined;
+      if (p.checkpoint !== undefined) {
+        checkpoint = { size: p.size, issued: p.checkpoint.issued, text: p.checkpoint.text };
+        await c.query(
+          `INSERT INTO log_checkpoints (size, issued, text) VALUES ($1, $2, $3)
+           ON CONFLICT (size) DO UPDATE SET issued = EXCLUDED.issued, text = EXCLUDED.text`,
+          [p.size.toString(), asInt64(p.checkpoint.issued), p.checkpoint.text],
+        );
+      }
+      await c.query('UPDATE log_head SET size = $1, root = $2 WHERE id = 1', [
+        p.size.toString(),
+        buf(p.root),
+      ]);
+      if (taken.length > 0) {
+        await c.query(
+          `DELETE FROM log_pending WHERE (xid, id) IN
+             (SELECT * FROM unnest($1::xid8[], $2::int8[]))`,
+          [taken.map((r) => r.xid!), taken.map((r) => r.id!)],
+        );
+      }
+      await c.query('COMMIT');
+      return {
+        appended: entries.length,
+        size: p.size,
+        more,
+        ...(checkpoint === undefined ? {} : { checkpoint }),
+      };
+    } catch (e) {
+      await c.query('ROLLBACK').catch(() => {});
+      throw e;
+    } finally {
+      c.release();
+    }
+  }
+
+  /**
+   * The entries of the pending rows, in order, each with the next index, but those whose digest
+   * the log holds already (looked up by t and key, one query for the batch); `shared`: a (t,
+   * key) another digest holds (never yet seen), kept in `log_keys_more`.
+   */
+  private async admit(
+    c: pg.PoolClient,
+    rows: readonly Uint8Array[],
+    size: bigint,
+  ): Promise<{ entry: Uint8Array; t: string; key: bigint; index: bigint; shared: boolean }[]> {
+    const all: Uint8Array[] = [];
+    for (const row of rows) {
+      for (let at = 0; at + ENTRY <= row.length; at += ENTRY)
+        all.push(row.subarray(at, at + ENTRY));
+    }
+    const out: { entry: Uint8Array; t: string; key: bigint; index: bigint; shared: boolean }[] = [];
+    if (all.length === 0) return out;
+    const ts = all.map((e) => asInt64(tailTime(e)));
+    const keys = all.map((e) => keyOf(e.subarray(8)));
+    const { rows: held } = await c.query<{ t: string; key: string; idx: string }>(
+      `SELECT k.t::text AS t, k.key::text AS key, k.idx::text AS idx
+       FROM unnest($1::int8[], $2::int8[]) AS w(t, key)
+       JOIN LATERAL (SELECT t, key, idx FROM log_keys WHERE t = w.t AND key = w.key
+                     UNION ALL SELECT t, key, idx FROM log_keys_more WHERE t = w.t AND key = w.key) k
+         ON true`,
+      [ts, keys],
+    );
+    // The digests the log holds under these (t, key) (rare: a duplicate, or two digests sharing
+    // them), read from their bundles.
+    const byKey = new Map<string, Uint8Array[]>();
+    for (const h of held) {
+      const digest = await this.digestAt(c, BigInt(h.idx));
+      const k = `${h.t}/${h.key}`;
+      byKey.set(k, [...(byKey.get(k) ?? []), digest]);
+    }
+    all.forEach((entry, i) => {
+      const k = `${ts[i]}/${keys[i]}`;
+      const digest = entry.subarray(8);
+      const same = byKey.get(k);
+      if (same?.some((d) => equal(d, digest))) return;
+      out.push({
+        entry,
+        t: ts[i]!,
+        key: keys[i]!,
+        index: size + BigInt(out.length),
+        shared: same !== undefined,
+      });
+      byKey.set(k, [...(same ?? []), digest]);
+    });
+    return out;
+  }
+
+  /** The digest of entry `index`, from its bundle. */
+  private async digestAt(c: pg.ClientBase | pg.Pool, index: bigint): Promise<Uint8Array> {
+    const { rows } = await c.query<{ data: Buffer }>(
+      'SELECT data FROM log_bundles WHERE idx = $1',
+      [(index >> 8n).toString()],
+    );
+    const at = Number(index & 255n) * (2 + ENTRY);
+    const data = rows[0]?.data;
+    if (data === undefined || at + 2 + ENTRY > data.length) return new Uint8Array(0);
+    return asBytes(data).subarray(at + 10, at + 2 + ENTRY);
+  }
+
+  /** The right edge of the log of `size` entries, as stored. */
+  private async edgeOf(c: pg.PoolClient, size: bigint): Promise<LogPlanInput['edge']> {
+    let entries: Uint8Array[] = [];
+    if (size % 256n !== 0n) {
+      const { rows } = await c.query<{ data: Buffer }>(
+        'SELECT data FROM log_bundles WHERE idx = $1',
+        [(size >> 8n).toString()],
+      );
+      entries = rows[0] === undefined ? [] : bundleEntries(asBytes(rows[0].data));
+    }
+    const want: { level: number; index: bigint; width: number }[] = [];
+    for (let level = 1; size >> BigInt(8 * level) > 0n; level++) {
+      const width = Number((size >> BigInt(8 * level)) & 255n);
+      if (width > 0) want.push({ level, index: size >> BigInt(8 * (level + 1)), width });
+    }
+    const tiles = new Map<number, Uint8Array>();
+    if (want.length > 0) {
+      const { rows: got } = await c.query<{ level: number; data: Buffer }>(
+        `SELECT t.level, t.data FROM log_tiles t
+         JOIN unnest($1::int2[], $2::int8[]) AS w(level, idx) ON t.level = w.level AND t.idx = w.idx`,
+        [want.map((w) => w.level), want.map((w) => w.index.toString())],
+      );
+      const byLevel = new Map(got.map((g) => [g.level, g.data]));
+      for (const w of want) {
+        const data = byLevel.get(w.level);
+        if (data === undefined || data.length < w.width * 32) {
+          throw new Error(`the decision log's tile ${w.level}/${w.index} is missing`);
+        }
+        tiles.set(w.level, asBytes(data).subarray(0, w.width * 32));
+      }
+    }
+    return { entries, tiles };
+  }
+
+  async addLogCosignatures(size: bigint, text: string): Promise<void> {
+    await this.pool.query('UPDATE log_checkpoints SET text = $1 WHERE size = $2', [
+      text,
+      size.toString(),
+    ]);
+  }
+
+  async pruneLog(
+    issuedBefore: bigint,
+  ): Promise<{ minIndex: bigint; entries: number; checkpoints: number }> {
+    const c = await this.pool.connect();
+    try {
+      await c.query('BEGIN');
+      const { rows: heads } = await c.query<HeadRow>(`${HEAD} FOR UPDATE`);
+      if (heads[0] === undefined) {
+        await c.query('COMMIT');
+        return { minIndex: 0n, entries: 0, checkpoints: 0 };
+      }
+      const head = headOf(heads[0]);
+      // The newest checkpoint issued before the cutoff, the latest of all kept whatever its age.
+      const { rows } = await c.query<{ cut: string | null }>(
+        `SELECT max(size)::text AS cut FROM log_checkpoints WHERE issued < $1
+           AND size < (SELECT max(size) FROM log_checkpoints)`,
+        [asInt64(issuedBefore)],
+      );
+      const cut = rows[0]!.cut;
+      if (cut === null) {
+        await c.query('COMMIT');
+        return { minIndex: head.minIndex, entries: 0, checkpoints: 0 };
+      }
+      // Never lowered (bigints: no Math.max).
+      let minIndex = head.minIndex;
+      if (BigInt(cut) > minIndex) minIndex = BigInt(cut);
+      const checkpoints = await c.query('DELETE FROM log_checkpoints WHERE size <= $1', [cut]);
+      // The bundles wholly below the minimum index, and their entries' keys (tlog-tiles,
+      // Pruning: the level-0 tiles derived from them go too; level 1 keeps their hashes).
+      const { rows: bundles } = await c.query<{ idx: string; data: Buffer }>(
+        'DELETE FROM log_bundles WHERE idx < $1 RETURNING idx::text AS idx, data',
+        [(minIndex >> 8n).toString()],
+      );
+      const ts: string[] = [];
+      const keys: bigint[] = [];
+      const idxs: string[] = [];
+      for (const b of bundles) {
+        bundleEntries(asBytes(b.data)).forEach((e, i) => {
+          ts.push(asInt64(tailTime(e)));
+          keys.push(keyOf(e.subarray(8)));
+          idxs.push(((BigInt(b.idx) << 8n) + BigInt(i)).toString());
+        });
+      }
+      for (const table of ['log_keys', 'log_keys_more']) {
+        await c.query(
+          `DELETE FROM ${table} k USING unnest($1::int8[], $2::int8[], $3::int8[]) AS g(t, key, idx)
+           WHERE k.t = g.t AND k.key = g.key AND k.idx = g.idx`,
+          [ts, keys, idxs],
+        );
+      }
+      await c.query('UPDATE log_head SET min_index = $1 WHERE id = 1', [minIndex.toString()]);
+      await c.query('COMMIT');
+      return { minIndex, entries: keys.length, checkpoints: checkpoints.rowCount ?? 0 };
+    } catch (e) {
+      await c.query('ROLLBACK').catch(() => {});
+      throw e;
+    } finally {
+      c.release();
+    }
+  }
+
+  async latestLogCheckpoint(): Promise<StoredCheckpoint | undefined> {
+    const { rows } = await this.pool.query<CheckpointRow>(
+      `${CHECKPOINTS} ORDER BY log_checkpoints.size DESC LIMIT 1`,
+    );
+    return rows[0] === undefined ? undefined : checkpointOf(rows[0]);
+  }
+
+  async logCheckpoints(fromSize: bigint, limit: number): Promise<StoredCheckpoint[]> {
+    const { rows } = await this.pool.query<CheckpointRow>(
+      `${CHECKPOINTS} WHERE size >= $1 ORDER BY log_checkpoints.size LIMIT $2`,
+      [clamp(fromSize).toString(), limit],
+    );
+    return rows.map(checkpointOf);
+  }
+
+  async logEntries(from: bigint, to: bigint): Promise<LogEntryRow[]> {
+    const lo = clamp(from);
+    const hi = clamp(to);
+    if (hi <= lo) return [];
+    const { rows } = await this.pool.query<{ idx: string; data: Buffer }>(
+      `SELECT idx::text AS idx, data FROM log_bundles WHERE idx >= $1 AND idx < $2
+       ORDER BY log_bundles.idx`,
+      [(lo >> 8n).toString(), (((hi - 1n) >> 8n) + 1n).toString()],
+    );
+    const out: LogEntryRow[] = [];
+    for (const r of rows) {
+      const first = BigInt(r.idx) << 8n;
+      bundleEntries(asBytes(r.data)).forEach((e, i) => {
+        const index = first + BigInt(i);
+        if (index < lo || index >= hi) return;
+        out.push({ index, t: tailTime(e), digest: e.slice(8) });
+      });
+    }
+    return out;
+  }
+
+  async logIndexOf(t: bigint, digest: Uint8Array): Promise<bigint | undefined> {
+    if (digest.length !== 32) return undefined;
+    const key = keyOf(digest);
+    const { rows } = await this.pool.query<{ idx: string }>(
+      `SELECT idx::text AS idx FROM log_keys WHERE t = $1 AND key = $2
+       UNION ALL SELECT idx::text FROM log_keys_more WHERE t = $1 AND key = $2`,
+      [asInt64(t), key],
+    );
+    for (const r of rows) {
+      const index = BigInt(r.idx);
+      if (equal(await this.digestAt(this.pool, index), digest)) return index;
+    }
+    return undefined;
+  }
+
+  async logTile(level: number, index: bigint): Promise<Uint8Array | undefined> {
+    const { rows } = await this.pool.query<{ data: Buffer }>(
+      'SELECT data FROM log_tiles WHERE level = $1 AND idx = $2',
+      [level, clamp(index).toString()],
+    );
+    return rows[0] === undefined ? undefined : asBytes(rows[0].data);
+  }
+
   async stats(): Promise<StoreStats> {
     const { rows } = await this.pool.query<{ r: string; d: string; s: string; b: string }>(
       `SELECT (SELECT count(*) FROM records) AS r, (SELECT count(*) FROM decisions) AS d,
               (SELECT count(*) FROM sets) AS s,
               (SELECT coalesce(sum(pg_total_relation_size(c.oid)), 0) FROM pg_class c
                  WHERE c.relkind = 'r' AND (c.relname IN ('records', 'sets', 'blobs')
-                   OR c.relname LIKE 'decisions\\_%')) AS b`,
+                   OR c.relname LIKE 'decisions\\_%' OR c.relname LIKE 'log\\_%')) AS b`,
     );
     const r = rows[0]!;
     return { records: Number(r.r), decisions: Number(r.d), sets: Number(r.s), bytes: Number(r.b) };
@@ -641,30 +1172,49 @@ export class PgStore implements SteeringStore {
     };
   }
 
-  /** The notification connection: `LISTEN` on its three channels, listened again after a failure. */
-  private async listen(): Promise<void> {
+  /**
+   * The notification connection: `LISTEN` on its three channels, listened again a second after a
+   * failure (and again until it works). Once listening again, the listeners are told
+   * (`listening`), so that they read what was committed meanwhile.
+   */
+  private async listen(again = false): Promise<void> {
     const c = new pg.Client({ connectionString: this.url });
-    c.on('error', (e) => {
-      if (this.closed || this.listener !== c) return;
-      console.error('wai-steering: the store notification connection failed:', e.message);
-      this.listener = undefined;
-      c.end().catch(() => {});
-      // Listen again in a second; what was committed meanwhile comes with the next catch-up.
-      setTimeout(() => {
-        if (!this.closed && this.listener === undefined && this.listeners.size > 0) {
-          this.listen().catch(() => {});
-        }
-      }, 1000).unref();
-    });
+    c.on('error', (e) => this.listenerFailed(c, e));
     c.on('notification', (m) => {
       const notice = readNotice(m.channel, m.payload);
       if (notice !== undefined) for (const l of this.listeners) l(notice);
     });
     this.listener = c;
-    await c.connect();
-    await c.query('LISTEN wai_records');
-    await c.query('LISTEN wai_blobs');
-    await c.query('LISTEN wai_live');
+    try {
+      await c.connect();
+      await c.query('LISTEN wai_records');
+      await c.query('LISTEN wai_blobs');
+      await c.query('LISTEN wai_live');
+    } catch (e) {
+      this.listenerFailed(c, e);
+      throw e;
+    }
+    if (again) {
+      this.faults.clear('store_notifications');
+      for (const l of this.listeners) l({ kind: 'listening' });
+    }
+  }
+
+  /** The listening connection failed: told once, listened again in a second. */
+  private listenerFailed(c: pg.Client, e: unknown): void {
+    if (this.closed || this.listener !== c) return;
+    this.faults.fail(
+      'store_notifications',
+      `the store's notification connection failed: ${describeError(e)}`,
+    );
+    this.listener = undefined;
+    c.end().catch(() => {});
+    // What is committed meanwhile comes with the catch-up once listening again.
+    setTimeout(() => {
+      if (!this.closed && this.listener === undefined && this.listeners.size > 0) {
+        this.listen(true).catch(() => {});
+      }
+    }, 1000).unref();
   }
 
   /** A query on the readers' pool (the loads' heartbeat uses it). */
@@ -717,10 +1267,8 @@ const broken = new WeakSet<pg.Client>();
 /** The writer's connection: `synchronous_commit = on`, whatever the database's default. */
 async function connectWriter(url: string): Promise<pg.Client> {
   const c = new pg.Client({ connectionString: url });
-  c.on('error', (e) => {
-    broken.add(c);
-    console.error('wai-steering: the store connection failed:', e.message);
-  });
+  // The commit that fails with it is what is told (`commit`); the next one connects again.
+  c.on('error', () => broken.add(c));
   c.on('end', () => broken.add(c));
   await c.connect();
   await c.query('SET synchronous_commit = on');

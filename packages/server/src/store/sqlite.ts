@@ -23,21 +23,29 @@
 import { closeSync as closeFd, fstatSync, openSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
-import { bytesEqual, sha256 } from '@wai-steering/wire';
+import { bytesEqual, sha256, toHex } from '@wai-steering/wire';
 import Database from 'better-sqlite3';
 import { joinDecision, splitAgainst } from './compact.js';
 import {
   type BlobKind,
   type CommitBatch,
   type CommitResult,
+  type DecisionCursor,
   type DecisionPage,
   type ListedDecision,
+  type LogEntryRow,
+  type LogHead,
+  type LogIntegrated,
+  type LogPlan,
+  type LogPlanInput,
   type NewestHeld,
   POLICY_LAG_US,
   type PolicyClaim,
   type PruneResult,
   type SteeringStore,
+  StoreDamagedError,
   type StoredCapacityReport,
+  type StoredCheckpoint,
   type StoredRecord,
   type StoreStats,
 } from './store.js';
@@ -52,6 +60,11 @@ export interface SqliteStoreOptions {
    * the event loop; `inline`: SQLite's automatic checkpoint, in the commit that fills 1 000 pages.
    */
   readonly checkpoint?: 'background' | 'inline';
+  /**
+   * Internal, for the server's bench only: `false` writes no pending entry of the decision log
+   * at commit (the log is always on otherwise).
+   */
+  readonly logAppend?: boolean;
 }
 
 /** The checkpointer: a worker thread with its own connection (WAL allows it beside the writer). */
@@ -87,7 +100,13 @@ function isBusy(e: unknown): boolean {
 /** Past this size the WAL is checkpointed inline (RESTART), whatever the worker managed. */
 const WAL_LIMIT = 256 * 1024 * 1024;
 
-const SCHEMA_VERSION = 1;
+/**
+ * The schema's version: 2 adds each decision's `t` (clamped to 2^53 − 1), indexed, for the
+ * listing by time, and the decision log's tables (`log_*`). A store of version 1 is migrated
+ * when opened: the `t` column filled from the tails, and every decision it holds made a pending
+ * entry of the log, in the order they were stored.
+ */
+const SCHEMA_VERSION = 2;
 /** SQLite integers are signed 64-bit: the columns that index a u64 clamp it (the bytes are exact). */
 const INT_MAX = BigInt(Number.MAX_SAFE_INTEGER);
 
@@ -100,9 +119,80 @@ function keyOf(digest: Uint8Array): bigint {
   return new DataView(digest.buffer, digest.byteOffset, 8).getBigInt64(0, false);
 }
 
+/** The `t` column of a decision: its `t`, µs, clamped to 2^53 − 1 (the bytes are exact). */
+function timeColumn(t: number): number {
+  return Math.min(t, Number.MAX_SAFE_INTEGER);
+}
+
+/** A u64 in a signed 64-bit column, exactly (two's complement): the log's `t` and sizes. */
+const asInt64 = (v: bigint): bigint => BigInt.asIntN(64, v);
+const asU64 = (v: bigint | number): bigint => BigInt.asUintN(64, BigInt(v));
+
+/** The decision log's entry of a decision: its tail's `t` (8 bytes), then its digest. */
+const ENTRY = 40;
+
+/** Pending entries of the log are written this many to a row at most (the backfill's rows). */
+const PENDING_ROW = 4096;
+
+/** Entries' keys inserted by one statement (the integrator's common case). */
+const KEYS_AT_ONCE = 64;
+
+/**
+ * The log's key of an entry: its digest's first 6 bytes, a number (a 48-bit prefix: with the
+ * entry's t, two digests share it about never, and the store tells them apart when they do).
+ */
+function logKeyOf(entry: Uint8Array): number {
+  let k = 0;
+  for (let i = 8; i < 14; i++) k = k * 256 + entry[i]!;
+  return k;
+}
+
+/** An entry's t in a signed 64-bit column: a number when exact, else the bigint (two's complement). */
+function entryTime(entry: Uint8Array): number | bigint {
+  const t = new DataView(entry.buffer, entry.byteOffset, 8).getBigUint64(0, true);
+  return t <= INT_MAX ? Number(t) : asInt64(t);
+}
+
+/** An index in a signed 64-bit column: a number when exact. */
+function indexColumn(i: bigint): number | bigint {
+  return i <= INT_MAX ? Number(i) : asInt64(i);
+}
+
+/** A listed decision row that does not rebuild its digest: named by its key (8 bytes, hex). */
+function damagedRow(key: bigint | number): StoreDamagedError {
+  const b = new Uint8Array(8);
+  new DataView(b.buffer).setBigInt64(0, BigInt(key), false);
+  return new StoreDamagedError('decision', `${toHex(b)}…`);
+}
+
 /** `t` of a tail (its first 8 bytes, u64), µs; exact below 2^53. */
 function tailTimeOf(tail: Uint8Array): number {
   return Number(new DataView(tail.buffer, tail.byteOffset, 8).getBigUint64(0, true));
+}
+
+/** An index in a signed 64-bit column: from 0 to 2^63 − 1. */
+function clampIndex(v: bigint): bigint {
+  return v < 0n ? 0n : v > INT64_MAX ? INT64_MAX : v;
+}
+const INT64_MAX = (1n << 63n) - 1n;
+
+/** The entries of an entry bundle the log wrote (big-endian u16 lengths, 40 bytes each). */
+function bundleEntries(data: Uint8Array): Uint8Array[] {
+  const out: Uint8Array[] = [];
+  for (let at = 0; at + 2 + ENTRY <= data.length; at += 2 + ENTRY) {
+    out.push(data.subarray(at + 2, at + 2 + ENTRY));
+  }
+  return out;
+}
+
+/** Entry `i` of an entry bundle the log wrote. */
+function bundleEntry(data: Uint8Array, i: number): Uint8Array | undefined {
+  const at = i * (2 + ENTRY);
+  return at + 2 + ENTRY <= data.length ? data.subarray(at + 2, at + 2 + ENTRY) : undefined;
+}
+
+function checkpointOf(r: { size: bigint; issued: bigint; text: string }): StoredCheckpoint {
+  return { size: asU64(r.size), issued: asU64(r.issued), text: r.text };
 }
 
 /** The value of `f`, or its exception, as a settled promise. */
@@ -121,8 +211,44 @@ export class StoreSchemaError extends Error {
   override readonly name = 'StoreSchemaError';
 }
 
-/** What sits at the store's path while the server runs (see {@link SqliteStore.fileState}). */
-export type StoreFileState = 'ok' | 'removed' | 'replaced';
+/**
+ * What sits at the store's path while the server runs (see {@link SqliteStore.fileState}): the
+ * database file, or its write-ahead log (`-wal`) or shared memory (`-shm`), removed or replaced.
+ */
+export type StoreFileState = 'ok' | 'removed' | 'replaced' | 'wal_removed' | 'wal_replaced';
+
+/** A file of the store watched: a descriptor of it as opened, and its inode. */
+interface Watched {
+  readonly path: string;
+  fd: number | undefined;
+  ino: number | bigint | undefined;
+}
+
+/** The identity of a watched file now: `ok`, `removed` or `replaced` (`undefined`: not yet seen). */
+function identity(w: Watched): 'ok' | 'removed' | 'replaced' | undefined {
+  if (w.fd === undefined) {
+    // Not there when the store opened (SQLite creates the log at the first transaction).
+    try {
+      w.fd = openSync(w.path, 'r');
+      w.ino = fstatSync(w.fd).ino;
+    } catch {
+      w.fd = undefined;
+    }
+    return undefined;
+  }
+  let ino: number | bigint;
+  try {
+    ino = statSync(w.path).ino;
+  } catch {
+    return 'removed';
+  }
+  if (ino !== w.ino) return 'replaced';
+  try {
+    return fstatSync(w.fd).nlink === 0 ? 'removed' : 'ok';
+  } catch {
+    return 'removed';
+  }
+}
 
 export class SqliteStore implements SteeringStore {
   readonly path: string;
@@ -139,12 +265,18 @@ export class SqliteStore implements SteeringStore {
   private commits = 0;
   /** Where each decision's tail is cut (bound, and so copied, by the insert). */
   private scratch = new Uint8Array(4096);
-  /** A descriptor of the database file as opened, and its inode: to notice it removed or replaced. */
-  private watchFd: number | undefined;
-  private watchIno: number | bigint | undefined;
+  /** Whether commits append to the decision log (always, but in the server's bench). */
+  private readonly logAppend: boolean;
+  private logStmtCache: ReturnType<SqliteStore['logStatements']> | undefined;
+  /**
+   * The database file, its `-wal` and its `-shm`, as opened: to notice one removed or replaced
+   * (a removed `-wal` takes the commits not yet checkpointed with it at the next open).
+   */
+  private watched: Watched[] = [];
 
   constructor(path: string, options: SqliteStoreOptions = {}) {
     this.path = path;
+    this.logAppend = options.logAppend ?? true;
     this.db = new Database(path);
     this.db.pragma('journal_mode = WAL');
     this.db.pragma(`synchronous = ${options.synchronous === 'full' ? 'FULL' : 'NORMAL'}`);
@@ -179,34 +311,32 @@ export class SqliteStore implements SteeringStore {
     this.loadCurrent();
     this.commitTx = this.db.transaction((batch: CommitBatch) => this.write(batch));
     if (!memory) {
-      try {
-        this.watchFd = openSync(path, 'r');
-        this.watchIno = fstatSync(this.watchFd).ino;
-      } catch {
-        this.watchFd = undefined;
-      }
+      this.watched = [path, `${path}-wal`, `${path}-shm`].map((p) => ({
+        path: p,
+        fd: undefined,
+        ino: undefined,
+      }));
+      for (const w of this.watched) identity(w);
     }
   }
 
   /**
    * Whether the database file is still the one opened: `replaced` when another inode sits at the
-   * path, `removed` when none does or the open inode has no link left (`fstat` gives `nlink` 0).
-   * Always `ok` for `:memory:`.
+   * path, `removed` when none does or the open inode has no link left (`fstat` gives `nlink` 0);
+   * and likewise its `-wal` and `-shm` (`wal_removed`, `wal_replaced`), once they exist. Always
+   * `ok` for `:memory:`.
    */
   fileState(): StoreFileState {
-    if (this.watchFd === undefined) return 'ok';
-    let ino: number | bigint;
-    try {
-      ino = statSync(this.path).ino;
-    } catch {
-      return 'removed';
+    const [main, ...log] = this.watched;
+    if (main === undefined) return 'ok';
+    const state = identity(main);
+    if (state === 'removed' || state === 'replaced') return state;
+    for (const w of log) {
+      const s = identity(w);
+      if (s === 'removed') return 'wal_removed';
+      if (s === 'replaced') return 'wal_replaced';
     }
-    if (ino !== this.watchIno) return 'replaced';
-    try {
-      return fstatSync(this.watchFd).nlink === 0 ? 'removed' : 'ok';
-    } catch {
-      return 'removed';
-    }
+    return 'ok';
   }
 
   /**
@@ -277,7 +407,8 @@ export class SqliteStore implements SteeringStore {
         id INTEGER PRIMARY KEY,
         key INTEGER NOT NULL,
         set_id INTEGER NOT NULL,
-        tail BLOB NOT NULL
+        tail BLOB NOT NULL,
+        t INTEGER NOT NULL
       );
       CREATE INDEX IF NOT EXISTS decisions_key ON decisions (key);
       CREATE TABLE IF NOT EXISTS blobs (
@@ -305,17 +436,114 @@ export class SqliteStore implements SteeringStore {
         by TEXT NOT NULL,
         PRIMARY KEY (room, seq)
       ) WITHOUT ROWID;
+      -- The decision log (docs/server.md, "The decision log"). Pending entries: a row per group
+      -- commit, its decisions' 40-byte entries in the batch's order; the row id is the order of
+      -- the commits (one writer at a time).
+      CREATE TABLE IF NOT EXISTS log_pending (id INTEGER PRIMARY KEY, entries BLOB NOT NULL);
+      -- Its head (one row, from the first start of a server that logs), and the integrator's lease.
+      CREATE TABLE IF NOT EXISTS log_head (
+        id INTEGER PRIMARY KEY CHECK (id = 1),
+        origin TEXT NOT NULL,
+        size INTEGER NOT NULL,
+        root BLOB NOT NULL,
+        min_index INTEGER NOT NULL
+      );
+      CREATE TABLE IF NOT EXISTS log_lease (
+        id INTEGER PRIMARY KEY CHECK (id = 1),
+        holder TEXT NOT NULL,
+        until INTEGER NOT NULL
+      );
+      -- The entries, as tlog-tiles' entry bundles: bundle idx (entries idx·256 onwards), its
+      -- bytes (the full ones never change; the partial one is rewritten as it grows).
+      CREATE TABLE IF NOT EXISTS log_bundles (idx INTEGER PRIMARY KEY, data BLOB NOT NULL);
+      -- Each entry's index by its t and its digest's first 8 bytes (the proofs' lookup, and no
+      -- digest logged twice): ordered by t, so that appending touches the index's last pages;
+      -- a (t, key) two digests share (never yet seen) has its later ones in log_keys_more.
+      CREATE TABLE IF NOT EXISTS log_keys (
+        t INTEGER NOT NULL,
+        key INTEGER NOT NULL,
+        idx INTEGER NOT NULL,
+        PRIMARY KEY (t, key)
+      ) WITHOUT ROWID;
+      CREATE TABLE IF NOT EXISTS log_keys_more (
+        t INTEGER NOT NULL,
+        key INTEGER NOT NULL,
+        idx INTEGER NOT NULL,
+        PRIMARY KEY (t, key, idx)
+      ) WITHOUT ROWID;
+      -- Tiles of level 1 and above, each the latest (widest) of its index; level 0 is derived
+      -- from the bundles.
+      CREATE TABLE IF NOT EXISTS log_tiles (
+        level INTEGER NOT NULL,
+        idx INTEGER NOT NULL,
+        data BLOB NOT NULL,
+        PRIMARY KEY (level, idx)
+      ) WITHOUT ROWID;
+      CREATE TABLE IF NOT EXISTS log_checkpoints (
+        size INTEGER PRIMARY KEY,
+        issued INTEGER NOT NULL,
+        text TEXT NOT NULL
+      );
     `);
     const row = this.db.prepare("SELECT v FROM meta WHERE k = 'schema'").get() as
       | { v: number }
       | undefined;
     if (row === undefined) {
       this.db.prepare("INSERT INTO meta (k, v) VALUES ('schema', ?)").run(SCHEMA_VERSION);
+    } else if (row.v === 1) {
+      this.migrateFrom1();
     } else if (row.v !== SCHEMA_VERSION) {
       throw new StoreSchemaError(
         `the store's schema is version ${row.v}; this server reads version ${SCHEMA_VERSION}`,
       );
     }
+    // The listing by time: `t`, then the row id (the index holds it).
+    this.db.exec('CREATE INDEX IF NOT EXISTS decisions_t ON decisions (t)');
+  }
+
+  /**
+   * Version 1 to 2, in one transaction: each decision's `t`, read from its tail; and every
+   * decision held made a pending entry of the log, in the order stored (the log holds every
+   * decision the store keeps).
+   */
+  private migrateFrom1(): void {
+    const db = this.db;
+    db.transaction(() => {
+      db.exec('ALTER TABLE decisions ADD COLUMN t INTEGER NOT NULL DEFAULT 0');
+      // One statement over the table, the tail read by a function of this connection only.
+      db.function('wai_tail_t', { deterministic: true }, (tail: unknown) =>
+        timeColumn(tailTimeOf(asBytes(tail as Buffer))),
+      );
+      db.exec('UPDATE decisions SET t = wai_tail_t(tail)');
+      const rows = db
+        .prepare('SELECT set_id, tail FROM decisions ORDER BY id')
+        .iterate() as Iterable<{ set_id: number; tail: Buffer }>;
+      const getSet = db.prepare('SELECT body FROM sets WHERE id = ?').pluck();
+      const insert = db.prepare('INSERT INTO log_pending (entries) VALUES (?)');
+      let chunk = new Uint8Array(PENDING_ROW * ENTRY);
+      let n = 0;
+      let setId = -1;
+      let set: Uint8Array | undefined;
+      for (const row of rows) {
+        if (row.set_id !== setId) {
+          setId = row.set_id;
+          const b = getSet.get(setId) as Buffer | undefined;
+          set = b === undefined ? undefined : asBytes(b);
+        }
+        if (set === undefined) continue;
+        const tail = asBytes(row.tail);
+        const bytes = joinDecision(set, tail);
+        chunk.set(tail.subarray(0, 8), n * ENTRY);
+        chunk.set(sha256(bytes.subarray(0, bytes.length - 64)), n * ENTRY + 8);
+        if (++n === PENDING_ROW) {
+          insert.run(chunk);
+          chunk = new Uint8Array(PENDING_ROW * ENTRY);
+          n = 0;
+        }
+      }
+      if (n > 0) insert.run(chunk.subarray(0, n * ENTRY));
+      db.prepare("UPDATE meta SET v = ? WHERE k = 'schema'").run(SCHEMA_VERSION);
+    }).immediate();
   }
 
   private prepare() {
@@ -335,14 +563,20 @@ export class SqliteStore implements SteeringStore {
       touchSet: db.prepare('UPDATE sets SET last_t = ? WHERE id = ?'),
       getSet: db.prepare('SELECT body FROM sets WHERE id = ?').pluck(),
       nextDecisionId: db.prepare('SELECT coalesce(max(id), 0) + 1 FROM decisions').pluck(),
-      insertDecision: db.prepare('INSERT INTO decisions (key, set_id, tail) VALUES (?, ?, ?)'),
-      getDecisions: db.prepare('SELECT set_id, tail FROM decisions WHERE key = ?'),
-      firstDecisionFrom: db
-        .prepare('SELECT first_decision FROM sets WHERE last_t >= ? ORDER BY id LIMIT 1')
-        .pluck(),
-      decisionsAfter: db.prepare(
-        'SELECT id, set_id, tail FROM decisions WHERE id > ? ORDER BY id LIMIT ?',
+      insertDecision: db.prepare(
+        'INSERT INTO decisions (key, set_id, tail, t) VALUES (?, ?, ?, ?)',
       ),
+      insertPending: db.prepare('INSERT INTO log_pending (entries) VALUES (?)'),
+      getDecisions: db.prepare('SELECT set_id, tail FROM decisions WHERE key = ?'),
+      // In (t, id) order after the cursor (t, id): the index's range on t, then the rows of the
+      // cursor's own t that come before it filtered out.
+      // Safe integers: the key is a full signed 64-bit integer.
+      decisionsAfter: db
+        .prepare(
+          `SELECT id, key, set_id, tail, t FROM decisions WHERE t >= ? AND (t > ? OR id > ?)
+           ORDER BY t, id LIMIT ?`,
+        )
+        .safeIntegers(true),
       listBlobs: db.prepare('SELECT digest, bytes FROM blobs WHERE kind = ? ORDER BY digest'),
       putBlob: db.prepare('INSERT OR IGNORE INTO blobs (digest, kind, bytes) VALUES (?, ?, ?)'),
       getBlob: db.prepare('SELECT bytes FROM blobs WHERE kind = ? AND digest = ?').pluck(),
@@ -431,6 +665,8 @@ export class SqliteStore implements SteeringStore {
     }
     if (batch.decisions.length > 0) {
       let touched = false;
+      const entries = this.logAppend ? new Uint8Array(ENTRY * batch.decisions.length) : undefined;
+      let n = 0;
       for (const d of batch.decisions) {
         let tail: Uint8Array;
         let set: Uint8Array | undefined;
@@ -467,10 +703,18 @@ export class SqliteStore implements SteeringStore {
           touched = true;
         }
         // better-sqlite3 copies a bound blob: the scratch is reused.
-        s.insertDecision.run(keyOf(d.digest), cur.id, tail);
+        s.insertDecision.run(keyOf(d.digest), cur.id, tail, timeColumn(t));
+        // The decision log's entry: `t` (the tail's first 8 bytes, u64 little-endian), digest.
+        if (entries !== undefined) {
+          entries.set(tail.subarray(0, 8), n * ENTRY);
+          entries.set(d.digest, n * ENTRY + 8);
+        }
+        n++;
       }
       const cur = this.current;
       if (touched && cur !== undefined) s.touchSet.run(cur.lastT, cur.id);
+      // One pending row per commit: the log's append costs one insert per batch.
+      if (entries !== undefined) s.insertPending.run(entries);
     }
     return { inserted };
   }
@@ -510,14 +754,34 @@ export class SqliteStore implements SteeringStore {
 
   private getDecisionSync(digest: Uint8Array): Uint8Array | undefined {
     if (digest.length !== 32) return undefined;
-    const rows = this.stmt.getDecisions.all(keyOf(digest)) as { set_id: number; tail: Buffer }[];
+    const key = keyOf(digest);
+    const rows = this.stmt.getDecisions.all(key) as { set_id: number; tail: Buffer }[];
+    // A row of this key whose bytes do not rebuild a digest of this key is damage; one that
+    // rebuilds another digest of the key is another decision (or a digest no decision has).
+    let damaged = false;
     for (const row of rows) {
-      const set = this.setBody(row.set_id);
-      if (set === undefined) continue;
-      const bytes = joinDecision(set, asBytes(row.tail));
-      if (bytesEqual(sha256(bytes.subarray(0, bytes.length - 64)), digest)) return bytes;
+      const bytes = this.rebuild(row.set_id, asBytes(row.tail));
+      if (bytes === undefined) {
+        damaged = true;
+        continue;
+      }
+      const d = sha256(bytes.subarray(0, bytes.length - 64));
+      if (bytesEqual(d, digest)) return bytes;
+      if (keyOf(d) !== key) damaged = true;
     }
+    if (damaged) throw new StoreDamagedError('decision', toHex(digest));
     return undefined;
+  }
+
+  /** A decision's bytes from its set and tail; `undefined` when its set is gone or they do not join. */
+  private rebuild(setId: number, tail: Uint8Array): Uint8Array | undefined {
+    const set = this.setBody(setId);
+    if (set === undefined) return undefined;
+    try {
+      return joinDecision(set, tail);
+    } catch {
+      return undefined;
+    }
   }
 
   private setBody(id: number): Uint8Array | undefined {
@@ -554,39 +818,66 @@ export class SqliteStore implements SteeringStore {
     }
   }
 
-  listDecisions(from: bigint, to: bigint, after: number, limit: number): Promise<DecisionPage> {
+  listDecisions(
+    from: bigint,
+    to: bigint,
+    after: DecisionCursor | null,
+    limit: number,
+  ): Promise<DecisionPage> {
     return settle(() => this.listDecisionsSync(from, to, after, limit));
   }
 
-  private listDecisionsSync(from: bigint, to: bigint, after: number, limit: number): DecisionPage {
-    if (!Number.isSafeInteger(after) || after < 0) throw new RangeError('listDecisions: after');
+  /**
+   * In (t, id) order: the row ids are the order of the commits, one writer at a time, which is
+   * the decision log's order (its pending rows are written in the same transactions), so that
+   * decisions of equal `t` are listed in the log's order.
+   */
+  private listDecisionsSync(
+    from: bigint,
+    to: bigint,
+    after: DecisionCursor | null,
+    limit: number,
+  ): DecisionPage {
+    if (after !== null && (!Number.isSafeInteger(after.id) || after.id < 0 || after.t < 0n)) {
+      throw new RangeError('listDecisions: after');
+    }
     if (!Number.isSafeInteger(limit) || limit < 1) throw new RangeError('listDecisions: limit');
-    // The first decision of the first set still in use at `from`: every decision before it is
-    // earlier (the sets' spans follow one another).
-    const start = this.stmt.firstDecisionFrom.get(clampU64(from < 0n ? 0n : from)) as
-      | number
-      | undefined;
-    if (start === undefined) return { decisions: [], next: null };
-    let cursor = Math.max(after, start - 1);
+    // The cursor: the last decision listed, or just before the first at `from`.
+    const start = clampU64(from < 0n ? 0n : from);
+    let cursor =
+      after === null || clampU64(after.t) < start
+        ? { t: start, id: 0 }
+        : { t: clampU64(after.t), id: after.id };
     const decisions: ListedDecision[] = [];
-    // Rows are read a page at a time; those before `from` are skipped.
+    // Rows are read a page at a time; those before `from` (a `t` past the column's range) are
+    // skipped.
     for (;;) {
-      const rows = this.stmt.decisionsAfter.all(cursor, limit) as {
-        id: number;
-        set_id: number;
+      const rows = this.stmt.decisionsAfter.all(cursor.t, cursor.t, cursor.id, limit) as {
+        id: bigint;
+        key: bigint;
+        set_id: bigint;
         tail: Buffer;
+        t: number;
       }[];
       for (const row of rows) {
         const tail = asBytes(row.tail);
+        if (tail.length < 8) throw damagedRow(row.key);
         const t = new DataView(tail.buffer, tail.byteOffset, 8).getBigUint64(0, true);
         if (t >= to) return { decisions, next: null };
-        cursor = row.id;
+        cursor = { t: Number(row.t), id: Number(row.id) };
         if (t < from) continue;
-        const set = this.setBody(row.set_id);
-        if (set === undefined) continue;
-        const bytes = joinDecision(set, tail);
-        decisions.push({ digest: sha256(bytes.subarray(0, bytes.length - 64)), t, bytes });
-        if (decisions.length === limit) return { decisions, next: cursor };
+        // Every row is listed with the digest of its bytes: one that does not rebuild the digest
+        // it is kept under is damage, never listed under a digest the server did not sign.
+        const bytes = this.rebuild(Number(row.set_id), tail);
+        const digest =
+          bytes === undefined ? undefined : sha256(bytes.subarray(0, bytes.length - 64));
+        if (bytes === undefined || digest === undefined || keyOf(digest) !== row.key) {
+          throw damagedRow(row.key);
+        }
+        decisions.push({ digest, t, bytes });
+        if (decisions.length === limit) {
+          return { decisions, next: { t: BigInt(cursor.t), xid: 0n, id: cursor.id } };
+        }
       }
       if (rows.length < limit) return { decisions, next: null };
     }
@@ -750,6 +1041,391 @@ export class SqliteStore implements SteeringStore {
     return prune.immediate();
   }
 
+  // The decision log (`store.ts`, `LogReads` and `LogWrites`).
+
+  private logStatements() {
+    const db = this.db;
+    const big = <T extends Database.Statement>(st: T): T => st.safeIntegers(true) as T;
+    return {
+      head: big(db.prepare('SELECT origin, size, root, min_index FROM log_head WHERE id = 1')),
+      begin: db.prepare(
+        'INSERT OR IGNORE INTO log_head (id, origin, size, root, min_index) VALUES (1, ?, 0, ?, 0)',
+      ),
+      lease: db.prepare(
+        `INSERT INTO log_lease (id, holder, until) VALUES (1, ?, ?)
+         ON CONFLICT (id) DO UPDATE SET holder = excluded.holder, until = excluded.until
+         WHERE log_lease.holder = excluded.holder OR log_lease.until < ?`,
+      ),
+      release: db.prepare('DELETE FROM log_lease WHERE id = 1 AND holder = ?'),
+      pending: db.prepare('SELECT id, entries FROM log_pending ORDER BY id'),
+      addKey: db.prepare('INSERT OR IGNORE INTO log_keys (t, key, idx) VALUES (?, ?, ?)'),
+      addKeys: db.prepare(
+        `INSERT OR IGNORE INTO log_keys (t, key, idx) VALUES ${Array.from(
+          { length: KEYS_AT_ONCE },
+          () => '(?, ?, ?)',
+        ).join(', ')}`,
+      ),
+      savepoint: db.prepare('SAVEPOINT log_keys'),
+      releaseSavepoint: db.prepare('RELEASE log_keys'),
+      rollbackTo: db.prepare('ROLLBACK TO log_keys'),
+      addMoreKey: db.prepare('INSERT INTO log_keys_more (t, key, idx) VALUES (?, ?, ?)'),
+      keyIdx: big(
+        db.prepare(
+          `SELECT idx FROM log_keys WHERE t = ? AND key = ?
+           UNION ALL SELECT idx FROM log_keys_more WHERE t = ? AND key = ?`,
+        ),
+      ).pluck(),
+      dropKey: db.prepare('DELETE FROM log_keys WHERE t = ? AND key = ? AND idx = ?'),
+      dropMoreKey: db.prepare('DELETE FROM log_keys_more WHERE t = ? AND key = ? AND idx = ?'),
+      bundle: db.prepare('SELECT data FROM log_bundles WHERE idx = ?').pluck(),
+      bundles: big(
+        db.prepare('SELECT idx, data FROM log_bundles WHERE idx >= ? AND idx < ? ORDER BY idx'),
+      ),
+      putBundle: db.prepare('INSERT OR REPLACE INTO log_bundles (idx, data) VALUES (?, ?)'),
+      tile: db.prepare('SELECT data FROM log_tiles WHERE level = ? AND idx = ?').pluck(),
+      putTile: db.prepare('INSERT OR REPLACE INTO log_tiles (level, idx, data) VALUES (?, ?, ?)'),
+      putCheckpoint: db.prepare(
+        `INSERT INTO log_checkpoints (size, issued, text) VALUES (?, ?, ?)
+         ON CONFLICT (size) DO UPDATE SET issued = excluded.issued, text = excluded.text`,
+      ),
+      setHead: db.prepare('UPDATE log_head SET size = ?, root = ? WHERE id = 1'),
+      dropPending: db.prepare('DELETE FROM log_pending WHERE id <= ?'),
+      latest: big(
+        db.prepare('SELECT size, issued, text FROM log_checkpoints ORDER BY size DESC LIMIT 1'),
+      ),
+      checkpoints: big(
+        db.prepare(
+          'SELECT size, issued, text FROM log_checkpoints WHERE size >= ? ORDER BY size LIMIT ?',
+        ),
+      ),
+      cosign: db.prepare('UPDATE log_checkpoints SET text = ? WHERE size = ?'),
+    };
+  }
+
+  private get logStmt(): ReturnType<SqliteStore['logStatements']> {
+    this.logStmtCache ??= this.logStatements();
+    return this.logStmtCache;
+  }
+
+  logHead(): Promise<LogHead | undefined> {
+    return settle(() => this.logHeadSync());
+  }
+
+  private logHeadSync(): LogHead | undefined {
+    const r = this.logStmt.head.get() as
+      | { origin: string; size: bigint; root: Buffer; min_index: bigint }
+      | undefined;
+    if (r === undefined) return undefined;
+    return {
+      origin: r.origin,
+      size: asU64(r.size),
+      root: asBytes(r.root),
+      minIndex: asU64(r.min_index),
+    };
+  }
+
+  beginLog(origin: string): Promise<string> {
+    return settle(() => {
+      this.logStmt.begin.run(origin, sha256(new Uint8Array(0)));
+      return this.logHeadSync()!.origin;
+    });
+  }
+
+  /** The lease, by the wall clock (the workers of one file share one machine's clock). */
+  takeLogLease(holder: string, ms: number): Promise<boolean> {
+    return settle(() => {
+      const now = Date.now();
+      return this.logStmt.lease.run(holder, now + ms, now).changes === 1;
+    });
+  }
+
+  releaseLogLease(holder: string): Promise<void> {
+    return settle(() => {
+      this.logStmt.release.run(holder);
+    });
+  }
+
+  integrateLog(
+    plan: (input: LogPlanInput) => LogPlan,
+    options: { readonly maxEntries: number; readonly maxDelayMs: number },
+  ): Promise<LogIntegrated | undefined> {
+    return settle(() =>
+      this.db.transaction(() => this.integrateSync(plan, options.maxEntries)).immediate(),
+    );
+  }
+
+  /**
+   * The integration's transaction (IMMEDIATE: the write lock held throughout, so that nothing
+   * commits meanwhile and every pending row is settled). Pending rows in the order of their ids,
+   * which is the order of the commits.
+   */
+  private integrateSync(
+    plan: (input: LogPlanInput) => LogPlan,
+    maxEntries: number,
+  ): LogIntegrated | undefined {
+    const st = this.logStmt;
+    const head = this.logHeadSync();
+    if (head === undefined) throw new Error('the decision log has not begun (beginLog)');
+    const latest = st.latest.get() as { size: bigint } | undefined;
+    const checkpointed = latest === undefined ? undefined : asU64(latest.size);
+    const taken: Uint8Array[] = [];
+    let last: number | undefined;
+    let more = false;
+    let count = 0;
+    for (const row of st.pending.iterate() as Iterable<{ id: number; entries: Buffer }>) {
+      if (last !== undefined && count >= maxEntries) {
+        more = true;
+        break;
+      }
+      last = row.id;
+      taken.push(asBytes(row.entries));
+      count += row.entries.length / ENTRY;
+    }
+    if (last === undefined && checkpointed === head.size) return undefined;
+    const entries = this.admit(taken, head.size);
+    const edge = this.edgeOf(head.size);
+    const p = plan({ head, entries, edge, complete: !more, checkpointed });
+    if (p.size !== head.size + BigInt(entries.length)) {
+      throw new TypeError('integrateLog: the plan is not of the entries given');
+    }
+    for (const b of p.bundles) st.putBundle.run(asInt64(b.index), b.data);
+    for (const tile of p.tiles) st.putTile.run(tile.level, asInt64(tile.index), tile.data);
+    let checkpoint: StoredCheckpoint | undefined;
+    if (p.checkpoint !== undefined) {
+      checkpoint = { size: p.size, issued: p.checkpoint.issued, text: p.checkpoint.text };
+      st.putCheckpoint.run(asInt64(p.size), asInt64(p.checkpoint.issued), p.checkpoint.text);
+    }
+    st.setHead.run(asInt64(p.size), p.root);
+    if (last !== undefined) st.dropPending.run(last);
+    return {
+      appended: entries.length,
+      size: p.size,
+      more,
+      ...(checkpoint === undefined ? {} : { checkpoint }),
+    };
+  }
+
+  /**
+   * The entries of the pending rows, in order, each given the next index under its `t` and its
+   * digest's first 8 bytes (one insert of `log_keys` an entry, which tells a digest already
+   * logged): a (t, key) held already is a digest the log holds (left out) or another digest of
+   * the same t and first 8 bytes (kept, its index in `log_keys_more`).
+   */
+  private admit(rows: readonly Uint8Array[], size: bigint): Uint8Array[] {
+    const st = this.logStmt;
+    const all: Uint8Array[] = [];
+    for (const row of rows) {
+      for (let at = 0; at + ENTRY <= row.length; at += ENTRY)
+        all.push(row.subarray(at, at + ENTRY));
+    }
+    const out: Uint8Array[] = [];
+    const params: (number | bigint)[] = new Array(3 * KEYS_AT_ONCE);
+    for (let from = 0; from < all.length; from += KEYS_AT_ONCE) {
+      const chunk = all.slice(from, from + KEYS_AT_ONCE);
+      // A whole chunk at once, in one statement, when none of it is held already (the rule):
+      // under a savepoint, undone when one was, and that chunk taken one entry at a time.
+      if (chunk.length === KEYS_AT_ONCE) {
+        const first = size + BigInt(out.length);
+        chunk.forEach((e, j) => {
+          params[3 * j] = entryTime(e);
+          params[3 * j + 1] = logKeyOf(e);
+          params[3 * j + 2] = indexColumn(first + BigInt(j));
+        });
+        st.savepoint.run();
+        if (st.addKeys.run(...params).changes === KEYS_AT_ONCE) {
+          st.releaseSavepoint.run();
+          out.push(...chunk);
+          continue;
+        }
+        st.rollbackTo.run();
+        st.releaseSavepoint.run();
+      }
+      for (const e of chunk) {
+        const digest = e.subarray(8);
+        const t = entryTime(e);
+        const key = logKeyOf(e);
+        const idx = indexColumn(size + BigInt(out.length));
+        if (st.addKey.run(t, key, idx).changes === 1) {
+          out.push(e);
+          continue;
+        }
+        const held = (st.keyIdx.all(t, key, t, key) as bigint[]).map(asU64);
+        if (held.some((i) => bytesEqual(this.digestAt(i, size, out), digest))) continue;
+        st.addMoreKey.run(t, key, idx);
+        out.push(e);
+      }
+    }
+    return out;
+  }
+
+  /** The digest of entry `index`: from its bundle, or from the batch being admitted. */
+  private digestAt(index: bigint, size: bigint, batch: readonly Uint8Array[]): Uint8Array {
+    if (index >= size) return batch[Number(index - size)]!.subarray(8);
+    const data = this.logStmt.bundle.get(asInt64(index >> 8n)) as Buffer | undefined;
+    const entry = data === undefined ? undefined : bundleEntry(asBytes(data), Number(index & 255n));
+    return entry?.subarray(8) ?? new Uint8Array(0);
+  }
+
+  /** The right edge of the log of `size` entries, as stored. */
+  private edgeOf(size: bigint): LogPlanInput['edge'] {
+    const st = this.logStmt;
+    let entries: Uint8Array[] = [];
+    if (size % 256n !== 0n) {
+      const data = st.bundle.get(asInt64(size >> 8n)) as Buffer | undefined;
+      entries = data === undefined ? [] : bundleEntries(asBytes(data));
+    }
+    const tiles = new Map<number, Uint8Array>();
+    for (let level = 1; size >> BigInt(8 * level) > 0n; level++) {
+      const width = Number((size >> BigInt(8 * level)) & 255n);
+      if (width === 0) continue;
+      const data = st.tile.get(level, asInt64(size >> BigInt(8 * (level + 1)))) as
+        | Buffer
+        | undefined;
+      if (data === undefined || data.length < width * 32) {
+        throw new Error(
+          `the decision log's tile ${level}/${size >> BigInt(8 * (level + 1))} is missing`,
+        );
+      }
+      tiles.set(level, asBytes(data).subarray(0, width * 32));
+    }
+    return { entries, tiles };
+  }
+
+  addLogCosignatures(size: bigint, text: string): Promise<void> {
+    return settle(() => {
+      this.logStmt.cosign.run(text, asInt64(size));
+    });
+  }
+
+  pruneLog(
+    issuedBefore: bigint,
+  ): Promise<{ minIndex: bigint; entries: number; checkpoints: number }> {
+    return settle(() =>
+      this.db
+        .transaction(() => {
+          const head = this.logHeadSync();
+          if (head === undefined) return { minIndex: 0n, entries: 0, checkpoints: 0 };
+          const db = this.db;
+          // The newest checkpoint issued before the cutoff, the latest of all kept whatever its age.
+          const cut = db
+            .prepare(
+              `SELECT max(size) FROM log_checkpoints WHERE issued < ?
+                 AND size < (SELECT max(size) FROM log_checkpoints)`,
+            )
+            .safeIntegers(true)
+            .pluck()
+            .get(asInt64(issuedBefore)) as bigint | null;
+          if (cut === null) return { minIndex: head.minIndex, entries: 0, checkpoints: 0 };
+          // Never lowered (bigints: no Math.max).
+          let minIndex = head.minIndex;
+          if (asU64(cut) > minIndex) minIndex = asU64(cut);
+          const checkpoints = db
+            .prepare('DELETE FROM log_checkpoints WHERE size <= ?')
+            .run(cut).changes;
+          // The bundles wholly below the minimum index, and their entries' keys (tlog-tiles,
+          // Pruning: the level-0 tiles derived from them go too; level 1 keeps their hashes).
+          const st = this.logStmt;
+          let entries = 0;
+          const below = asInt64(minIndex >> 8n);
+          const lowest = db
+            .prepare('SELECT min(idx) FROM log_bundles')
+            .safeIntegers(true)
+            .pluck()
+            .get() as bigint | null;
+          // A page of bundles at a time (a statement cannot run while another iterates).
+          for (let from = lowest ?? below; from < below; from += 64n) {
+            const page = st.bundles.all(from, from + 64n < below ? from + 64n : below) as {
+              idx: bigint;
+              data: Buffer;
+            }[];
+            for (const b of page) {
+              bundleEntries(asBytes(b.data)).forEach((e, i) => {
+                const key = logKeyOf(e);
+                const t = entryTime(e);
+                const idx = indexColumn((asU64(b.idx) << 8n) + BigInt(i));
+                if (st.dropKey.run(t, key, idx).changes === 0) st.dropMoreKey.run(t, key, idx);
+                entries++;
+              });
+            }
+          }
+          db.prepare('DELETE FROM log_bundles WHERE idx < ?').run(asInt64(minIndex >> 8n));
+          db.prepare('UPDATE log_head SET min_index = ? WHERE id = 1').run(asInt64(minIndex));
+          return { minIndex, entries, checkpoints };
+        })
+        .immediate(),
+    );
+  }
+
+  latestLogCheckpoint(): Promise<StoredCheckpoint | undefined> {
+    return settle(() => {
+      const r = this.logStmt.latest.get() as
+        | { size: bigint; issued: bigint; text: string }
+        | undefined;
+      return r === undefined ? undefined : checkpointOf(r);
+    });
+  }
+
+  logCheckpoints(fromSize: bigint, limit: number): Promise<StoredCheckpoint[]> {
+    return settle(() =>
+      (
+        this.logStmt.checkpoints.all(asInt64(fromSize), limit) as {
+          size: bigint;
+          issued: bigint;
+          text: string;
+        }[]
+      ).map(checkpointOf),
+    );
+  }
+
+  logEntries(from: bigint, to: bigint): Promise<LogEntryRow[]> {
+    return settle(() => {
+      const lo = clampIndex(from);
+      const hi = clampIndex(to);
+      const out: LogEntryRow[] = [];
+      if (hi <= lo) return out;
+      for (const b of this.logStmt.bundles.iterate(lo >> 8n, ((hi - 1n) >> 8n) + 1n) as Iterable<{
+        idx: bigint;
+        data: Buffer;
+      }>) {
+        const first = asU64(b.idx) << 8n;
+        bundleEntries(asBytes(b.data)).forEach((e, i) => {
+          const index = first + BigInt(i);
+          if (index < lo || index >= hi) return;
+          out.push({
+            index,
+            t: new DataView(e.buffer, e.byteOffset, 8).getBigUint64(0, true),
+            digest: e.slice(8),
+          });
+        });
+      }
+      return out;
+    });
+  }
+
+  logIndexOf(t: bigint, digest: Uint8Array): Promise<bigint | undefined> {
+    return settle(() => {
+      if (digest.length !== 32) return undefined;
+      const head = this.logHeadSync();
+      if (head === undefined) return undefined;
+      const entry = new Uint8Array(ENTRY);
+      new DataView(entry.buffer).setBigUint64(0, t, true);
+      entry.set(digest, 8);
+      const at = entryTime(entry);
+      const key = logKeyOf(entry);
+      for (const i of (this.logStmt.keyIdx.all(at, key, at, key) as bigint[]).map(asU64)) {
+        if (i < head.size && bytesEqual(this.digestAt(i, head.size, []), digest)) return i;
+      }
+      return undefined;
+    });
+  }
+
+  logTile(level: number, index: bigint): Promise<Uint8Array | undefined> {
+    return settle(() => {
+      const b = this.logStmt.tile.get(level, clampIndex(index)) as Buffer | undefined;
+      return b === undefined ? undefined : asBytes(b);
+    });
+  }
+
   stats(): Promise<StoreStats> {
     return settle(() => this.statsSync());
   }
@@ -793,14 +1469,16 @@ export class SqliteStore implements SteeringStore {
 
   /** Closes the database now; the checkpointer exits after ({@link SqliteStore.whenClosed}). */
   private closeSync(): void {
-    if (this.watchFd !== undefined) {
+    for (const w of this.watched) {
+      if (w.fd === undefined) continue;
       try {
-        closeFd(this.watchFd);
+        closeFd(w.fd);
       } catch {
         // closed already
       }
-      this.watchFd = undefined;
+      w.fd = undefined;
     }
+    this.watched = [];
     const worker = this.worker;
     this.worker = undefined;
     if (worker !== undefined) {

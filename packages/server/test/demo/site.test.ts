@@ -43,4 +43,24 @@ describe('SiteSimulator', () => {
       await new Promise((r) => http.close(r));
     }
   });
+
+  it('reports its slots less the sessions it serves (GAS is headroom)', async () => {
+    ctx = await demoApp();
+    const seen: number[] = [];
+    const site = new SiteSimulator({
+      base: 'http://127.0.0.1:9', // nothing listens: the report's GAS is what is looked at
+      roomId: ctx.setup.roomId,
+      pathway: 'cdn-b',
+      hop: ctx.setup.hops.find((h) => h.pathway === 1 && h.place === 1)!,
+      periodUs: 60_000_000n,
+      clock: () => ctx!.clock.us,
+      slots: 20,
+      sessions: () => 7,
+      onReport: (gas) => seen.push(gas),
+    });
+    site.start();
+    await expect.poll(() => seen.length, { timeout: 20_000 }).toBeGreaterThanOrEqual(1);
+    site.stop();
+    expect(seen[0]).toBe(20 - 7);
+  });
 });

@@ -9,6 +9,7 @@ import { nodeBackend } from '@wai-steering/wire/node';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openPolicies } from '../../src/engine/live-intake.js';
 import { checkPolicy } from '../../src/engine/policy.js';
+import { Health } from '../../src/health.js';
 import { Metrics } from '../../src/metrics.js';
 import { SessionTable } from '../../src/sessions.js';
 import { SqliteStore } from '../../src/store/sqlite.js';
@@ -26,6 +27,8 @@ function open(w: LiveWorld, store: SqliteStore, clock: { us: bigint }) {
   stores.push(store);
   const metrics = new Metrics();
   const announced: string[] = [];
+  const lines: string[] = [];
+  const health = new Health({ log: (l) => lines.push(l) });
   const bytes = signPolicy(w.fields, w.steering.secretKey, { backend: nodeBackend });
   const checked = checkPolicy(w.room, bytes, nodeBackend);
   if (!checked.ok) throw new Error(checked.problem);
@@ -40,16 +43,19 @@ function open(w: LiveWorld, store: SqliteStore, clock: { us: bigint }) {
       },
       room: () => w.room,
       evidence: new MemoryEvidenceStore(),
-      sessions: new SessionTable(w.fields.pathways.length, { base: 0 }),
+      sessions: new SessionTable(w.fields.pathways.map((p) => p.id)),
       metrics,
       now: () => clock.us,
       announce: (what) => announced.push(what),
       closing: () => false,
+      // No session is steered in these tests: the load at any second is 0.
+      loadAt: () => 0,
+      health,
     },
     checked.value,
     { pathways: new Set([1]), capacityThresholdPpm: 100_000, latencyThresholdMs: 10 },
   );
-  return { policies, live: live!, metrics, announced };
+  return { policies, live: live!, metrics, announced, health, lines };
 }
 
 function report(w: LiveWorld, clock: { us: bigint }, gas: number, hop = 2) {

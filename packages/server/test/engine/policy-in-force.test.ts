@@ -25,7 +25,7 @@ afterEach(async () => {
 
 function open(w: LiveWorld, store = new SqliteStore(':memory:'), fields = w.fields) {
   stores.push(store);
-  const sessions = new SessionTable(fields.pathways.length, { base: 0 });
+  const sessions = new SessionTable(fields.pathways.map((p) => p.id));
   const metrics = new Metrics();
   let announced = 0;
   const bytes = signPolicy(fields, w.steering.secretKey, { backend: nodeBackend });

@@ -87,14 +87,15 @@ describe('budgets at the door', () => {
         app.handle({ method: 'GET', target, headers: {}, peer: '192.0.2.1' });
       expect((await ask('/steer')).status).toBe(200);
       // A second new session is past the session budget; one the server minted is not.
+      // Declined: 429 to a DASH client (or one that names no protocol), 503 to an HLS one.
       const second = await ask('/steer');
-      expect(second.status).toBe(503);
+      expect(second.status).toBe(429);
       expect(JSON.parse(String(second.body)).error).toBe('over_budget');
       const held = await ask(`/steer?wai_session=${minted(ctx, 3)}`);
       expect(held.status).toBe(200);
       // Two requests spent, then the request budget: four in all.
       expect((await ask(`/steer?wai_session=${minted(ctx, 3)}`)).status).toBe(200);
-      const over = await ask(`/steer?wai_session=${minted(ctx, 3)}`);
+      const over = await ask(`/steer?_HLS_throughput=1&wai_session=${minted(ctx, 3)}`);
       expect(over.status).toBe(503);
       expect(over.headers['retry-after']).toMatch(/^[1-9][0-9]*$/);
       // Without a peer address (a door that does not say), nothing is budgeted.

@@ -58,7 +58,8 @@ export async function spawnChild(config: string, workers = 1): Promise<Child> {
   });
   let out = '';
   const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`the child did not start: ${err}`)), 30_000);
+    // A generous ceiling: a start on a machine whose cores are busy takes seconds.
+    const timer = setTimeout(() => reject(new Error(`the child did not start: ${err}`)), 120_000);
     proc.stdout!.on('data', (c) => {
       out += c;
       const m = /READY (\S+)/.exec(out);

@@ -56,7 +56,8 @@ export async function startHaproxy(a: string, b: string): Promise<Haproxy> {
       await res.arrayBuffer();
       if (res.status === 200) break;
     } catch {}
-    if (i > 200) throw new Error(`haproxy did not answer: ${log}`);
+    // Checks every 500 ms, later on a busy machine: a generous ceiling (60 s).
+    if (i > 1200) throw new Error(`haproxy did not answer: ${log}`);
     await new Promise((r) => setTimeout(r, 50));
   }
   return {

@@ -28,7 +28,9 @@ const SESSIONS = 120;
 
 /** The live workers' pids, asked of the primary. */
 async function pidsOf(child: Child, not: number[] = []): Promise<number[]> {
-  for (let i = 0; i < 200; i++) {
+  // A worker that died within two seconds of its start is started again a second later; on a
+  // busy machine later still: a generous ceiling.
+  for (let i = 0; i < 1200; i++) {
     const seen = child.stdout().length;
     child.proc.stdin!.write('\n');
     await new Promise((r) => setTimeout(r, 50));
@@ -50,7 +52,10 @@ describe('serve --workers 2 on SQLite', () => {
     t.remove();
   });
 
-  it('shares the socket, the store and the loads, and restarts a worker killed', async () => {
+  // A generous ceiling: on a machine whose cores are busy this takes minutes, not seconds.
+  it('shares the socket, the store and the loads, and restarts a worker killed', {
+    timeout: 600_000,
+  }, async () => {
     const setup = setupDemo(t.dir, { port: 8080, periodMs: 500, budgets: false });
     const path = join(t.dir, 'config-workers.json');
     const config = JSON.parse(readFileSync(setup.configPath, 'utf8'));
@@ -79,19 +84,32 @@ describe('serve --workers 2 on SQLite', () => {
     const phase1 = await steer(base, ids, served, {
       concurrency: 12,
       stop: () => served.size >= 800 && Date.now() - started > 2000,
+      maxMs: 240_000,
     });
     expect(phase1.failures, phase1.reasons.join('\n')).toBe(0);
 
-    // Loads: quiet for a few heartbeats; each session was steered on one connection, so by one
-    // worker: a decision counts them all, the other worker's too.
-    await new Promise((r) => setTimeout(r, 1000));
-    const probe = await fetch(`${base}/steer/reload?wai_session=${sessions(1, secret)[0]}`);
-    const digest = (
-      JSON.parse(await probe.text())['science.transaction.wai-decision'] as string
-    ).slice(-64);
-    const bytes = new Uint8Array(await (await fetch(`${base}/decisions/${digest}`)).arrayBuffer());
-    const loads = unwrap(readDecision(bytes)).pathways.map((p) => p.load);
-    expect(loads.reduce((x, y) => x + y, 0)).toBe(SESSIONS);
+    // Loads: once quiet, each session was steered on one connection, so by one worker: a
+    // decision counts them all, the other worker's too, once a heartbeat of each has passed
+    // (however late a busy machine makes them).
+    const stated = async (): Promise<number> => {
+      const probe = await fetch(`${base}/steer/reload?wai_session=${sessions(1, secret)[0]}`);
+      const digest = (
+        JSON.parse(await probe.text())['science.transaction.wai-decision'] as string
+      ).slice(-64);
+      const bytes = new Uint8Array(
+        await (await fetch(`${base}/decisions/${digest}`)).arrayBuffer(),
+      );
+      return unwrap(readDecision(bytes))
+        .pathways.map((p) => p.load)
+        .reduce((x, y) => x + y, 0);
+    };
+    let total = await stated();
+    for (let i = 0; i < 1200 && total !== SESSIONS; i++) {
+      expect(total).toBeLessThanOrEqual(SESSIONS);
+      await new Promise((r) => setTimeout(r, 50));
+      total = await stated();
+    }
+    expect(total).toBe(SESSIONS);
 
     // Records: every decision of a window that moved after a record was acknowledged names it.
     const first = await verifyFrom(base, new Map([...served].map(([h, s]) => [h, s.body])));
@@ -119,8 +137,12 @@ describe('serve --workers 2 on SQLite', () => {
     const load = steer(base, ids, served, {
       concurrency: 12,
       stop: () => killedAt > 0 && Date.now() - killedAt > 2000,
+      maxMs: 240_000,
     });
-    while (served.size < before + 300) await new Promise((r) => setTimeout(r, 10));
+    for (let i = 0; i < 24_000 && served.size < before + 300; i++) {
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    expect(served.size).toBeGreaterThanOrEqual(before + 300);
     process.kill(pids[0]!, 'SIGKILL');
     killedAt = Date.now();
     await load;

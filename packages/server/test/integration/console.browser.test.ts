@@ -108,6 +108,41 @@ async function seriesPixels(page: Page, selector: string, colours: string[]): Pr
   );
 }
 
+/**
+ * The x axis's tick labels a plot last drew (`data-x-ticks`, written by the page), each with its
+ * position and its width measured in the page in the axis's font.
+ */
+async function tickLabels(
+  page: Page,
+  selector: string,
+): Promise<{ label: string; x: number; width: number }[]> {
+  await expect
+    .poll(() => page.getAttribute(selector, 'data-x-ticks'), { timeout: 15_000 })
+    .toMatch(/label/);
+  return page.evaluate((selector) => {
+    // Runs in the page; typed here without the DOM library (the server's tests are Node's).
+    const doc = (
+      globalThis as unknown as {
+        document: {
+          querySelector(s: string): { getAttribute(a: string): string | null } | null;
+          createElement(t: 'canvas'): {
+            getContext(k: '2d'): { font: string; measureText(t: string): { width: number } };
+          };
+        };
+      }
+    ).document;
+    const ticks = JSON.parse(doc.querySelector(selector)!.getAttribute('data-x-ticks')!) as {
+      label: string;
+      x: number;
+    }[];
+    const ctx = doc.createElement('canvas').getContext('2d');
+    ctx.font = '11px system-ui, sans-serif';
+    return ticks
+      .filter((t) => t.label !== '')
+      .map((t) => ({ ...t, width: ctx.measureText(t.label).width }));
+  }, selector);
+}
+
 /** A static server: the console's build as anyone would host it, and a tampered decision. */
 function hostStandalone(upstream: string): Promise<{ url: string; server: Server }> {
   const dir = consoleDistDir();
@@ -264,6 +299,27 @@ describe.skipIf(!HAVE_CHROMIUM && process.env.CI !== 'true')('the console in Chr
       await expect
         .poll(() => seriesPixels(page, `#${id} canvas`, colours), { timeout: 15_000 })
         .toBeGreaterThan(30);
+    }
+    // Why cdn-b-east has no figure: the hop that signed the unmetered marker, named on its card.
+    const east = page.locator('[data-pathway="cdn-b-east"] [data-testid="why-nofigure"]');
+    expect(await east.textContent()).toMatch(/^Unmetered: a hop signed the unmetered marker/);
+    expect(await east.locator('li').count()).toBe(1);
+    // The time axes: 24-hour UTC clock times (the page's one form), labels apart from each other.
+    for (const id of ['chart-decisions', 'chart-loads', 'chart-share']) {
+      const ticks = await tickLabels(page, `#${id}`);
+      expect(ticks.length, id).toBeGreaterThan(1);
+      const utc = new Date().toISOString().slice(11, 13);
+      for (const t of ticks) {
+        expect(t.label).toMatch(/^\d\d:\d\d(:\d\d)?$/);
+        // Within an hour of the UTC hour now (the plots span the last minutes).
+        expect(Math.abs(Number(t.label.slice(0, 2)) - Number(utc)) % 23).toBeLessThanOrEqual(1);
+      }
+      for (let i = 1; i < ticks.length; i++) {
+        const gap = ticks[i]!.x - ticks[i - 1]!.x;
+        expect(gap, `${id}: ${ticks[i - 1]!.label} and ${ticks[i]!.label}`).toBeGreaterThan(
+          (ticks[i - 1]!.width + ticks[i]!.width) / 2 + 4,
+        );
+      }
     }
     // The recent decisions, the newest first, each linking to the verifier.
     const links = page.locator('#decisions a');

@@ -1,9 +1,13 @@
+import { createHash } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { splitDecision } from '../../src/store/compact.js';
 import { MIGRATIONS, SCHEMA_VERSION } from '../../src/store/pg-migrations.js';
 import { PgStore } from '../../src/store/postgres.js';
+import type { DecisionCursor } from '../../src/store/store.js';
+import { integrateAll, TEST_ORIGIN } from '../helpers/log.js';
 import { type PgCluster, startPostgres } from '../helpers/postgres.js';
-import { decisionAt, fakeRecord, storeContract } from '../store-contract.js';
+import { altered, decisionAt, fakeRecord, keyOf, storeContract } from '../store-contract.js';
 
 let cluster: PgCluster;
 let databases = 0;
@@ -22,6 +26,21 @@ storeContract('PgStore', async () => {
     store: await PgStore.open(url),
     reopen: () => PgStore.open(url),
     dispose: async () => {},
+    damage: async (digest) => {
+      const c = new pg.Client({ connectionString: url });
+      await c.connect();
+      const { rows } = await c.query<{ id: string; tail: Buffer }>(
+        'SELECT id, tail FROM decisions WHERE key = $1',
+        [keyOf(digest)],
+      );
+      for (const r of rows) {
+        await c.query('UPDATE decisions SET tail = $1 WHERE id = $2', [
+          Buffer.from(altered(r.tail)),
+          r.id,
+        ]);
+      }
+      await c.end();
+    },
   };
 });
 
@@ -39,6 +58,54 @@ describe('PgStore', () => {
     ]);
     await c.end();
     await expect(PgStore.open(url)).rejects.toThrow(/schema .* this server reads/);
+  });
+
+  it('migrates a database of schema 2: every decision held made a pending entry of the log, in the order of its ids', async () => {
+    const url = await freshDb();
+    const c = new pg.Client({ connectionString: url });
+    await c.connect();
+    // Schema 2 by hand (migrations 1 and 2), and decisions as the previous release wrote them.
+    await c.query(
+      'CREATE TABLE schema_migrations (version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())',
+    );
+    for (const m of MIGRATIONS.slice(0, 2)) {
+      await c.query(m.sql);
+      await c.query('INSERT INTO schema_migrations (version, name) VALUES ($1, $2)', [
+        m.version,
+        m.name,
+      ]);
+    }
+    const made = [3n, 1n, 2n].map((t, i) =>
+      decisionAt(1_000n + t, i, [[new Uint8Array(32).fill(4)]]),
+    );
+    const cut = splitDecision(made[0]!.bytes);
+    const { rows } = await c.query<{ id: string }>(
+      `INSERT INTO sets (digest, last_t, min_start, body) VALUES ($1, 0, 0, $2) RETURNING id`,
+      [createHash('sha256').update(cut.set).digest(), Buffer.from(cut.set)],
+    );
+    for (const d of made) {
+      const { tail } = splitDecision(d.bytes);
+      await c.query('INSERT INTO decisions (t, key, set_id, tail) VALUES ($1, $2, $3, $4)', [
+        new DataView(tail.buffer, tail.byteOffset).getBigUint64(0, true).toString(),
+        new DataView(d.digest.buffer, d.digest.byteOffset).getBigInt64(0, false).toString(),
+        rows[0]!.id,
+        Buffer.from(tail),
+      ]);
+    }
+    await c.end();
+    const store = await PgStore.open(url);
+    try {
+      await store.beginLog(TEST_ORIGIN);
+      await integrateAll(store);
+      expect(
+        (await store.logEntries(0n, 10n)).map((e) => Buffer.from(e.digest).toString('hex')),
+      ).toEqual(made.map((d) => Buffer.from(d.digest).toString('hex')));
+      // Listed by t (the migrated rows' transaction is 0: equal t would follow their ids).
+      const page = await store.listDecisions(0n, 1n << 62n, null, 10);
+      expect(page.decisions.map((d) => d.t)).toEqual([1_001n, 1_002n, 1_003n]);
+    } finally {
+      await store.close();
+    }
   });
 
   it('serves from one instance what another committed, and catches up on records', async () => {
@@ -64,7 +131,8 @@ describe('PgStore', () => {
       expect(next.records.map((r) => Buffer.from(r.digest).toString('hex'))).toEqual([
         Buffer.from(r1.digest).toString('hex'),
       ]);
-      for (let i = 0; i < 100 && heard.length < 2; i++) await new Promise((r) => setTimeout(r, 20));
+      for (let i = 0; i < 3000 && heard.length < 2; i++)
+        await new Promise((r) => setTimeout(r, 20));
       expect(heard.sort()).toEqual(
         [r1, r2].map((r) => Buffer.from(r.digest).toString('hex')).sort(),
       );
@@ -117,8 +185,16 @@ describe('PgStore', () => {
     const url = await freshDb();
     const store = await PgStore.open(url);
     const heard: string[] = [];
+    let listening = 0;
     await store.subscribe((n) => {
       if (n.kind === 'record') heard.push(Buffer.from(n.digest).toString('hex'));
+      if (n.kind === 'listening') listening++;
+    });
+    // The faults it tells: the notification connection down, then up again.
+    const told: string[] = [];
+    store.reportFaultsTo({
+      fail: (cause) => told.push(`fail ${cause}`),
+      clear: (cause) => told.push(`clear ${cause}`),
     });
     try {
       const c = new pg.Client({ connectionString: url });
@@ -128,12 +204,18 @@ describe('PgStore', () => {
       );
       await c.end();
       expect(killed.rowCount).toBeGreaterThanOrEqual(2);
-      await new Promise((r) => setTimeout(r, 1500));
+      // Listening again (a second after the failure, later on a busy machine): told so.
+      for (let i = 0; i < 1200 && listening === 0; i++) await new Promise((r) => setTimeout(r, 50));
+      expect(listening).toBe(1);
+      expect(told.indexOf('fail store_notifications')).toBeGreaterThanOrEqual(0);
+      expect(told.lastIndexOf('clear store_notifications')).toBeGreaterThan(
+        told.indexOf('fail store_notifications'),
+      );
       const r = fakeRecord(1n, 2n, 9);
       const d = decisionAt(3n, 1, [[r.digest]]);
       await store.commit({ records: [r], decisions: [d] });
       expect(await store.getDecision(d.digest)).toBeDefined();
-      for (let i = 0; i < 200 && heard.length === 0; i++)
+      for (let i = 0; i < 6000 && heard.length === 0; i++)
         await new Promise((x) => setTimeout(x, 10));
       expect(heard).toEqual([Buffer.from(r.digest).toString('hex')]);
     } finally {
@@ -153,7 +235,7 @@ describe('PgStore', () => {
       await store.commit({ records: [], decisions: all.slice(0, 4) });
       await store.commit({ records: [], decisions: all.slice(4) });
       const seen: string[] = [];
-      let after = 0;
+      let after: DecisionCursor | null = null;
       for (let page = 0; page < 10; page++) {
         const got = await store.listDecisions(1_001n, 1_006n, after, 2);
         for (const d of got.decisions) {

@@ -200,27 +200,48 @@ describe('live capacity', () => {
     w.store.claimPolicy = async () => {
       throw new Error('the store is down');
     };
-    const errors: unknown[] = [];
-    const log = console.error;
-    console.error = (...a: unknown[]) => errors.push(a.join(' '));
-    try {
-      const res = await post(w.app, '/capacity', await report(w, 'cdn-b-edge', 'cdn-b', 5));
-      expect(res.status).toBe(201);
-      expect(JSON.parse(text(res.body))).toMatchObject({ taken: true });
-      expect(JSON.parse(text(res.body)).policy).toBeUndefined();
-    } finally {
-      console.error = log;
-    }
-    expect(String(errors[0])).toMatch(/signing a live policy failed: .*the store is down/);
+    const res = await post(w.app, '/capacity', await report(w, 'cdn-b-edge', 'cdn-b', 5));
+    expect(res.status).toBe(201);
+    expect(JSON.parse(text(res.body))).toMatchObject({ taken: true });
+    expect(JSON.parse(text(res.body)).policy).toBeUndefined();
+    // Told once, through health (no line per report).
+    expect(w.engine.health.causes()).toMatchObject([
+      {
+        cause: 'store_queries',
+        message: expect.stringMatching(/not put in force: .*the store is down/),
+      },
+    ]);
     expect(w.engine.policy.pathways[1]!.capacity).not.toBe(5);
     expect(w.engine.metrics.render()).toMatch(
       /wai_steering_store_errors_total\{op="capacity"\} 1\n/,
     );
-    // The store back, the next period signs it.
+    // The store back, the next period signs it, and the cause clears.
     w.store.claimPolicy = claim;
     w.clock.advance(Number(w.setup.policy.period_us / 1000n));
-    expect((await w.engine.live!.tick())?.by).toBe('live');
+    expect((await w.engine.syncLive())?.by).toBe('live');
     expect(w.engine.policy.pathways[1]!.capacity).toBe(5);
+    expect(w.engine.health.ok).toBe(true);
+  });
+
+  it('answers 503 store_unavailable, and takes nothing, when the store cannot keep a report', async () => {
+    opened = await liveApp([1]);
+    const w = opened;
+    const put = w.store.putCapacityReport.bind(w.store);
+    w.store.putCapacityReport = async () => {
+      throw Object.assign(new Error('database or disk is full'), { code: 'SQLITE_FULL' });
+    };
+    const jws = await report(w, 'cdn-b-edge', 'cdn-b', 5);
+    const res = await post(w.app, '/capacity', jws);
+    expect(res.status).toBe(503);
+    expect(res.headers['retry-after']).toBe('5');
+    expect(JSON.parse(text(res.body))).toMatchObject({ error: 'store_unavailable' });
+    expect(w.engine.live!.values()[1]!.source).toBe('template');
+    expect(w.engine.health.has('store_queries')).toBe(true);
+    // Sent again once the store keeps it: taken.
+    w.store.putCapacityReport = put;
+    expect((await post(w.app, '/capacity', jws)).status).toBe(201);
+    expect(w.engine.live!.values()[1]!.source).toBe('reports');
+    expect(w.engine.health.ok).toBe(true);
   });
 
   it('ignores a replayed or older report, and refuses forged ones with their reasons', async () => {

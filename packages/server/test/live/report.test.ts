@@ -1,7 +1,7 @@
 import { toHex } from '@wai-steering/wire';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { type ReportContext, verifyCapacityReport } from '../../src/live/report.js';
-import { type LiveWorld, liveWorld, newKey, signReport } from './world.js';
+import { type LiveWorld, liveWorld, newKey, signReport, signReportText } from './world.js';
 
 const NOW = 1_800_000_000_000_000n;
 
@@ -21,7 +21,13 @@ describe('verifyCapacityReport', () => {
   });
   beforeAll(() => {
     w = liveWorld();
-    ctx = { room: w.room, policy: w.policy, now: NOW, maxAheadUs: 2_000_000n };
+    ctx = {
+      room: w.room,
+      policy: w.policy,
+      now: NOW,
+      maxAheadUs: 2_000_000n,
+      maxExpiryUs: 60_000_000n,
+    };
   });
 
   it('takes a report signed by an edge hop of the pathway it names', async () => {
@@ -79,6 +85,25 @@ describe('verifyCapacityReport', () => {
       'malformed_report',
     ],
     ['an unknown field', () => signReport(w.hops[2]!, payload({ extra: 1 })), 'malformed_report'],
+    [
+      // JSON.parse would take the last value (1 000 000 slots): two readers, two meanings.
+      'a member given twice ("gas" twice)',
+      () => {
+        const text = JSON.stringify(payload()).replace('"gas":120', '"gas":120,"gas":1000000');
+        return signReportText(w.hops[2]!, text);
+      },
+      'malformed_report',
+    ],
+    [
+      'an expiry further after t than live.max_expiry',
+      () => signReport(w.hops[2]!, payload({ expires: String(NOW + 60_000_001n) })),
+      'expiry_too_far',
+    ],
+    [
+      'an expiry of 2^64 − 1',
+      () => signReport(w.hops[2]!, payload({ expires: String((1n << 64n) - 1n) })),
+      'expiry_too_far',
+    ],
     [
       'expires before t',
       () => signReport(w.hops[2]!, payload({ expires: String(NOW - 1n) })),

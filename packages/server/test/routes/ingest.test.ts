@@ -85,6 +85,26 @@ describe('POST /records: what the server did with a record', () => {
   });
 });
 
+describe('POST /records: records no window will use', () => {
+  it('a record hours old, or off the period grid, is taken (201) with used: false and why', async () => {
+    ctx = await demoApp();
+    const P = ctx.setup.policy.period_us;
+    const hop = ctx.setup.hops.find((h) => h.name === 'cdn-b-edge')!;
+    const now = ctx.clock.us;
+    const old = ((now - 7n * 3600n * S) / P) * P;
+    const stale = await post(ctx.app, '/records', ctx.sim.record(hop, old, old + P, 10));
+    expect(stale.status).toBe(201);
+    expect(JSON.parse(text(stale.body))).toMatchObject({
+      used: false,
+      why: expect.stringMatching(/^it starts \d+ h \d+ min before the window in use/),
+    });
+    const off = ((now - 2n * P) / P) * P + P / 2n;
+    const offGrid = await post(ctx.app, '/records', ctx.sim.record(hop, off, off + P, 10));
+    expect(offGrid.status).toBe(201);
+    expect(JSON.parse(text(offGrid.body)).why).toMatch(/is not cut on the policy's period P/);
+  });
+});
+
 describe('records', () => {
   it('accepts a record once, idempotent by digest, and serves it', async () => {
     ctx = await demoApp();

@@ -1,7 +1,7 @@
 // `GET /decisions`: the listing by time an auditor reads (`docs/audit.md`).
 import { readDecision, toHex, unwrap } from '@wai-steering/wire';
 import { afterEach, describe, expect, it } from 'vitest';
-import { MAX_LIST, readListingQuery } from '../../src/routes/listing.js';
+import { MAX_LIST, readCursor, readListingQuery, writeCursor } from '../../src/routes/listing.js';
 import { demoApp, get, postPeriods, text } from '../helpers/setup.js';
 
 const contexts: Awaited<ReturnType<typeof demoApp>>[] = [];
@@ -80,6 +80,9 @@ describe('GET /decisions', () => {
       '?limit=0',
       '?limit=1001',
       '?after=abc',
+      // A row id alone is not a cursor of the listing by time.
+      '?after=7',
+      '?after=1.2.3',
       '?from=99999999999999999999999',
     ]) {
       const { res, body } = await list(ctx.app, q);
@@ -95,11 +98,12 @@ describe('readListingQuery', () => {
   const U64_MAX = (1n << 64n) - 1n;
 
   it('reads every parameter, the first of each name, with the defaults', () => {
-    expect(readListingQuery('')).toEqual({ from: 0n, to: U64_MAX, after: 0, limit: MAX_LIST });
-    expect(readListingQuery('from=5&to=9&after=3&limit=2&from=7')).toEqual({
+    expect(readListingQuery('')).toEqual({ from: 0n, to: U64_MAX, after: null, limit: MAX_LIST });
+    expect(readListingQuery('after=0')).toMatchObject({ after: null });
+    expect(readListingQuery('from=5&to=9&after=7.12.3&limit=2&from=7')).toEqual({
       from: 5n,
       to: 9n,
-      after: 3,
+      after: { t: 7n, xid: 12n, id: 3 },
       limit: 2,
     });
     expect(readListingQuery(`to=${U64_MAX}`)).toMatchObject({ to: U64_MAX });
@@ -112,10 +116,26 @@ describe('readListingQuery', () => {
     expect(readListingQuery(`to=${U64_MAX + 1n}`)).toEqual({
       error: 'to is not a decimal number of µs (0 to 2^64 − 1)',
     });
-    expect(readListingQuery(`after=${2 ** 53}`)).toEqual({
-      error: 'after is not a cursor this listing gave',
-    });
+    for (const after of ['3', `1.0.${2 ** 53}`, `${U64_MAX + 1n}.0.1`, '1.2', '1..2', '1.2.3.4']) {
+      expect(readListingQuery(`after=${after}`), after).toEqual({
+        error: 'after is not a cursor this listing gave',
+      });
+    }
     expect(readListingQuery('limit=1001')).toEqual({ error: 'limit is not 1 to 1000' });
-    expect(readListingQuery('limit=01')).toEqual({ from: 0n, to: U64_MAX, after: 0, limit: 1 });
+    expect(readListingQuery('limit=01')).toEqual({ from: 0n, to: U64_MAX, after: null, limit: 1 });
+  });
+});
+
+describe('the cursor', () => {
+  it('reads back what it writes', () => {
+    for (const c of [
+      { t: 0n, xid: 0n, id: 0 },
+      { t: (1n << 64n) - 1n, xid: (1n << 64n) - 1n, id: Number.MAX_SAFE_INTEGER },
+      { t: 1_800_000_000_000_000n, xid: 771n, id: 42 },
+    ]) {
+      expect(readCursor(writeCursor(c))).toEqual(c);
+    }
+    expect(readCursor(undefined)).toBeNull();
+    expect(readCursor('0')).toBeNull();
   });
 });

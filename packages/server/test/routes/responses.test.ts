@@ -32,21 +32,26 @@ describe('responses', () => {
     expect([r.status, r.headers['retry-after'], body(r)]).toEqual([
       503,
       '1',
-      { error: 'overloaded', message: 'busy' },
+      { error: 'overloaded', message: 'busy; retry in 1 s' },
     ]);
   });
 
-  it('says why a client must wait, and for how long', () => {
-    const b = overBudget({ why: 'too many', waitS: 7 });
-    expect([b.status, b.headers['retry-after'], body(b).error]).toEqual([503, '7', 'over_budget']);
-    const file = storeUnavailable({ cause: 'file', why: 'gone' });
-    const commit = storeUnavailable({ cause: 'commit', why: 'failed' });
-    expect([file.status, file.headers['retry-after'], body(file)]).toEqual([
-      503,
-      '60',
-      { error: 'store_unavailable', message: 'gone' },
-    ]);
-    expect(commit.headers['retry-after']).toBe('5');
+  it('says why a client must come back, and when, in a Retry-After a cross-origin player reads', () => {
+    for (const [r, status, error, seconds] of [
+      [overBudget({ why: 'too many', waitS: 7 }), 503, 'over_budget', '7'],
+      [overBudget({ why: 'too many', waitS: 7 }, 429), 429, 'over_budget', '7'],
+      [storeUnavailable({ cause: 'file', why: 'gone' }), 503, 'store_unavailable', '10'],
+      [storeUnavailable({ cause: 'commit', why: 'failed' }, 429), 429, 'store_unavailable', '5'],
+      [overloaded('busy', 429), 429, 'overloaded', '1'],
+    ] as const) {
+      expect({
+        status: r.status,
+        error: body(r).error,
+        retryAfter: r.headers['retry-after'],
+        exposed: r.headers['access-control-expose-headers'],
+        said: body(r).message.endsWith(`; retry in ${seconds} s`),
+      }).toEqual({ status, error, retryAfter: seconds, exposed: 'Retry-After', said: true });
+    }
   });
 
   it('tells a hop what became of its record', () => {

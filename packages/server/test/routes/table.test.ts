@@ -35,6 +35,7 @@ describe('buildRoutes', () => {
       'key_log',
       'healthz',
       'metrics',
+      'root',
     ]);
     const console = new ConsoleRoutes(
       { enabled: true, auth: null },
@@ -48,7 +49,7 @@ describe('buildRoutes', () => {
       },
       console,
     });
-    expect(all.map((r) => r.name).slice(-3)).toEqual(['admin', 'status', 'console']);
+    expect(all.map((r) => r.name).slice(-4)).toEqual(['admin', 'status', 'console', 'root']);
   });
 
   it('matches each path to its row and parameter', async () => {

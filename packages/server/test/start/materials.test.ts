@@ -4,7 +4,12 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ConfigError } from '../../src/config.js';
-import { liveOptions, readMaterials, readSecret } from '../../src/start/materials.js';
+import {
+  checkMaterials,
+  liveOptions,
+  readMaterials,
+  readSecret,
+} from '../../src/start/materials.js';
 import { demoRoom } from '../helpers/setup.js';
 
 let cleanup: (() => void)[] = [];
@@ -59,6 +64,44 @@ describe('readMaterials', () => {
     expect(
       errorOf(() => readMaterials({ ...config, signingKey: join(setup.dir, 'pub.jwk') })),
     ).toMatch(/^signing_key: /);
+  });
+});
+
+describe('checkMaterials', () => {
+  it('names every problem at once: a missing key log, a policy config, a public steering key', () => {
+    const { config, setup, remove } = demoRoom();
+    cleanup.push(remove);
+    writeFileSync(join(setup.dir, 'policy.yaml'), 'room: room.wrd\nperiod: 2s\n');
+    writeFileSync(
+      join(setup.dir, 'pub.jwk'),
+      JSON.stringify({ kty: 'OKP', crv: 'Ed25519', x: 'AAAA' }),
+    );
+    const checked = checkMaterials({
+      ...config,
+      keyLog: join(setup.dir, 'nowhere.wkl'),
+      policy: join(setup.dir, 'policy.yaml'),
+      signingKey: join(setup.dir, 'pub.jwk'),
+    });
+    expect(checked.materials).toBeUndefined();
+    expect(checked.issues.map((i) => i.split(':')[0])).toEqual([
+      'key_log',
+      'policy',
+      'signing_key',
+    ]);
+    expect(checked.issues[0]).toMatch(/^key_log: cannot read .*nowhere\.wkl: no such file/);
+    expect(checked.issues[1]).toMatch(/is a policy config, not a signed policy/);
+    // And readMaterials throws them all, in one ConfigError.
+    let error: ConfigError | undefined;
+    try {
+      readMaterials({ ...config, keyLog: join(setup.dir, 'nowhere.wkl'), policy: config.room });
+    } catch (e) {
+      error = e as ConfigError;
+    }
+    expect(error?.issues.map((i) => i.split(':')[0])).toEqual(['key_log', 'policy']);
+    expect(checkMaterials(config).issues).toEqual([]);
+    expect(checkMaterials(config).materials?.policy.pathways.map((p) => p.id)).toEqual(
+      setup.policy.pathways.map((p) => p.id),
+    );
   });
 });
 

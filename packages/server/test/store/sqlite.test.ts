@@ -2,9 +2,11 @@
 import { createHash } from 'node:crypto';
 import { statSync } from 'node:fs';
 import type { DecisionFields } from '@wai-steering/wire';
+import Database from 'better-sqlite3';
 import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
 import { SqliteStore } from '../../src/store/sqlite.js';
+import { integrateAll, TEST_ORIGIN } from '../helpers/log.js';
 import { tempDir } from '../helpers/setup.js';
 import { fieldsArb, sign, signer } from '../store-contract.js';
 
@@ -14,7 +16,7 @@ afterEach(() => {
   cleanup = [];
 });
 
-import { storeContract } from '../store-contract.js';
+import { altered, keyOf, storeContract } from '../store-contract.js';
 
 storeContract('SqliteStore', async () => {
   const t = tempDir('wai-sqlite-contract-');
@@ -23,6 +25,21 @@ storeContract('SqliteStore', async () => {
     store: new SqliteStore(path),
     reopen: async () => new SqliteStore(path),
     dispose: async () => t.remove(),
+    damage: async (digest) => {
+      // Another connection to the file, as a tool would: the change passes quick_check.
+      const db = new Database(path);
+      const rows = db
+        .prepare('SELECT id, tail FROM decisions WHERE key = ?')
+        .all(keyOf(digest)) as {
+        id: number;
+        tail: Buffer;
+      }[];
+      for (const r of rows) {
+        db.prepare('UPDATE decisions SET tail = ? WHERE id = ?').run(altered(r.tail), r.id);
+      }
+      expect(db.pragma('quick_check', { simple: true })).toBe('ok');
+      db.close();
+    },
   };
 });
 
@@ -71,6 +88,50 @@ describe('SqliteStore', () => {
     await store.close();
   });
 
+  it('migrates a store of schema 1: each decision’s t read from its tail, and every decision logged in the order stored', async () => {
+    const { dir, remove } = tempDir();
+    cleanup.push(remove);
+    const path = `${dir}/s.sqlite`;
+    let store = new SqliteStore(path);
+    const ts = [5n, 3n, 9n, 3n, 1n, 7n];
+    const made = ts.map((t, i) =>
+      sign({ ...(fc.sample(fieldsArb, { seed: i, numRuns: 1 })[0] as DecisionFields), t }),
+    );
+    await store.commit({ records: [], decisions: made.slice(0, 4) });
+    await store.commit({ records: [], decisions: made.slice(4) });
+    await store.close();
+    // The schema of version 1: decisions without `t`, no index on it, no log.
+    const db = new Database(path);
+    db.exec(`
+      DROP INDEX decisions_t;
+      CREATE TABLE old (id INTEGER PRIMARY KEY, key INTEGER NOT NULL, set_id INTEGER NOT NULL,
+        tail BLOB NOT NULL);
+      INSERT INTO old SELECT id, key, set_id, tail FROM decisions;
+      DROP TABLE decisions;
+      ALTER TABLE old RENAME TO decisions;
+      CREATE INDEX decisions_key ON decisions (key);
+      DROP TABLE log_pending; DROP TABLE log_head; DROP TABLE log_lease; DROP TABLE log_bundles;
+      DROP TABLE log_keys; DROP TABLE log_keys_more; DROP TABLE log_tiles; DROP TABLE log_checkpoints;
+      UPDATE meta SET v = 1 WHERE k = 'schema';
+    `);
+    db.close();
+    store = new SqliteStore(path);
+    const page = await store.listDecisions(0n, 1n << 62n, null, 100);
+    const order = ts.map((t, i) => ({ t, i })).sort((a, b) => Number(a.t - b.t) || a.i - b.i);
+    expect(page.decisions.map((d) => Buffer.from(d.bytes).toString('hex'))).toEqual(
+      order.map(({ i }) => Buffer.from(made[i]!.bytes).toString('hex')),
+    );
+    await store.beginLog(TEST_ORIGIN);
+    await integrateAll(store);
+    expect(
+      (await store.logEntries(0n, 10n)).map((e) => Buffer.from(e.digest).toString('hex')),
+    ).toEqual(made.map((d) => Buffer.from(d.digest).toString('hex')));
+    await store.close();
+    const check = new Database(path, { readonly: true });
+    expect(check.prepare("SELECT v FROM meta WHERE k = 'schema'").pluck().get()).toBe(2);
+    check.close();
+  });
+
   it('checkpoints the WAL in the background', async () => {
     const { dir, remove } = tempDir();
     cleanup.push(remove);
@@ -89,7 +150,8 @@ describe('SqliteStore', () => {
     }
     // The writer never checkpoints (wal_autocheckpoint = 0): the worker copies the pages over.
     let size = statSync(path).size;
-    for (let i = 0; i < 40 && size <= before + 100_000; i++) {
+    // Every 250 ms, or later on a busy machine: a generous ceiling.
+    for (let i = 0; i < 600 && size <= before + 100_000; i++) {
       await new Promise((done) => setTimeout(done, 100));
       size = statSync(path).size;
     }

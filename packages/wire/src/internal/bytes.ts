@@ -8,7 +8,7 @@ import { type Magic, Refusal } from '../refusal.js';
 export class ByteReader {
   readonly bytes: Uint8Array;
   readonly magic: Magic;
-  private readonly view: DataView;
+  readonly view: DataView;
   pos = 0;
   /** When set, the offset of each field read, by name (to place a rule's refusal). */
   trace: Map<string, number> | undefined;
@@ -65,7 +65,7 @@ export class ByteReader {
     const at = this.need(16, field);
     const lo = this.view.getBigUint64(at, true);
     const hi = this.view.getBigUint64(at + 8, true);
-    return (hi << 64n) | lo;
+    return hi === 0n ? lo : (hi << 64n) | lo;
   }
 
   /** `n` bytes, as a view into the (already copied) input. */

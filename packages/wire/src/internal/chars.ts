@@ -74,10 +74,42 @@ export function compareText(a: string, b: string): number {
 }
 
 /**
- * The index of the first byte string of `list` that equals one before it, or -1: "no key twice",
- * by sorting indices (no string per key).
+ * The index of the first byte string of `list` that equals one before it, or -1: "no key twice".
+ * The strings here are keys and digests, whose first four bytes differ but by chance: those are
+ * compared first as numbers, and the list is sorted (indices, no string per key) only when two
+ * of them meet.
  */
 export function firstRepeat(list: readonly Uint8Array[]): number {
+  const n = list.length;
+  if (n > SMALL) {
+    const heads = new Set<number>();
+    for (const b of list) {
+      const h = headOf(b);
+      if (heads.has(h)) return firstRepeatSorted(list);
+      heads.add(h);
+    }
+    return -1;
+  }
+  // A few (a decision's evidence): each head against those before it, no allocation.
+  for (let i = 0; i < n; i++) {
+    const h = headOf(list[i]!);
+    SCRATCH[i] = h;
+    for (let j = 0; j < i; j++) if (SCRATCH[j] === h) return firstRepeatSorted(list);
+  }
+  return -1;
+}
+
+const SMALL = 64;
+const SCRATCH = new Float64Array(SMALL);
+
+/** The first 4 bytes as a number, or a negative number of the length for a shorter string. */
+function headOf(b: Uint8Array): number {
+  return b.length >= 4
+    ? (b[0]! | (b[1]! << 8) | (b[2]! << 16) | (b[3]! << 24)) >>> 0
+    : -1 - b.length;
+}
+
+function firstRepeatSorted(list: readonly Uint8Array[]): number {
   const order = list.map((_, i) => i);
   order.sort((x, y) => compareByteArrays(list[x]!, list[y]!) || x - y);
   let first = -1;

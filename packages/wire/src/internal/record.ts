@@ -1,6 +1,6 @@
 import type { CryptoBackend } from '../crypto/backend.js';
 import { getBackend } from '../crypto/index.js';
-import { signingMessage } from '../domain.js';
+import { signingLength, signingMessage, writeSigningMessage } from '../domain.js';
 import { bytesEqual } from '../hex.js';
 import { type Magic, Refusal, type Result } from '../refusal.js';
 import { assertBytes, ByteReader } from './bytes.js';
@@ -56,7 +56,11 @@ export function readRecord<T>(
     }
     return { ok: false, refusal: e };
   }
-  return { ok: true, value: { ...fields, sig, body: bytes.subarray(0, bodyEnd) } };
+  // The fields read, with `sig` and `body` set on them (a fresh object: no copy of its fields).
+  const value = fields as T & { sig: Uint8Array; body: Uint8Array };
+  value.sig = sig;
+  value.body = bytes.subarray(0, bodyEnd);
+  return { ok: true, value };
 }
 
 /** Unwraps a result: the value, or the refusal thrown. */
@@ -87,6 +91,11 @@ export function sealRecord(
   return out;
 }
 
+/** The most bytes of a message {@link checkSignature} writes into its buffer. */
+const MESSAGE_SCRATCH = 1 << 16;
+let scratch: Uint8Array | undefined;
+let scratchBusy = false;
+
 /** C2: strict verification of a record's signature by `key`; a refusal, or `undefined`. */
 export function checkSignature(
   magic: Magic,
@@ -95,7 +104,23 @@ export function checkSignature(
   key: Uint8Array,
   backend: CryptoBackend,
 ): Refusal | undefined {
-  const outcome = backend.verify(key, signingMessage(magic, body), sig);
+  // The message written into a buffer kept for the purpose (a verification is synchronous),
+  // rather than a new one each time: most records are verified, and most are small.
+  // (A backend that verified again from inside `verify` gets a message of its own.)
+  const n = signingLength(magic, body);
+  const own = scratchBusy || n > MESSAGE_SCRATCH;
+  let outcome: ReturnType<CryptoBackend['verify']>;
+  if (own) {
+    outcome = backend.verify(key, signingMessage(magic, body), sig);
+  } else {
+    scratch ??= new Uint8Array(MESSAGE_SCRATCH);
+    scratchBusy = true;
+    try {
+      outcome = backend.verify(key, writeSigningMessage(magic, body, scratch), sig);
+    } finally {
+      scratchBusy = false;
+    }
+  }
   if (outcome === 'ok') return undefined;
   return new Refusal(outcome, { magic, field: outcome === 'bad_key' ? 'key' : 'sig' });
 }

@@ -84,7 +84,85 @@ export interface DecisionFields {
 /** A decision as read: its fields, `sig` and the bytes before `sig`. */
 export type Decision = Signed<DecisionFields>;
 
-function readFields(r: ByteReader): DecisionFields {
+/**
+ * The field names of a decision's pathways and evidence (`pathways[i].load`, …), made once each:
+ * a refusal names its field, and building the names for every decision read would cost more
+ * than reading it.
+ */
+const PATHWAY_FIELDS: Record<
+  'at' | 'load' | 'limits' | 'status' | 'class' | 'joules' | 'delivery' | 'evidence',
+  string
+>[] = [];
+const EVIDENCE_FIELDS: string[][] = [];
+
+function pathwayFields(i: number): (typeof PATHWAY_FIELDS)[number] {
+  let f = PATHWAY_FIELDS[i];
+  if (f === undefined) {
+    const at = `pathways[${i}]`;
+    f = {
+      at,
+      load: `${at}.load`,
+      limits: `${at}.limits`,
+      status: `${at}.status`,
+      class: `${at}.class`,
+      joules: `${at}.joules`,
+      delivery: `${at}.delivery`,
+      evidence: `${at}.evidence`,
+    };
+    PATHWAY_FIELDS[i] = f;
+  }
+  return f;
+}
+
+function evidenceField(i: number, j: number): string {
+  let row = EVIDENCE_FIELDS[i];
+  if (row === undefined) {
+    row = [];
+    EVIDENCE_FIELDS[i] = row;
+  }
+  let name = row[j];
+  if (name === undefined) {
+    name = `pathways[${i}].evidence[${j}]`;
+    row[j] = name;
+  }
+  return name;
+}
+
+/**
+ * The decision this reader gave last: the only one taken as `previous` (its fields are its
+ * bytes', which a decision made elsewhere need not be).
+ */
+let lastRead: Decision | undefined;
+
+/**
+ * Whether the bytes of `r` at its position hold, for `length` bytes, what `previous` holds at
+ * the same offset.
+ */
+function sameAt(r: ByteReader, previous: Uint8Array, length: number): boolean {
+  const at = r.pos;
+  if (r.remaining < length || previous.length < at + length) return false;
+  // Four bytes at a time, then the rest.
+  const a = r.view;
+  const p = new DataView(previous.buffer, previous.byteOffset, previous.byteLength);
+  let i = 0;
+  for (; i + 4 <= length; i += 4) if (a.getUint32(at + i) !== p.getUint32(at + i)) return false;
+  const b = r.bytes;
+  for (; i < length; i++) if (b[at + i] !== previous[at + i]) return false;
+  return true;
+}
+
+/**
+ * Whether every pathway of the decision read last was taken from a previous one (set by
+ * `readFields`, read by `checkRules` right after it: a read is synchronous).
+ */
+let allReused = false;
+
+/**
+ * The fields; with `previous`, each pathway whose status, class, J, D and evidence hold the same
+ * bytes at the same place as the previous decision's is taken from it (so is every pathway before
+ * it), and {@link allReused} says whether all of them were.
+ */
+function readFields(r: ByteReader, previous?: Decision): DecisionFields {
   const room = r.take(32, 'room');
   const signer = r.take(32, 'signer');
   const policy = r.take(32, 'policy');
@@ -98,17 +176,41 @@ function readFields(r: ByteReader): DecisionFields {
   const buffer = r.u64('report.buffer');
   const count = r.u8('pathways');
   const pathways: DecisionPathway[] = [];
+  // Reuse while every pathway so far matched (the offsets then agree), never while tracing.
+  let same =
+    previous !== undefined &&
+    r.trace === undefined &&
+    previous === lastRead &&
+    previous.pathways.length === count;
   for (let i = 0; i < count; i++) {
-    const at = `pathways[${i}]`;
-    const load = r.u32(`${at}.load`);
-    const limits = r.u8(`${at}.limits`);
-    const status = r.u8(`${at}.status`);
-    const cls = r.u8(`${at}.class`);
-    const joules = r.u128(`${at}.joules`);
-    const delivery = r.u128(`${at}.delivery`);
-    const k = r.u8(`${at}.evidence`);
+    const f = pathwayFields(i);
+    const load = r.u32(f.load);
+    const limits = r.u8(f.limits);
+    if (same) {
+      const p = previous!.pathways[i]!;
+      const length = 1 + 1 + 16 + 16 + 1 + 32 * p.evidence.length;
+      if (sameAt(r, previous!.body, length)) {
+        r.pos += length;
+        pathways.push({
+          load,
+          limits,
+          status: p.status,
+          class: p.class,
+          joules: p.joules,
+          delivery: p.delivery,
+          evidence: p.evidence,
+        });
+        continue;
+      }
+      same = false;
+    }
+    const status = r.u8(f.status);
+    const cls = r.u8(f.class);
+    const joules = r.u128(f.joules);
+    const delivery = r.u128(f.delivery);
+    const k = r.u8(f.evidence);
     const evidence: Uint8Array[] = [];
-    for (let j = 0; j < k; j++) evidence.push(r.take(32, `${at}.evidence[${j}]`));
+    for (let j = 0; j < k; j++) evidence.push(r.take(32, evidenceField(i, j)));
     pathways.push({ load, limits, status, class: cls, joules, delivery, evidence });
   }
   const ttl = r.u32('ttl');
@@ -116,6 +218,7 @@ function readFields(r: ByteReader): DecisionFields {
   const m = r.u8('priority');
   const priority: number[] = [];
   for (let i = 0; i < m; i++) priority.push(r.u8(`priority[${i}]`));
+  allReused = same;
   return {
     room,
     signer,
@@ -132,7 +235,11 @@ function readFields(r: ByteReader): DecisionFields {
   };
 }
 
-/** §7.2: every rule of `decision_invalid`. */
+/**
+ * §7.2: every rule of `decision_invalid`. A decision whose pathways were all taken from a
+ * previous one ({@link allReused}) has their figures and evidence checked already: only its own
+ * fields and each pathway's `limits` are.
+ */
 function checkRules(d: DecisionFields, r: ByteReader): void {
   const invalid = (field: string, detail: string): Refusal =>
     r.rule('decision_invalid', field, detail);
@@ -155,29 +262,47 @@ function checkRules(d: DecisionFields, r: ByteReader): void {
   if ((present & PRESENT.pathway) !== 0 && pathway >= m) {
     throw invalid('report.pathway', 'not a pathway of the decision');
   }
-  const digests: Uint8Array[] = [];
-  const digestFields: string[] = [];
-  d.pathways.forEach((pw, i) => {
-    const at = `pathways[${i}]`;
-    if (pw.limits > 7) throw invalid(`${at}.limits`, 'a bit above bit 2 is set');
-    if (pw.status > 4) throw invalid(`${at}.status`, 'not 0 to 4');
-    if (pw.status === STATUS.figure) {
-      if (pw.class < 2 || pw.class > 5) throw invalid(`${at}.class`, 'a figure with no class');
-      if (pw.joules === 0n) throw invalid(`${at}.joules`, 'a figure of 0 joules');
-      if (pw.delivery === 0n) throw invalid(`${at}.delivery`, 'a figure of 0 delivery');
-    } else {
-      if (pw.class !== 0) throw invalid(`${at}.class`, 'no figure, but a class');
-      if (pw.joules !== 0n) throw invalid(`${at}.joules`, 'no figure, but joules');
-      if (pw.delivery !== 0n) throw invalid(`${at}.delivery`, 'no figure, but a delivery');
-    }
-    pw.evidence.forEach((digest, j) => {
-      digests.push(digest);
-      digestFields.push(`${at}.evidence[${j}]`);
+  if (allReused) {
+    d.pathways.forEach((pw, i) => {
+      if (pw.limits > 7) throw invalid(pathwayFields(i).limits, 'a bit above bit 2 is set');
     });
+    checkPriority(d, invalid);
+    return;
+  }
+  const digests: Uint8Array[] = [];
+  d.pathways.forEach((pw, i) => {
+    const f = pathwayFields(i);
+    if (pw.limits > 7) throw invalid(f.limits, 'a bit above bit 2 is set');
+    if (pw.status > 4) throw invalid(f.status, 'not 0 to 4');
+    if (pw.status === STATUS.figure) {
+      if (pw.class < 2 || pw.class > 5) throw invalid(f.class, 'a figure with no class');
+      if (pw.joules === 0n) throw invalid(f.joules, 'a figure of 0 joules');
+      if (pw.delivery === 0n) throw invalid(f.delivery, 'a figure of 0 delivery');
+    } else {
+      if (pw.class !== 0) throw invalid(f.class, 'no figure, but a class');
+      if (pw.joules !== 0n) throw invalid(f.joules, 'no figure, but joules');
+      if (pw.delivery !== 0n) throw invalid(f.delivery, 'no figure, but a delivery');
+    }
+    for (const digest of pw.evidence) digests.push(digest);
   });
   // No digest is named twice in the decision, across pathways too (C9).
   const repeat = firstRepeat(digests);
-  if (repeat >= 0) throw invalid(digestFields[repeat]!, 'a digest named twice');
+  if (repeat >= 0) {
+    // The field of the repeat: its pathway and its place there.
+    let i = 0;
+    let j = repeat;
+    while (j >= d.pathways[i]!.evidence.length) j -= d.pathways[i++]!.evidence.length;
+    throw invalid(evidenceField(i, j), 'a digest named twice');
+  }
+  checkPriority(d, invalid);
+}
+
+/** §7.2: the priority is a permutation of the pathways. */
+function checkPriority(
+  d: DecisionFields,
+  invalid: (field: string, detail: string) => Refusal,
+): void {
+  const m = d.pathways.length;
   if (d.priority.length !== m) throw invalid('priority', 'not one entry per pathway');
   const named = new Uint8Array(m);
   d.priority.forEach((index, i) => {
@@ -189,8 +314,31 @@ function checkRules(d: DecisionFields, r: ByteReader): void {
 }
 
 /** §7.2: reads a decision and checks its rules (not its policy, room or signature). */
-export function readDecision(bytes: Uint8Array): Result<Decision> {
-  return readRecord(bytes, 'WSD1', readFields, checkRules);
+/** Options of {@link readDecision}. */
+export interface ReadDecisionOptions {
+  /**
+   * The decision this function read last (the one before, in a run of decisions over one
+   * window's evidence): each pathway whose status, class, J, D and evidence are the same bytes
+   * is taken from it rather than read and checked again. The outcome is the same as without it;
+   * any other decision is not taken.
+   */
+  readonly previous?: Decision;
+}
+
+export function readDecision(
+  bytes: Uint8Array,
+  options: ReadDecisionOptions = {},
+): Result<Decision> {
+  const previous = options.previous;
+  const read = readRecord(
+    bytes,
+    'WSD1',
+    previous === undefined ? readFields : (r) => readFields(r, previous),
+    checkRules,
+  );
+  allReused = false;
+  if (read.ok) lastRead = read.value;
+  return read;
 }
 
 /** §7.1: the bytes of a decision before `sig`. Writes exactly what it is given. */

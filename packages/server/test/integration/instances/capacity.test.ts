@@ -17,6 +17,7 @@ import { setupDemo } from '../../../src/demo/setup.js';
 import { monotonicClock } from '../../../src/engine/clock.js';
 import { type RunningServer, startServer } from '../../../src/server.js';
 import { PgStore } from '../../../src/store/postgres.js';
+import type { DecisionCursor } from '../../../src/store/store.js';
 import { type Posted, postRecords, verifyFrom } from '../../helpers/load.js';
 import { type PgCluster, startPostgres } from '../../helpers/postgres.js';
 import { freePort, tempDir } from '../../helpers/setup.js';
@@ -122,10 +123,10 @@ describe('capacity across two instances on PostgreSQL', () => {
       await hops.stop();
     }
 
-    // Every decision of both, from the shared store, in the order of their commits.
+    // Every decision of both, from the shared store, by time.
     store = await PgStore.open(url);
     const decisions: { t: bigint; session: string; first: number; ttl: number }[] = [];
-    for (let after = 0; ; ) {
+    for (let after: DecisionCursor | null = null; ; ) {
       const page = await store.listDecisions(0n, 1n << 62n, after, 1000);
       for (const d of page.decisions) {
         const v = unwrap(readDecision(d.bytes));
@@ -140,14 +141,14 @@ describe('capacity across two instances on PostgreSQL', () => {
       after = page.next;
     }
     // The load replay (docs/audit.md): a session counts in the first pathway of its latest
-    // decision until ⌊t / 10^6⌋ + ttl + grace; the most sessions counted in cdn-b at once.
+    // decision while t′ < t + (ttl + grace) × 10^6; the most sessions counted in cdn-b at once.
     const graceS = a.engine.graceS;
     decisions.sort((x, y) => (x.t < y.t ? -1 : x.t > y.t ? 1 : 0));
     const placed = new Map<string, { first: number; end: bigint }>();
     let most = 0;
     for (const d of decisions) {
-      const s = d.t / 1_000_000n;
-      placed.set(d.session, { first: d.first, end: s + BigInt(d.ttl + graceS) });
+      const s = d.t;
+      placed.set(d.session, { first: d.first, end: s + BigInt(d.ttl + graceS) * 1_000_000n });
       let inB = 0;
       for (const p of placed.values()) if (p.first === cdnB && p.end > s) inB++;
       most = Math.max(most, inB);

@@ -29,7 +29,7 @@ describe('StoreFeed', () => {
     try {
       const r1 = fakeRecord(10n, 20n, 1);
       await a.commit({ records: [r1], decisions: [] });
-      for (let i = 0; i < 300 && !seen.has(hex(r1)); i++)
+      for (let i = 0; i < 6000 && !seen.has(hex(r1)); i++)
         await new Promise((r) => setTimeout(r, 10));
       expect(seen.has(hex(r1))).toBe(true);
       // Notifications lost: the feed stops listening; the window move's catch-up still reads.

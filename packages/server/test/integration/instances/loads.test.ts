@@ -15,7 +15,8 @@ afterAll(async () => {
 
 const policy = new Uint8Array(32).fill(1);
 const until = async (ok: () => boolean): Promise<void> => {
-  for (let i = 0; i < 500 && !ok(); i++) await new Promise((r) => setTimeout(r, 10));
+  // Heartbeats of 50 ms, late on a busy machine: a generous ceiling.
+  for (let i = 0; i < 6000 && !ok(); i++) await new Promise((r) => setTimeout(r, 10));
 };
 
 describe('PgLoadExchange', () => {

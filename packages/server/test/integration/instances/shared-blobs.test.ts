@@ -60,7 +60,7 @@ describe('blobs across instances', () => {
     expect(toHex(await keyLogAt(a))).toBe(toHex(head1));
     // B adopts it from the store's notification, without reading any file.
     let atB = await keyLogAt(b);
-    for (let i = 0; i < 100 && toHex(atB) !== toHex(head1); i++) {
+    for (let i = 0; i < 1200 && toHex(atB) !== toHex(head1); i++) {
       await new Promise((r) => setTimeout(r, 50));
       atB = await keyLogAt(b);
     }

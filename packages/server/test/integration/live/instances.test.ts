@@ -25,7 +25,7 @@ import { signReport } from '../../live/world.js';
 const TOKEN = 'a-token-of-the-admin-route';
 const P_MS = 2000;
 
-async function until(what: string, ok: () => boolean | Promise<boolean>, ms = 5000) {
+async function until(what: string, ok: () => boolean | Promise<boolean>, ms = 60_000) {
   const end = Date.now() + ms;
   while (!(await ok())) {
     if (Date.now() > end) throw new Error(`timed out waiting until ${what}`);
@@ -54,6 +54,8 @@ describe('live policy on two instances sharing one PostgreSQL', () => {
         capacityThresholdPpm: 100_000,
         latencyThresholdMs: 10,
         maxAhead: 5000,
+        // The reports here hold 30 s (15 periods) while the tests move the clock.
+        maxExpiry: 60_000,
       },
       admin: { token: TOKEN },
       instances: { heartbeat: 100, dropAfter: 1000 },
@@ -255,6 +257,7 @@ describe('live policy on two engines sharing one SQLite file (the workers of ser
           pathways: new Set([0, 1, 2]),
           capacityThresholdPpm: 100_000,
           latencyThresholdMs: 10,
+          maxExpiryUs: 60_000_000n,
         },
       });
     };

@@ -1,0 +1,354 @@
+// `pnpm bench:server`, its last part: the decision log.
+//
+// (a) What the log costs a steering server: the same steering load (autocannon, a distinct
+//     session per request, 3 pathways, 36 records named per decision, SQLite) against a server
+//     that logs every decision (the pending entry at commit, the integrator every second, in
+//     the same process) and one with the log's append off (an internal switch of the bench: its
+//     integrator has nothing to do), rounds alternating; the server's CPU per request. On a
+//     loaded machine the rounds' ratios swing by more than the log costs, so the cost is also
+//     measured in parts, in this process, rounds alternating: a group commit of 16 decisions
+//     with and without the append (the hot path), and the integration of a second's entries at
+//     the rate served; their sum against the server's CPU per decision.
+// (b) Integration: entries pending in the store (one row per commit of 64 decisions, as a
+//     server writes them) integrated in batches as the integrator takes them (the leaf hashes,
+//     the tiles, the checkpoint signed, the store's writes), entries a second of CPU time: on
+//     SQLite everything is in the bench's process; on PostgreSQL the bench's process and the
+//     database's backends are counted apart.
+//
+// `node bench/log.bench.mjs` runs it alone (after `pnpm build`).
+
+import { fork } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { median } from '@wai-steering/bench';
+import { ed25519Signer } from '@wai-steering/tlog';
+import { nodeBackend } from '@wai-steering/wire/node';
+import autocannon from 'autocannon';
+import Database from 'better-sqlite3';
+import {
+  monotonicClock,
+  PgStore,
+  planIntegration,
+  SqliteStore,
+  writerBackend,
+} from '../dist/index.js';
+import { HopSimulator, setupDemo, startPostgres } from '../dist/testkit.js';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const DURATION = Number(process.env.BENCH_DURATION ?? 10);
+const WARMUP = Number(process.env.BENCH_WARMUP ?? 3);
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const ENTRIES = Number(process.env.LOG_BENCH_ENTRIES ?? 200_000);
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address();
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+/** CPU seconds (user + system) of a process, from /proc (Linux). */
+function cpuOf(pid) {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return 0;
+  }
+}
+
+/** The processes whose parent is `pid` (the PostgreSQL backends of a postmaster). */
+function childrenOf(pid) {
+  const out = [];
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const fields = readFileSync(`/proc/${name}/stat`, 'utf8').split(') ')[1].split(' ');
+      if (Number(fields[1]) === pid) out.push(Number(name));
+    } catch {}
+  }
+  return out;
+}
+
+function start(config, env) {
+  const child = fork(join(here, 'steering-server.mjs'), [config], {
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    env: { ...process.env, ...env },
+  });
+  return new Promise((resolve, reject) => {
+    child.once('exit', (code) => reject(new Error(`steering-server exited (${code})`)));
+    child.once('message', (m) => (m?.ready ? resolve({ child, url: m.url }) : reject(m)));
+  });
+}
+
+function stop(child) {
+  return new Promise((resolve) => {
+    child.removeAllListeners('exit');
+    child.once('exit', resolve);
+    child.send({ cmd: 'stop' });
+  });
+}
+
+function cannon(options) {
+  return new Promise((resolve, reject) => {
+    autocannon({ connections: CONNECTIONS, pipelining: 1, ...options }, (err, result) =>
+      err ? reject(err) : resolve(result),
+    );
+  });
+}
+
+let counter = 0;
+const steering = (url) => ({
+  url,
+  requests: [
+    {
+      method: 'GET',
+      setupRequest: (req) => {
+        const session = (counter++).toString(16).padStart(32, '0');
+        req.path = `/steer/reload?wai_session=${session}&_HLS_pathway=%22cdn-a%22&_HLS_throughput=5000000`;
+        return req;
+      },
+    },
+  ],
+});
+
+async function room(dir) {
+  const port = await freePort();
+  const setup = setupDemo(dir, { port, periodMs: 10_000, windowPeriods: 6, budgets: false });
+  const config = JSON.parse(readFileSync(setup.configPath, 'utf8'));
+  writeFileSync(
+    setup.configPath,
+    JSON.stringify({ ...config, store: { ...config.store, create: true } }),
+  );
+  return setup;
+}
+
+const signing = {
+  origin: 'bench.example/log',
+  signer: ed25519Signer('bench.example/log', new Uint8Array(32).fill(1), nodeBackend),
+  backend: writerBackend,
+};
+
+/** (a): the same load with the log and without its append, and the log's cost in parts. */
+async function costOfTheLog() {
+  const servers = {};
+  for (const [name, env] of [
+    ['log', {}],
+    ['no log', { WAI_BENCH_LOG_APPEND: 'off' }],
+  ]) {
+    const setup = await room(join(dir, name.replace(' ', '-')));
+    const s = await start(setup.configPath, env);
+    const sim = new HopSimulator({
+      policy: setup.policy,
+      roomId: setup.roomId,
+      hops: setup.hops,
+      base: s.url,
+      clock: monotonicClock(),
+      history: 7,
+    });
+    await sim.start();
+    await cannon({ ...steering(s.url), duration: WARMUP });
+    servers[name] = { ...s, sim, cpu: [], rps: [] };
+  }
+  for (let round = 1; round <= ROUNDS; round++) {
+    const line = [];
+    for (const name of ['log', 'no log']) {
+      const s = servers[name];
+      const c0 = cpuOf(s.child.pid);
+      const r = await cannon({ ...steering(s.url), duration: DURATION });
+      const us = ((cpuOf(s.child.pid) - c0) / r.requests.total) * 1e6;
+      s.cpu.push(us);
+      s.rps.push(r.requests.average);
+      line.push(
+        `${name} ${Math.round(r.requests.average)} req/s, ${us.toFixed(1)} µs CPU/request (${r.non2xx} non-2xx)`,
+      );
+    }
+    const ratio = servers.log.cpu.at(-1) / servers['no log'].cpu.at(-1);
+    console.log(`(a) round ${round}: ${line.join('; ')}; log/no log = ${ratio.toFixed(3)}`);
+  }
+  const ratios = servers.log.cpu.map((c, i) => c / servers['no log'].cpu[i]);
+  const extra = servers.log.cpu.map((c, i) => c - servers['no log'].cpu[i]);
+  console.log(
+    `(a) the log's cost: median of ${ROUNDS} rounds ${((median(ratios) - 1) * 100).toFixed(1)}% of the server's CPU per decision (${median(extra).toFixed(1)} µs of ${median(servers['no log'].cpu).toFixed(1)}; rounds ${ratios.map((r) => `${((r - 1) * 100).toFixed(1)}%`).join(', ')}; goal ≤ 3%)`,
+  );
+  const stats = await new Promise((resolve) => {
+    servers.log.child.once('message', resolve);
+    servers.log.child.send({ cmd: 'stats' });
+  });
+  for (const name of ['log', 'no log']) {
+    await servers[name].sim.stop();
+    await stop(servers[name].child);
+  }
+  console.log(`(a) the logged server's store: ${stats.store.decisions} decisions`);
+  const serverUs = median(servers['no log'].cpu);
+  const rate = Math.max(100, Math.round(median(servers.log.rps)));
+
+  // (a, in parts) The append: group commits of 16 decisions of the served shape (a tail of 135
+  // bytes, an evidence set of 36 records), with and without it, alternating.
+  const shape = realDecisions(stats.sample);
+  const append = { on: [], off: [] };
+  // WAL checkpoints inline: each store's own work counts in its commits (background
+  // checkpointers' threads would count in both).
+  const stores = {
+    on: new SqliteStore(join(dir, 'append-on.sqlite'), { checkpoint: 'inline' }),
+    off: new SqliteStore(join(dir, 'append-off.sqlite'), {
+      checkpoint: 'inline',
+      logAppend: false,
+    }),
+  };
+  for (let round = 0; round < 20; round++) {
+    for (const k of round % 2 === 0 ? ['on', 'off'] : ['off', 'on']) {
+      const batches = Array.from({ length: 200 }, () => shape(16));
+      const u0 = process.cpuUsage();
+      for (const b of batches) await stores[k].commit({ records: [], decisions: b });
+      const u = process.cpuUsage(u0);
+      append[k].push((u.user + u.system) / 3200);
+    }
+  }
+  await stores.on.close();
+  await stores.off.close();
+  const appendUs = median(append.on.map((x, i) => x - append.off[i]));
+  // The integration of a second's entries at the rate served, as the integrator runs it.
+  const ints = [];
+  for (let round = 0; round < 5; round++) {
+    const store = new SqliteStore(join(dir, `integrate-rate-${round}.sqlite`));
+    await store.beginLog(signing.origin);
+    const memo = {};
+    for (let second = 0; second < 4; second++) {
+      for (let i = 0; i < rate; i += 16) await store.commit({ records: [], decisions: shape(16) });
+      const u0 = process.cpuUsage();
+      const done = await store.integrateLog((input) => planIntegration(input, signing, 1n, memo), {
+        maxEntries: 100_000,
+        maxDelayMs: 2000,
+      });
+      const u = process.cpuUsage(u0);
+      if (second > 0) ints.push((u.user + u.system) / done.appended);
+    }
+    await store.close();
+  }
+  const integrationUs = median(ints);
+  console.log(
+    `(a, in parts) per decision: the append ${appendUs.toFixed(2)} µs (a commit of 16: ${median(append.off).toFixed(1)} µs a decision without, ${median(append.on).toFixed(1)} with), the integration ${integrationUs.toFixed(2)} µs (batches of ${rate}, one a second); against ${serverUs.toFixed(1)} µs of server CPU per decision: the append ${((appendUs / serverUs) * 100).toFixed(2)}%, the log ${(((appendUs + integrationUs) / serverUs) * 100).toFixed(2)}% (goal ≤ 3%)`,
+  );
+}
+
+/**
+ * Decisions of the shape a server stores, `n` at a time: a served decision's bytes (`sample`),
+ * each with its own t and session (§7.1: t at 101, the session after it) and a digest of its
+ * own (the store keeps the digest it is given; it cuts the bytes against the evidence set).
+ */
+function realDecisions(sample) {
+  const bytes = new Uint8Array(Buffer.from(sample, 'hex'));
+  let t = 0n;
+  return (n) =>
+    Array.from({ length: n }, () => {
+      const own = bytes.slice();
+      new DataView(own.buffer).setBigUint64(101, ++t, true);
+      own.set(randomBytes(16), 109);
+      return { bytes: own, digest: new Uint8Array(randomBytes(32)) };
+    });
+}
+
+const dir = mkdtempSync(join(tmpdir(), 'wai-bench-log-'));
+// `LOG_BENCH_ONLY=integration`: part (b) alone.
+const costs = process.env.LOG_BENCH_ONLY !== 'integration';
+try {
+  if (costs) await costOfTheLog();
+
+  // (b) Integration, on SQLite then PostgreSQL.
+  const set = new Uint8Array(97 + 35);
+  set[96] = 1;
+  /** `n` compact decisions: a fixed set, tails whose first 8 bytes are t, random digests. */
+  const decisions = (n, from) =>
+    Array.from({ length: n }, (_, i) => {
+      const tail = randomBytes(120);
+      tail.writeBigUInt64LE(BigInt(from + i), 0);
+      return { digest: new Uint8Array(randomBytes(32)), set, tail: new Uint8Array(tail) };
+    });
+  const fill = async (store, n) => {
+    for (let i = 0; i < n; i += 64)
+      await store.commit({ records: [], decisions: decisions(64, i) });
+  };
+  const integrate = async (store, batch, dbPids) => {
+    const memo = {};
+    let entries = 0;
+    const u0 = process.cpuUsage();
+    const d0 = dbPids().reduce((s, p) => s + cpuOf(p), 0);
+    const w0 = performance.now();
+    for (;;) {
+      const done = await store.integrateLog((input) => planIntegration(input, signing, 1n, memo), {
+        maxEntries: batch,
+        maxDelayMs: 2000,
+      });
+      if (done === undefined) break;
+      entries += done.appended;
+      if (!done.more && done.appended === 0) break;
+    }
+    const u = process.cpuUsage(u0);
+    const cpu = (u.user + u.system) / 1e6;
+    const db = dbPids().reduce((s, p) => s + cpuOf(p), 0) - d0;
+    return { entries, cpu, db, wall: (performance.now() - w0) / 1000 };
+  };
+  const report = (where, batch, r) =>
+    console.log(
+      `(b) ${where}, batches of ${batch}: ${r.entries} entries, ${Math.round(r.entries / r.cpu)} entries/s of the process's CPU${r.db > 0 ? `, ${Math.round(r.entries / (r.cpu + r.db))} with the database's` : ''} (${Math.round(r.entries / r.wall)}/s wall; goal ≥ 20 000/s on one core)`,
+    );
+  for (const batch of [1_000, 20_000, 100_000]) {
+    const path = join(dir, `integrate-${batch}.sqlite`);
+    const store = new SqliteStore(path);
+    await store.beginLog(signing.origin);
+    await fill(store, ENTRIES);
+    report('SQLite', batch, await integrate(store, batch, () => []));
+    const { size } = await store.logHead();
+    await store.close();
+    // The log's tables and indexes, page by page (SQLite's dbstat).
+    const db = new Database(path, { readonly: true });
+    let bytes = Number.NaN;
+    try {
+      bytes = db
+        .prepare(
+          `SELECT sum(pgsize) FROM dbstat WHERE name IN
+             ('log_bundles', 'log_keys', 'log_keys_more', 'log_tiles', 'log_checkpoints')`,
+        )
+        .pluck()
+        .get();
+    } catch {}
+    db.close();
+    console.log(
+      `(b) SQLite: ${size} entries; the log's tables and indexes ${(bytes / Number(size)).toFixed(1)} bytes per entry`,
+    );
+  }
+  const cluster = await startPostgres();
+  try {
+    for (const batch of [20_000, 100_000]) {
+      const url = await cluster.createDatabase(`log_${batch}`);
+      const store = await PgStore.open(url);
+      await store.beginLog(signing.origin);
+      await fill(store, ENTRIES);
+      report('PostgreSQL', batch, await integrate(store, batch, () => childrenOf(cluster.pid)));
+      const { rows } = await store.query(
+        `SELECT sum(pg_total_relation_size(c.oid))::text AS b FROM pg_class c
+         WHERE c.relkind = 'r'
+           AND c.relname IN ('log_bundles', 'log_keys', 'log_keys_more', 'log_tiles', 'log_checkpoints')`,
+        [],
+      );
+      console.log(
+        `(b) PostgreSQL: the log's tables and indexes ${(Number(rows[0].b) / ENTRIES).toFixed(1)} bytes per entry`,
+      );
+      await store.close();
+    }
+  } finally {
+    await cluster.stop();
+  }
+} finally {
+  rmSync(dir, { recursive: true, force: true });
+}

@@ -1,0 +1,146 @@
+// The integrator's arithmetic: from the stored edge and the pending entries, the head, the
+// tiles of level ≥ 1 and the checkpoint, the same however the entries are batched.
+import {
+  emptyRoot,
+  encodeEntry,
+  integrate,
+  leafHash,
+  openCheckpoint,
+  readEntryBundle,
+  rootOf,
+} from '@wai-steering/tlog';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { planIntegration, stateOf } from '../../src/log/plan.js';
+import type { LogHead, LogPlanInput } from '../../src/store/store.js';
+import { TEST_ORIGIN, testSigning } from '../helpers/log.js';
+
+const entry = (i: number) =>
+  encodeEntry({
+    t: BigInt(i),
+    digest: new Uint8Array(32).fill(i % 251).map((b, j) => b ^ j ^ (i >> 8)),
+  });
+
+/** A store in memory: the head, the entries, the tiles of level ≥ 1 (latest of each index). */
+class MemoryLog {
+  head: LogHead = { origin: TEST_ORIGIN, size: 0n, root: emptyRoot(), minIndex: 0n };
+  entries: Uint8Array[] = [];
+  tiles = new Map<string, Uint8Array>();
+  checkpointed: bigint | undefined;
+
+  input(batch: Uint8Array[], complete = true): LogPlanInput {
+    const size = this.head.size;
+    const tiles = new Map<number, Uint8Array>();
+    for (let level = 1; size >> BigInt(8 * level) > 0n; level++) {
+      const width = Number((size >> BigInt(8 * level)) & 255n);
+      const t = this.tiles.get(`${level}/${size >> BigInt(8 * (level + 1))}`);
+      if (width > 0) tiles.set(level, t!.subarray(0, 32 * width));
+    }
+    return {
+      head: this.head,
+      entries: batch,
+      edge: { entries: this.entries.slice(Number(size - (size % 256n))), tiles },
+      complete,
+      checkpointed: this.checkpointed,
+    };
+  }
+
+  apply(batch: Uint8Array[], complete = true) {
+    const plan = planIntegration(this.input(batch, complete), testSigning(), 42n);
+    this.entries.push(...batch);
+    for (const t of plan.tiles) this.tiles.set(`${t.level}/${t.index}`, t.data);
+    this.head = { ...this.head, size: plan.size, root: plan.root };
+    if (plan.checkpoint !== undefined) this.checkpointed = plan.size;
+    return plan;
+  }
+}
+
+describe('planIntegration', () => {
+  it('gives the root, tiles and checkpoint of one integration however the entries are batched', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.integer({ min: 0, max: 700 }), { minLength: 1, maxLength: 6 }),
+        (sizes) => {
+          const log = new MemoryLog();
+          let i = 0;
+          for (const k of sizes) log.apply(Array.from({ length: k }, () => entry(i++)));
+          const all = log.entries;
+          const whole = integrate(
+            { size: 0n, partialTiles: [], partialBundle: new Uint8Array(0) },
+            all,
+          );
+          expect(Buffer.from(log.head.root).toString('hex')).toBe(
+            Buffer.from(whole.root).toString('hex'),
+          );
+          // The tiles of level ≥ 1 as the whole integration writes them (full, and the partial).
+          for (const t of whole.tiles) {
+            if (t.tile.level === 0) continue;
+            const held = log.tiles.get(`${t.tile.level}/${t.tile.index}`)!;
+            expect(Buffer.from(held.subarray(0, t.data.length)).equals(Buffer.from(t.data))).toBe(
+              true,
+            );
+          }
+        },
+      ),
+      { numRuns: 40 },
+    );
+  });
+
+  it('signs a checkpoint when the batch is complete and the tree is new, not otherwise', () => {
+    const log = new MemoryLog();
+    // The empty log: a checkpoint of size 0.
+    const empty = log.apply([]);
+    expect(empty.checkpoint?.issued).toBe(42n);
+    const opened = openCheckpoint(empty.checkpoint!.text, {
+      origin: TEST_ORIGIN,
+      logKeys: [testSigning().key],
+    });
+    expect(opened.ok && opened.value.checkpoint.size).toBe(0n);
+    expect(log.apply([]).checkpoint).toBeUndefined();
+    // Incomplete: entries appended, no checkpoint; complete again: one.
+    expect(log.apply([entry(1), entry(2)], false).checkpoint).toBeUndefined();
+    const next = log.apply([], true);
+    expect(next.checkpoint).toBeDefined();
+    const o = openCheckpoint(next.checkpoint!.text, {
+      origin: TEST_ORIGIN,
+      logKeys: [testSigning().key],
+    });
+    expect(o.ok && o.value.checkpoint.size).toBe(2n);
+    expect(o.ok && Buffer.from(o.value.checkpoint.root).toString('hex')).toBe(
+      Buffer.from(rootOf([leafHash(entry(1)), leafHash(entry(2))])).toString('hex'),
+    );
+  });
+
+  it('refuses a stored edge that does not give the stored root (a damaged store)', () => {
+    const log = new MemoryLog();
+    log.apply(Array.from({ length: 300 }, (_, i) => entry(i)));
+    const input = log.input([entry(999)]);
+    const damaged = input.edge.entries.map((e, i) => (i === 3 ? entry(12345) : e));
+    expect(() =>
+      planIntegration({ ...input, edge: { ...input.edge, entries: damaged } }, testSigning(), 1n),
+    ).toThrow(/do not give its root at size 300: the store is damaged/);
+    expect(() =>
+      planIntegration(
+        { ...input, edge: { ...input.edge, entries: damaged.slice(1) } },
+        testSigning(),
+        1n,
+      ),
+    ).toThrow(/holds 43 entries of its last bundle, not 44/);
+  });
+});
+
+describe('stateOf', () => {
+  it('makes the writer’s state from the edge: leaf hashes, the bundle, the tiles above', () => {
+    const entries = Array.from({ length: 5 }, (_, i) => entry(i));
+    const state = stateOf(261n, { entries, tiles: new Map([[1, new Uint8Array(32).fill(7)]]) });
+    expect(state.partialTiles[0]!.length).toBe(5 * 32);
+    expect(
+      Buffer.from(state.partialTiles[0]!.subarray(32, 64)).equals(
+        Buffer.from(leafHash(entries[1]!)),
+      ),
+    ).toBe(true);
+    expect(state.partialTiles[1]).toEqual(new Uint8Array(32).fill(7));
+    const bundle = readEntryBundle(state.partialBundle, 5);
+    expect(bundle.ok && bundle.value.length).toBe(5);
+  });
+});

@@ -1,0 +1,308 @@
+// The server's own answers, with the real server: four players (hls.js, dash.js, shaka-player,
+// video.js, each in its own page on its own origin, so that the steering requests of each are
+// told apart by their `Origin`) steered by one `@wai-steering/server`, through what an operator
+// meets: a client over its budget (`over_budget`), a restart, a store outage (the store's file
+// removed: `store_unavailable`, then a restart, which makes a new store) and a policy
+// rotation (a new policy file and `POST /admin/reload`). After each, the run records when each
+// player was next answered 200, that the manifest verifies (§9.1, from the network alone), and
+// that the player then fetched its segments from the pathway the manifests put first: it
+// recovered. The evidence changes at the end of each phase, so following is moving.
+
+import { toHex } from '@wai-steering/wire';
+import { launchMany, type ManyPages } from './browser.js';
+import { type Exchange, startCaptureProxy } from './capture.js';
+import { mpd, multivariantPlaylist } from './documents.js';
+import { HOSTS } from './matrix.js';
+import { ensureMedia, MATRIX_MEDIA } from './media.js';
+import { type PageServer, type PlayerName, startPageServer } from './page.js';
+import { startPathways } from './pathways.js';
+import { type PageEvent, pageEvents, startPlayer } from './players.js';
+import { startSteering } from './steering.js';
+import { NetworkVerifier } from './verify.js';
+
+const B_FIRST = { 'cdn-a': 300_000n, 'cdn-b': 100_000n, 'cdn-c': 400_000n };
+const A_FIRST = { 'cdn-a': 100_000n, 'cdn-b': 300_000n, 'cdn-c': 400_000n };
+/** The admin route's bearer token (the policy rotation). */
+const ADMIN_TOKEN = 'players-suite-admin-token';
+/**
+ * Budgets low enough for the test to spend one address's share (the players reach the server
+ * through one proxy, so they share its address) and high enough for the players and hops alone.
+ */
+const BUDGET = { requests: { rate: 10, burst: 20 }, sessions: { rate: 2, burst: 20 } };
+/** The manifests' TTL, seconds. */
+const TTL_S = 2;
+/** Per phase: how long a player may take to recover before the run says it did not. */
+const RECOVERY_CEILING_MS = 30_000;
+/** How long the store outage and the budget flood wait for every player to be declined. */
+const DECLINE_CEILING_MS = 20_000;
+const GRACE_MS = 600;
+
+export const RECOVERY_PLAYERS: readonly { player: PlayerName; content: 'hls' | 'dash' }[] = [
+  { player: 'hls.js', content: 'hls' },
+  { player: 'dash.js', content: 'dash' },
+  { player: 'shaka-player', content: 'dash' },
+  { player: 'video.js', content: 'hls' },
+];
+
+export type PhaseName = 'over-budget' | 'restart' | 'store-outage' | 'rotation';
+
+export const PHASE_TITLES: Readonly<Record<PhaseName, string>> = {
+  'over-budget': 'over its budget: `over_budget` with `Retry-After` (503 to HLS, 429 to DASH)',
+  restart: "the server's restart",
+  'store-outage':
+    'a store outage: `store_unavailable` with `Retry-After: 10` (503 to HLS, 429 to DASH), then a restart',
+  rotation: 'a policy rotation (a new policy file, `POST /admin/reload`)',
+};
+
+export interface Recovery {
+  readonly phase: PhaseName;
+  readonly player: PlayerName;
+  /** The answers the player got between the phase's start and its end (status and error). */
+  readonly declined: readonly string[];
+  /** From the phase's end to the player's next 200 (ms), or null: none within the ceiling. */
+  readonly answeredMs: number | null;
+  /** From the phase's end to its segments coming from the new first pathway (ms), or null. */
+  readonly followedMs: number | null;
+  /** The pathway the manifests put first after the phase. */
+  readonly target: string;
+  /** The manifests it got after the phase verified (§9.1). */
+  readonly verified: boolean;
+  /** The policy the first decision after the phase names (hex digest). */
+  readonly policy: string | null;
+}
+
+export interface RecoveryRun {
+  readonly results: readonly Recovery[];
+  /** The policy the rotation put in force (hex digest). */
+  readonly rotated: string;
+  readonly events: Readonly<Record<string, readonly PageEvent[]>>;
+  readonly ms: number;
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+function firstOf(e: Exchange): string | null {
+  if (e.status !== 200) return null;
+  try {
+    const p = (JSON.parse(e.body.toString('utf8')) as { 'PATHWAY-PRIORITY'?: unknown })[
+      'PATHWAY-PRIORITY'
+    ];
+    return Array.isArray(p) && typeof p[0] === 'string' ? p[0] : null;
+  } catch {
+    return null;
+  }
+}
+
+function errorOf(e: Exchange): string {
+  try {
+    return `${e.status} ${(JSON.parse(e.body.toString('utf8')) as { error?: string }).error ?? ''}`.trim();
+  } catch {
+    return String(e.status);
+  }
+}
+
+/** Waits until `done()` or `ms` have passed; whether `done()` held. */
+async function until(done: () => boolean, ms: number): Promise<boolean> {
+  const deadline = performance.now() + ms;
+  while (!done()) {
+    if (performance.now() > deadline) return false;
+    await sleep(200);
+  }
+  return true;
+}
+
+export async function runRecovery(): Promise<RecoveryRun> {
+  const t0 = performance.now();
+  const media = await ensureMedia(MATRIX_MEDIA);
+  const cleanup: (() => Promise<unknown>)[] = [];
+  try {
+    const pathways = await startPathways(HOSTS, media.dir);
+    cleanup.unshift(() => pathways.close());
+    const proxy = await startCaptureProxy();
+    cleanup.unshift(() => proxy.close());
+    const steering = await startSteering(
+      // The clone has PARAMS: video.js 8 throws on a clone without them (docs/players.md).
+      [
+        { id: 'cdn-a' },
+        { id: 'cdn-b' },
+        {
+          id: 'cdn-c',
+          cloneOf: 'cdn-b',
+          host: '127.0.0.13',
+          params: [{ name: 'wai-clone', value: 'cdn-c' }],
+        },
+      ],
+      'cdn-b',
+      B_FIRST,
+      proxy,
+      { ttl_s: TTL_S, config: { admin: { token: ADMIN_TOKEN }, budget: BUDGET } },
+    );
+    cleanup.unshift(() => steering.close());
+    const browser: ManyPages = await launchMany();
+    cleanup.unshift(() => browser.close());
+
+    // Each player: its own page origin (its `Origin` on every steering request) and its own
+    // documents and segments under `/s/<key>/` on the pathways.
+    const runs: { player: PlayerName; content: 'hls' | 'dash'; origin: string; key: string }[] = [];
+    const pages = await Promise.all(
+      RECOVERY_PLAYERS.map(async ({ player, content }) => {
+        const server: PageServer = await startPageServer();
+        cleanup.unshift(() => server.close());
+        const key = player.replace(/[^a-z]/g, '');
+        const base = HOSTS.slice(0, 2).map((h) => ({
+          id: h.id,
+          origin: `${pathways.origins.get(h.id)!}/s/${key}`,
+        }));
+        pathways.documents.set(
+          `/s/${key}/hls/main.m3u8`,
+          multivariantPlaylist(steering.tag, base, MATRIX_MEDIA),
+        );
+        pathways.documents.set(
+          `/s/${key}/dash/main.mpd`,
+          mpd(media.mpdTemplate, steering.element, base),
+        );
+        runs.push({ player, content, origin: server.origin, key });
+        const page = await browser.newPage();
+        const url =
+          content === 'hls'
+            ? `${pathways.origins.get('cdn-b')!}/s/${key}/hls/main.m3u8`
+            : `${pathways.origins.get('cdn-b')!}/s/${key}/dash/main.mpd`;
+        await startPlayer(page, server.url(player), player, { url, content });
+        return { player, page };
+      }),
+    );
+
+    const steeringPath = new URL(steering.serverUri).pathname;
+    const of = (origin: string) =>
+      proxy.exchanges.filter(
+        (e) =>
+          e.method === 'GET' && e.target.startsWith(steeringPath) && e.headers.origin === origin,
+      );
+    const segments = (key: string) =>
+      pathways.log.filter(
+        (s) => s.scenario === key && /\.(ts|m4s)$/.test(s.path) && !/\/init-/.test(s.path),
+      );
+    /** The player's exchange after `after` whose manifest puts `target` first, once followed. */
+    const followed = (r: (typeof runs)[number], after: number, target: string) => {
+      const m = of(r.origin).find((e) => e.at > after && firstOf(e) === target);
+      if (m === undefined) return undefined;
+      const from = segments(r.key).filter((s) => s.at >= m.at + GRACE_MS && s.pathway === target);
+      return from.length >= 2 ? { manifest: m, at: from[1]!.at } : undefined;
+    };
+
+    // Steady: every player steered on cdn-b.
+    const steady = await until(
+      () => runs.every((r) => followed(r, 0, 'cdn-b') !== undefined),
+      60_000,
+    );
+    if (!steady) {
+      throw new Error(
+        `the players did not start steering: ${JSON.stringify(
+          runs.map((r) => [r.player, of(r.origin).map((e) => [Math.round(e.at - t0), e.status])]),
+        )}`,
+      );
+    }
+
+    const verifier = new NetworkVerifier();
+    const results: Recovery[] = [];
+    let rotated = '';
+    const declinedBy = (error: string, since: number) =>
+      runs.every((r) => of(r.origin).some((e) => e.at > since && errorOf(e).endsWith(` ${error}`)));
+
+    const phases: { name: PhaseName; target: string; act: () => Promise<void> }[] = [
+      {
+        name: 'over-budget',
+        target: 'cdn-a',
+        act: async () => {
+          // Another client of the proxy's address spends the budget until each player was
+          // declined (the requests budget refills 10 a second: 50 a second keep it empty).
+          const since = performance.now();
+          const flood = `${steering.server.url}${steeringPath}?room=players&v=1`;
+          while (!declinedBy('over_budget', since)) {
+            if (performance.now() - since > DECLINE_CEILING_MS) break;
+            await Promise.all([fetch(flood).then((r) => r.arrayBuffer()), sleep(20)]).catch(
+              () => undefined,
+            );
+          }
+          steering.setFigures(A_FIRST);
+        },
+      },
+      {
+        name: 'restart',
+        target: 'cdn-b',
+        act: async () => {
+          steering.setFigures(B_FIRST);
+          await steering.restart();
+        },
+      },
+      {
+        name: 'store-outage',
+        target: 'cdn-a',
+        act: async () => {
+          const since = performance.now();
+          steering.removeStore();
+          await until(() => declinedBy('store_unavailable', since), DECLINE_CEILING_MS);
+          steering.setFigures(A_FIRST);
+          await steering.restart();
+        },
+      },
+      {
+        name: 'rotation',
+        target: 'cdn-b',
+        act: async () => {
+          steering.setFigures(B_FIRST);
+          rotated = await steering.rotate({ ttl_s: TTL_S + 1, hysteresis_ppm: 40_000 });
+        },
+      },
+    ];
+
+    for (const phase of phases) {
+      const start = performance.now();
+      await phase.act();
+      const end = performance.now();
+      await until(
+        () => runs.every((r) => followed(r, end, phase.target) !== undefined),
+        RECOVERY_CEILING_MS,
+      );
+      for (const r of runs) {
+        const mine = of(r.origin);
+        const declined = mine
+          .filter((e) => e.at > start && e.at <= end && e.status !== 200)
+          .map(errorOf);
+        const answered = mine.find((e) => e.at > end && e.status === 200);
+        const f = followed(r, end, phase.target);
+        let verified = false;
+        let policy: string | null = null;
+        const check = [answered, f?.manifest].filter((e) => e !== undefined) as Exchange[];
+        try {
+          for (const e of check) {
+            const v = await verifier.verify(new Uint8Array(e.body));
+            if (v.outcome.outcome !== 'accept') throw new Error(JSON.stringify(v.outcome));
+            if (e === answered) policy = toHex(v.decision.policy);
+          }
+          verified = check.length > 0;
+        } catch {
+          verified = false;
+        }
+        results.push({
+          phase: phase.name,
+          player: r.player,
+          declined,
+          answeredMs: answered === undefined ? null : Math.round(answered.at - end),
+          followedMs: f === undefined ? null : Math.round(f.at - end),
+          target: phase.target,
+          verified,
+          policy,
+        });
+      }
+    }
+
+    const events: Record<string, PageEvent[]> = {};
+    for (const { player, page } of pages) events[player] = await pageEvents(page).catch(() => []);
+    return { results, rotated, events, ms: Math.round(performance.now() - t0) };
+  } finally {
+    for (const c of cleanup) await c().catch(() => undefined);
+  }
+}

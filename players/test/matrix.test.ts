@@ -1,0 +1,221 @@
+// The behaviour matrix (docs/players.md, "What each player does with each answer"): every row is
+// a test, per player, asserting what the row says: when the player asks again after the answer,
+// and whether it then fetches its segments from the pathway the next manifests put first (it
+// keeps steering). The expectations are read from each player's steering code (the lines are in
+// docs/players.md), not from a run; a run writes players/captured/matrix.json, from which
+// `node players/scripts/matrix-table.mjs` writes the table.
+
+import { mkdirSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  HANG_MS,
+  MATRIX_PLAYERS,
+  type Matrix,
+  type Observation,
+  RETRY_AFTER,
+  ROWS,
+  type Row,
+  startMatrix,
+  TTL,
+  writeObservations,
+} from '../harness/matrix.js';
+import type { PlayerName } from '../harness/page.js';
+
+const CAPTURED_DIR = join(dirname(fileURLToPath(import.meta.url)), '..', 'captured');
+
+/**
+ * When the next steering request comes after the event's request:
+ * - `ttl`: after the TTL in force (the row's `ttlAfter`);
+ * - `retry-after`: after the answer's Retry-After;
+ * - `retry`: at once or after the player's own short retry delay (about 1 s);
+ * - `own-timeout`: the player gives up waiting for the answer after 10 s (hls.js's time to first
+ *   byte, shaka's connection timeout) and asks again;
+ * - `after-close`: once the held connection is closed (HANG_MS), within a TTL and a retry;
+ * - `never`: no request before the run's end (16 s after the event, of media and of time, or more).
+ */
+type Next = 'ttl' | 'retry-after' | 'retry' | 'own-timeout' | 'after-close' | 'never';
+
+interface Expected {
+  readonly next: Next;
+  /** The player fetched its segments from the row's target after the event. */
+  readonly reached: boolean;
+  /** The path of the next request, when the row moves the RELOAD-URI. */
+  readonly path?: string;
+}
+
+const go = (next: Next, path?: string): Expected => ({
+  next,
+  reached: true,
+  ...(path === undefined ? {} : { path }),
+});
+const stays = (next: Next): Expected => ({ next, reached: false });
+
+// What each player's code says it does (docs/players.md names the lines).
+const EXPECTED: Readonly<Record<PlayerName, Readonly<Record<string, Expected>>>> = {
+  'hls.js': {
+    priority: go('ttl'),
+    'priority-clones': go('ttl'),
+    'pathway-gone': go('ttl'),
+    'clone-host': go('ttl'),
+    'clone-host-scheme': stays('ttl'),
+    'clone-host-params': go('ttl'),
+    'clone-params': go('ttl'),
+    'ttl-short': go('ttl'),
+    'ttl-long': go('ttl'),
+    'reload-uri': go('ttl', '/moved?k=1'),
+    'reload-uri-relative': go('ttl', '/steer/moved?k=2'),
+    '429': stays('never'),
+    '429-hidden': stays('never'),
+    '503': go('retry'),
+    '503-first': go('retry'),
+    '429-first': stays('never'),
+    '410': stays('never'),
+    '500': go('retry'),
+    timeout: go('own-timeout'),
+    'bad-body': go('retry'),
+    live: go('ttl'),
+  },
+  'dash.js': {
+    priority: go('ttl'),
+    'priority-clones': go('ttl'),
+    'pathway-gone': go('ttl'),
+    'clone-host': go('ttl'),
+    'clone-host-scheme': go('ttl'),
+    'clone-host-params': go('ttl'),
+    'clone-params': stays('ttl'),
+    'ttl-short': go('ttl'),
+    'ttl-long': go('ttl'),
+    'reload-uri': go('ttl', '/moved?k=1'),
+    'reload-uri-relative': go('ttl', '/moved?k=2'),
+    '429': go('retry-after'),
+    '429-hidden': stays('never'),
+    '503': go('ttl'),
+    '503-first': stays('never'),
+    '429-first': go('retry-after'),
+    '410': stays('never'),
+    '500': go('ttl'),
+    timeout: go('after-close'),
+    'bad-body': go('ttl'),
+    live: go('ttl'),
+  },
+  'shaka-player': {
+    priority: go('ttl'),
+    'priority-clones': go('ttl'),
+    'pathway-gone': go('ttl'),
+    'clone-host': go('ttl'),
+    'clone-host-scheme': stays('ttl'),
+    'clone-host-params': go('ttl'),
+    'clone-params': stays('ttl'),
+    'ttl-short': go('ttl'),
+    'ttl-long': go('ttl'),
+    'reload-uri': go('ttl', '/moved?k=1'),
+    'reload-uri-relative': stays('never'),
+    '429': go('retry'),
+    '429-hidden': go('retry'),
+    '503': go('retry'),
+    '503-first': go('retry'),
+    '429-first': go('retry'),
+    '410': go('retry'),
+    '500': go('retry'),
+    timeout: go('own-timeout'),
+    'bad-body': go('ttl'),
+    live: go('ttl'),
+  },
+  'video.js': {
+    priority: go('ttl'),
+    'priority-clones': stays('ttl'),
+    'pathway-gone': go('ttl'),
+    'clone-host': stays('ttl'),
+    'clone-host-scheme': stays('ttl'),
+    'clone-host-params': stays('ttl'),
+    'clone-params': stays('ttl'),
+    'ttl-short': go('ttl'),
+    'ttl-long': go('ttl'),
+    'reload-uri': go('ttl', '/moved?k=1'),
+    'reload-uri-relative': go('ttl', '/steer/moved?k=2'),
+    '429': go('retry-after'),
+    '429-hidden': go('retry'),
+    '503': go('ttl'),
+    '503-first': go('retry'),
+    '429-first': go('retry-after'),
+    '410': stays('never'),
+    '500': go('ttl'),
+    timeout: go('after-close'),
+    'bad-body': stays('never'),
+    live: go('ttl'),
+  },
+};
+
+/**
+ * The bounds of each kind of delay, ms: 300 ms early at most (a timer's own rounding), and late
+ * by as much as what it must be told from allows, since a page's timers run seconds late on a
+ * busy machine (seen: 4.8 s, with a load average of 48): a retry comes before the TTL (4 s), the
+ * TTL before Retry-After (10 s), a shorter TTL before the longer one it replaced.
+ */
+function bounds(next: Next, row: Row): [number, number] | null {
+  const ttl = row.ttlAfter * 1000;
+  const ra = RETRY_AFTER * 1000;
+  switch (next) {
+    case 'ttl':
+      return [
+        ttl - 300,
+        Math.min(
+          // A row that sends Retry-After: before it.
+          /^(429|503)/.test(row.id) ? ra - 300 : Number.POSITIVE_INFINITY,
+          (row.ttlBefore ?? Number.POSITIVE_INFINITY) * 1000 - 300,
+          ttl + 6000,
+        ),
+      ];
+    case 'retry-after':
+      return [ra - 300, ra + 6000];
+    case 'retry':
+      // Sooner than the TTL.
+      return [0, TTL * 1000 - 300];
+    case 'own-timeout':
+      return [9700, HANG_MS - 300];
+    case 'after-close':
+      return [HANG_MS - 100, HANG_MS + ttl + 6000];
+    case 'never':
+      return null;
+  }
+}
+
+let matrix: Matrix | undefined;
+const observations: Observation[] = [];
+
+beforeAll(async () => {
+  matrix = await startMatrix();
+});
+
+afterAll(async () => {
+  await matrix?.close();
+  if (observations.length > 0) {
+    mkdirSync(CAPTURED_DIR, { recursive: true });
+    writeObservations(join(CAPTURED_DIR, 'matrix.json'), observations);
+  }
+});
+
+describe.each(MATRIX_PLAYERS)('$player', ({ player, content }) => {
+  it.concurrent.each(ROWS.map((row) => ({ row, id: row.id })))('$id', async ({ row }) => {
+    const o = await matrix!.run(player, content, row);
+    observations.push(o);
+    const expected = EXPECTED[player][row.id]!;
+    const seen = `${player} ${row.id}: ${JSON.stringify({ ...o, segments: o.segments.length })}`;
+    expect(o.eventAtMs, `the event's request was made: ${seen}`).not.toBeNull();
+    const range = bounds(expected.next, row);
+    if (range === null) {
+      expect(o.nextMs, seen).toBeNull();
+    } else {
+      expect(o.nextMs, seen).not.toBeNull();
+      expect(o.nextMs!, seen).toBeGreaterThanOrEqual(range[0]);
+      expect(o.nextMs!, seen).toBeLessThanOrEqual(range[1]);
+    }
+    if (expected.path !== undefined) expect(o.nextPath, seen).toBe(expected.path);
+    expect(o.reached, seen).toBe(expected.reached);
+    if (row.live) expect(o.updates, seen).toBeGreaterThanOrEqual(2);
+    // A steering answer never stops playback: segments went on after the event.
+    expect(o.segments.filter((s) => s.atMs > o.eventAtMs!).length, seen).toBeGreaterThan(0);
+  });
+});

@@ -1,0 +1,75 @@
+#!/usr/bin/env node
+// Checks that each public package's README names every export of its entry points (each name in
+// backticks somewhere in the README), so that a reader of the README sees the whole surface. The
+// entries are the package's `exports` (its `./internal` subpath, not public API, excepted).
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+const root = new URL('..', import.meta.url).pathname;
+
+/** The names an entry file exports: `export { a, type B } from …`, `export const|function|class …`. */
+function exportsOf(file) {
+  const src = readFileSync(file, 'utf8')
+    .replace(/\/\*[\s\S]*?\*\//g, '')
+    .replace(/\/\/.*$/gm, '');
+  const names = new Set();
+  for (const m of src.matchAll(/export\s+(?:type\s+)?\{([^}]*)\}/g)) {
+    for (const part of m[1].split(',')) {
+      const name = part
+        .trim()
+        .replace(/^type\s+/, '')
+        .split(/\s+as\s+/)
+        .pop()
+        ?.trim();
+      if (name) names.add(name);
+    }
+  }
+  for (const m of src.matchAll(
+    /export\s+(?:declare\s+)?(?:async\s+)?(?:const|let|function\*?|class|interface|type|enum)\s+([A-Za-z_$][\w$]*)/g,
+  )) {
+    names.add(m[1]);
+  }
+  if (/export\s+\*/.test(src)) throw new Error(`${file}: \`export *\` hides what is exported`);
+  return names;
+}
+
+const problems = [];
+let checked = 0;
+for (const dir of readdirSync(join(root, 'packages'))) {
+  const pkgDir = join(root, 'packages', dir);
+  const manifestPath = join(pkgDir, 'package.json');
+  if (!existsSync(manifestPath)) continue;
+  const manifest = JSON.parse(readFileSync(manifestPath, 'utf8'));
+  if (manifest.private === true) continue;
+  const readmePath = join(pkgDir, 'README.md');
+  if (!existsSync(readmePath)) {
+    problems.push(`packages/${dir}: no README.md`);
+    continue;
+  }
+  const readme = readFileSync(readmePath, 'utf8');
+  const named = new Set(
+    [...readme.matchAll(/`([^`\n]+)`/g)].flatMap((m) => m[1].match(/[A-Za-z_$][\w$]*/g) ?? []),
+  );
+  for (const [subpath, target] of Object.entries(manifest.exports ?? {})) {
+    if (subpath === './package.json' || subpath === './internal') continue;
+    const types = typeof target === 'string' ? target : target.types;
+    if (typeof types !== 'string') continue;
+    const source = join(pkgDir, types.replace(/^\.\/dist\//, 'src/').replace(/\.d\.ts$/, '.ts'));
+    if (!existsSync(source)) continue;
+    for (const name of exportsOf(source)) {
+      checked++;
+      if (!named.has(name)) {
+        problems.push(
+          `packages/${dir}/README.md: does not name \`${name}\` (${manifest.name}${subpath === '.' ? '' : subpath.slice(1)})`,
+        );
+      }
+    }
+  }
+}
+
+if (problems.length > 0) {
+  console.error(`README exports: ${problems.length} problem(s)`);
+  for (const p of problems) console.error(`  ${p}`);
+  process.exit(1);
+}
+console.log(`README exports: every public package's README names each of its ${checked} exports`);
