@@ -278,7 +278,7 @@ const HIGH_PERCENT = /%[89A-Fa-f]/;
  * §4.1: the ASCII `target[from, to)` percent-decoded, as Latin-1 (a byte a character);
  * `undefined` on a bad `%`.
  */
-function decodeRangeLatin1(target: string, from: number, to: number): string | undefined {
+export function decodeRangeLatin1(target: string, from: number, to: number): string | undefined {
   const raw = target.slice(from, to);
   if (raw.indexOf('%') === -1) return raw;
   if (BAD_PERCENT.test(raw)) return undefined;

@@ -2,36 +2,20 @@
  * What a steering server reads from a steering request's query besides the report (§4): which
  * family of parameters the report is read from (§7.1 `protocol`) and the session the client
  * carries from the last manifest's `RELOAD-URI` (§8.1 `wai_session`). Both read the query as
- * §4.1 does (`readQuery`, the scanner `readReport` uses); an all-ASCII string target whose query
- * holds no `%` takes a fast path that reads the same parts without encoding the target.
+ * §4.1 does (`readQuery`, the scanner `readReport` uses); a string target is read without being
+ * encoded to bytes, each part found by native searches and decoded only when it is read.
  *
  * The extension does not say how a server tells HLS from DASH; this reads a request as DASH
  * when any part's name (percent-decoded, §4.1) begins with `_DASH_` (ETSI TS 103 998 clause 7
  * step 7 has a DASH client add `_DASH_pathway` and `_DASH_throughput`), as HLS otherwise.
  */
 import type { Protocol } from './report.js';
-import { readQuery } from './report.js';
+import { decodeRangeLatin1, readQuery } from './report.js';
 
 const encoder = new TextEncoder();
 const DASH_PREFIX = encoder.encode('_DASH_');
 const SESSION_NAME = 'wai_session';
 const SESSION_BYTES = encoder.encode(SESSION_NAME);
-const NON_ASCII = /[^\x00-\x7f]/;
-const SESSION_HEX = /^[0-9a-f]{32}$/;
-
-/**
- * The query of an all-ASCII string target with no `%` in it (§4.1: after the first `?`, before
- * any `#`), whose parts then need no decoding; `undefined` when the target is not such a string.
- */
-function plainQuery(target: string | Uint8Array): string | undefined {
-  if (typeof target !== 'string' || NON_ASCII.test(target)) return undefined;
-  let end = target.indexOf('#');
-  if (end === -1) end = target.length;
-  const question = target.indexOf('?');
-  if (question === -1 || question > end) return '';
-  const query = target.slice(question + 1, end);
-  return query.indexOf('%') === -1 ? query : undefined;
-}
 
 function startsWith(bytes: Uint8Array, prefix: Uint8Array): boolean {
   if (bytes.length < prefix.length) return false;
@@ -55,20 +39,117 @@ function checkTarget(target: unknown): asserts target is string | Uint8Array {
  */
 export function protocolOf(target: string | Uint8Array): Protocol {
   checkTarget(target);
-  const plain = plainQuery(target);
-  if (plain !== undefined) {
-    if (plain.indexOf('_DASH_') === -1) return 'hls';
-    for (const part of plain.split('&')) if (part.startsWith('_DASH_')) return 'dash';
-    return 'hls';
-  }
+  if (typeof target === 'string') return protocolOfString(target);
   return readQuery(target, (name) => startsWith(name, DASH_PREFIX)).length > 0 ? 'dash' : 'hls';
 }
 
-function sessionBytes(hex: string): Uint8Array | undefined {
-  if (!SESSION_HEX.test(hex)) return undefined;
+/** A lowercase hexadecimal digit's value, or -1. */
+function lowerHex(c: number): number {
+  if (c >= 0x30 && c <= 0x39) return c - 0x30;
+  if (c >= 0x61 && c <= 0x66) return c - 0x61 + 10;
+  return -1;
+}
+
+/** `target[from, to)` when it is exactly 32 lowercase hexadecimal digits: its 16 bytes. */
+function sessionBytesAt(target: string, from: number, to: number): Uint8Array | undefined {
+  if (to - from !== 32) return undefined;
   const out = new Uint8Array(16);
-  for (let k = 0; k < 16; k++) out[k] = Number.parseInt(hex.slice(2 * k, 2 * k + 2), 16);
+  for (let k = 0; k < 16; k++) {
+    const hi = lowerHex(target.charCodeAt(from + 2 * k));
+    const lo = lowerHex(target.charCodeAt(from + 2 * k + 1));
+    if (hi < 0 || lo < 0) return undefined;
+    out[k] = (hi << 4) | lo;
+  }
   return out;
+}
+
+/**
+ * The parts of a string target's query (§4.1: after the first `?`, before any `#`, cut at each
+ * `&`), each as offsets into the string: `visit(start, eq, end)` with `eq` the first `=` of the
+ * part or -1, until it returns something other than `undefined`, which is returned. No part is
+ * copied: a caller slices or decodes only what it reads.
+ */
+function scanParts<T>(
+  target: string,
+  visit: (start: number, eq: number, end: number) => T | undefined,
+): T | undefined {
+  let end = target.indexOf('#');
+  if (end === -1) end = target.length;
+  const question = target.indexOf('?');
+  if (question === -1 || question > end) return undefined;
+  for (let start = question + 1; start <= end; ) {
+    let amp = target.indexOf('&', start);
+    if (amp === -1 || amp > end) amp = end;
+    let eq = target.indexOf('=', start);
+    if (eq >= amp) eq = -1;
+    const found = visit(start, eq, amp);
+    if (found !== undefined) return found;
+    start = amp + 1;
+  }
+  return undefined;
+}
+
+/** A part's name (percent-decoded, each byte a character) or `undefined` when a `%` in it is bad. */
+function nameOf(target: string, start: number, eq: number, end: number): string | undefined {
+  const nameEnd = eq === -1 ? end : eq;
+  const percent = target.indexOf('%', start);
+  if (percent === -1 || percent >= nameEnd) return target.slice(start, nameEnd);
+  return decodeRangeLatin1(target, start, nameEnd);
+}
+
+/** Whether a part's value has a `%` not followed by two hexadecimal digits (§4.1: then skipped). */
+function badValue(target: string, eq: number, end: number): boolean {
+  if (eq === -1) return false;
+  const percent = target.indexOf('%', eq);
+  return percent !== -1 && percent < end && decodeRangeLatin1(target, eq + 1, end) === undefined;
+}
+
+/**
+ * `protocolOf` of a string, read from the string without encoding it: a character of the string
+ * is never a byte of `_DASH_` unless it is that ASCII byte, so the names compare as the bytes
+ * would (tested against the byte path, `test/request.prop.test.ts`).
+ */
+function protocolOfString(target: string): Protocol {
+  // No `_DASH_` and no `%` anywhere: no part's name can begin with it.
+  if (target.indexOf('_DASH_') === -1 && target.indexOf('%') === -1) return 'hls';
+  const dash = scanParts(target, (start, eq, end) => {
+    const name = nameOf(target, start, eq, end);
+    if (name === undefined || !name.startsWith('_DASH_')) return undefined;
+    // §4.1: a part with a bad `%` in its value is skipped too.
+    return badValue(target, eq, end) ? undefined : true;
+  });
+  return dash === true ? 'dash' : 'hls';
+}
+
+/**
+ * `sessionOf` of a string, read from the string without encoding it (tested against the byte
+ * path, `test/request.prop.test.ts`): the first part named `wai_session` (its name
+ * percent-decoded) whose `%`s are good, its value percent-decoded; a non-ASCII character is
+ * never a hexadecimal digit, as its UTF-8 bytes are none.
+ */
+function sessionOfString(target: string): Uint8Array | undefined {
+  if (target.indexOf(SESSION_NAME) === -1 && target.indexOf('%') === -1) return undefined;
+  const found = scanParts<Uint8Array | null>(target, (start, eq, end) => {
+    // Most parts are not it: a name of another length, or that begins otherwise, is skipped
+    // without a copy.
+    const nameEnd = eq === -1 ? end : eq;
+    const percent = target.indexOf('%', start);
+    const plainName = percent === -1 || percent >= nameEnd;
+    if (plainName) {
+      if (nameEnd - start !== SESSION_NAME.length || !target.startsWith(SESSION_NAME, start)) {
+        return undefined;
+      }
+    } else if (decodeRangeLatin1(target, start, nameEnd) !== SESSION_NAME) return undefined;
+    if (eq === -1) return null; // an empty value
+    const valuePercent = target.indexOf('%', eq);
+    if (valuePercent === -1 || valuePercent >= end) {
+      return sessionBytesAt(target, eq + 1, end) ?? null;
+    }
+    const value = decodeRangeLatin1(target, eq + 1, end);
+    if (value === undefined) return undefined; // §4.1: skipped, a later part may be read
+    return sessionBytesAt(value, 0, value.length) ?? null;
+  });
+  return found ?? undefined;
 }
 
 /**
@@ -79,18 +160,7 @@ function sessionBytes(hex: string): Uint8Array | undefined {
  */
 export function sessionOf(target: string | Uint8Array): Uint8Array | undefined {
   checkTarget(target);
-  const plain = plainQuery(target);
-  if (plain !== undefined) {
-    if (plain.indexOf(SESSION_NAME) === -1) return undefined;
-    for (const part of plain.split('&')) {
-      if (!part.startsWith(SESSION_NAME)) continue;
-      const n = SESSION_NAME.length;
-      if (part.length === n) return undefined; // no `=`: an empty value
-      if (part.charCodeAt(n) !== 0x3d) continue; // another name
-      return sessionBytes(part.slice(n + 1));
-    }
-    return undefined;
-  }
+  if (typeof target === 'string') return sessionOfString(target);
   const [first] = readQuery(target, (name) => equalBytes(name, SESSION_BYTES));
   if (first === undefined) return undefined;
   let hex = '';
@@ -98,5 +168,5 @@ export function sessionOf(target: string | Uint8Array): Uint8Array | undefined {
     if (b > 0x7f) return undefined;
     hex += String.fromCharCode(b);
   }
-  return sessionBytes(hex);
+  return sessionBytesAt(hex, 0, hex.length);
 }

@@ -20,6 +20,7 @@ const piece = fc.constantFrom(
   'wai%5Fsession=',
   S,
   S.toUpperCase(),
+  `${S.slice(0, 31)}g`,
   'a',
   'é',
 );

@@ -3,105 +3,37 @@
 // (i)   one instance on SQLite against one on PostgreSQL (a throwaway cluster started here):
 //       requests per second and CPU per request (the server's; and the database's, whose work
 //       SQLite does inside the server), every request from a distinct session;
-// (ii)  `--workers 2` against one worker on SQLite, the load from wrk (Debian's; autocannon
-//       when it is missing), CPU of every process of the server;
-// (iii) the capacity overshoot: two instances on PostgreSQL with cdn-b at a capacity of 100,
-//       both loaded with new sessions, then the loads a decision states once quiet.
-import { fork, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
+// (ii)  `--workers 2` against one worker, on SQLite and on PostgreSQL, the load from wrk
+//       (Debian's; autocannon when it is missing): requests per second and the CPU per request
+//       of every process of the server (the primary and its workers), and of PostgreSQL's;
+// (iii) capacity across instances: two instances on PostgreSQL with cdn-b at a capacity of 100,
+//       both loaded at once with new sessions that report nothing (each placed in cdn-b, the
+//       pathway ranked first, while it may be); then every decision of both is read back from
+//       the store and replayed as the audit does (`docs/audit.md`, the load replay): the most
+//       sessions cdn-b held at once, and how long cdn-b was refused while it had free slots.
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import autocannon from 'autocannon';
-import { monotonicClock } from '../dist/index.js';
+import { join } from 'node:path';
+import { readDecision } from '@wai-steering/wire';
+import { monotonicClock, PgStore } from '../dist/index.js';
 import { HopSimulator, setupDemo, startPostgres } from '../dist/testkit.js';
+import {
+  CONNECTIONS,
+  childrenOf,
+  cpuSum,
+  DURATION,
+  freePort,
+  LOADER,
+  load,
+  loadRun,
+  start,
+  stop,
+  WARMUP,
+} from './load.mjs';
 
-const here = dirname(fileURLToPath(import.meta.url));
-const DURATION = Number(process.env.BENCH_DURATION ?? 10);
-const WARMUP = Number(process.env.BENCH_WARMUP ?? 3);
-const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
 const HEARTBEAT_MS = 250;
-
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address();
-      s.close(() => resolve(port));
-    });
-  });
-}
-
-function start(config, workers = 1) {
-  const child = fork(join(here, 'instance-server.mjs'), [config, String(workers)], {
-    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-  });
-  return new Promise((resolve, reject) => {
-    child.once('exit', (code) => reject(new Error(`instance-server exited (${code})`)));
-    child.once('message', (m) =>
-      m?.ready ? resolve({ child, url: m.url, pids: [child.pid, ...m.pids] }) : reject(m),
-    );
-  });
-}
-
-function stop(server) {
-  return new Promise((resolve) => {
-    server.child.removeAllListeners('exit');
-    server.child.once('exit', resolve);
-    server.child.send({ cmd: 'stop' });
-  });
-}
-
-/** CPU seconds (user + system) of a process, from /proc (Linux). */
-function cpuOf(pid) {
-  try {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / 100;
-  } catch {
-    return 0;
-  }
-}
-
-/** The processes whose parent is `pid` (the PostgreSQL backends of a postmaster). */
-function childrenOf(pid) {
-  const out = [];
-  for (const name of readdirSync('/proc')) {
-    if (!/^\d+$/.test(name)) continue;
-    try {
-      const fields = readFileSync(`/proc/${name}/stat`, 'utf8').split(') ')[1].split(' ');
-      if (Number(fields[1]) === pid) out.push(Number(name));
-    } catch {}
-  }
-  return out;
-}
-
-/** CPU of a set of processes (and, for a postmaster, its backends, read again each time). */
-const cpuSum = (pids) => pids.reduce((s, p) => s + cpuOf(p), 0);
-
-function cannon(options) {
-  return new Promise((resolve, reject) => {
-    autocannon({ connections: CONNECTIONS, pipelining: 1, ...options }, (err, result) =>
-      err ? reject(err) : resolve(result),
-    );
-  });
-}
-
-let counter = 0;
-const distinct = (url, query = '&_HLS_pathway=%22cdn-a%22&_HLS_throughput=5000000') => ({
-  url,
-  requests: [
-    {
-      method: 'GET',
-      setupRequest: (req) => {
-        const session = (counter++).toString(16).padStart(32, '0');
-        req.path = `/steer/reload?wai_session=${session}${query}`;
-        return req;
-      },
-    },
-  ],
-});
+/** `BENCH_PARTS=iii` (or `i,ii`) runs those parts alone. */
+const PARTS = (process.env.BENCH_PARTS ?? 'i,ii,iii').split(',');
 
 /** A demo room in a fresh directory, its config rewritten with `store` and a free port. */
 async function room(dir, store, extra = {}) {
@@ -139,28 +71,36 @@ function hops(setup, url) {
   });
 }
 
-/** One measured run: req/s, and CPU µs per request of the server's and the database's processes. */
+/** A measured run: req/s, and CPU µs per request of the server's and the database's processes. */
 async function run(server, options, dbPid) {
   const s0 = cpuSum(server.pids);
   const d0 = dbPid === undefined ? 0 : cpuSum([dbPid, ...childrenOf(dbPid)]);
-  const r = await cannon(options);
-  const n = r.requests.total;
+  const r = await loadRun(server.url, options);
+  const n = r.total;
   return {
-    rps: r.requests.average,
-    p99: `${r.latency.p99} ms`,
-    bad: r.non2xx + r.errors,
+    ...r,
     serverUs: ((cpuSum(server.pids) - s0) / n) * 1e6,
     dbUs: dbPid === undefined ? 0 : ((cpuSum([dbPid, ...childrenOf(dbPid)]) - d0) / n) * 1e6,
+    load: load(),
   };
 }
 
 const line = (r) =>
-  `${Math.round(r.rps)} req/s (p99 ${r.p99}, ${r.bad} non-2xx or errors; CPU per request: server ${r.serverUs.toFixed(0)} µs${r.dbUs > 0 ? `, PostgreSQL ${r.dbUs.toFixed(0)} µs` : ''})`;
+  `${Math.round(r.rps)} req/s (p99 ${r.p99}, ${r.bad} non-2xx or errors; CPU per request: server ${r.serverUs.toFixed(0)} µs${r.dbUs > 0 ? `, PostgreSQL ${r.dbUs.toFixed(0)} µs` : ''}; load average ${r.load})`;
 
 const dir = mkdtempSync(join(tmpdir(), 'wai-bench-instances-'));
 const cluster = await startPostgres();
 try {
   // (i) SQLite against PostgreSQL, one instance each.
+  if (PARTS.includes('i')) await partOne();
+  if (PARTS.includes('ii')) await partTwo();
+  if (PARTS.includes('iii')) await partThree();
+} finally {
+  await cluster.stop();
+  rmSync(dir, { recursive: true, force: true });
+}
+
+async function partOne() {
   const sq = await room(join(dir, 'sqlite'), { path: 'steering.sqlite' });
   const pgUrl = await cluster.createDatabase('bench_one');
   const pq = await room(join(dir, 'pg'), { url: pgUrl });
@@ -169,62 +109,81 @@ try {
     ['SQLite', sq, undefined],
     ['PostgreSQL', pq, cluster.pid],
   ]) {
-    const server = await start(r.path);
+    const server = await start('instance-server.mjs', [r.path, '1']);
     const sim = hops(r.setup, server.url);
     await sim.start();
-    await cannon({ ...distinct(server.url), duration: WARMUP });
-    results[name] = await run(server, { ...distinct(server.url), duration: DURATION }, db);
+    await loadRun(server.url, { duration: WARMUP });
+    results[name] = await run(server, { duration: DURATION }, db);
     await sim.stop();
     await stop(server);
-    console.log(`(i) one instance on ${name}: ${line(results[name])}`);
+    console.log(`(i) one instance on ${name} (${LOADER}): ${line(results[name])}`);
   }
+  // Bytes per decision in PostgreSQL: the decisions' partitions with their indexes and TOAST.
+  const store = await PgStore.open(pgUrl);
+  const { rows } = await store.query(
+    `SELECT (SELECT sum(pg_total_relation_size(inhrelid)) FROM pg_inherits
+              WHERE inhparent = 'decisions'::regclass) AS bytes,
+            (SELECT count(*) FROM decisions) AS n`,
+    [],
+  );
+  await store.close();
+  const perDecision = Number(rows[0].bytes) / Number(rows[0].n);
+  console.log(
+    `(i) PostgreSQL: ${rows[0].n} decisions, ${perDecision.toFixed(0)} bytes per decision (the partitions, their indexes and TOAST)`,
+  );
   const s = results.SQLite;
   const p = results.PostgreSQL;
   console.log(
     `(i) PostgreSQL/SQLite = ${(p.rps / s.rps).toFixed(3)} in requests per second; server CPU per request ${(p.serverUs / s.serverUs).toFixed(3)}×, server and database ${((p.serverUs + p.dbUs) / s.serverUs).toFixed(3)}×`,
   );
+}
 
-  // (ii) --workers 2 against 1, on SQLite, the load from wrk when installed.
-  const wrk = ['/usr/bin/wrk', '/usr/local/bin/wrk'].find((w) => existsSync(w));
-  const byWorkers = {};
-  for (const workers of [1, 2]) {
-    const r = await room(join(dir, `workers-${workers}`), { path: 'steering.sqlite' });
-    const server = await start(r.path, workers);
-    const sim = hops(r.setup, server.url);
-    await sim.start();
-    let out;
-    if (wrk !== undefined) {
-      const args = ['-t2', `-c${CONNECTIONS}`, '-s', join(here, 'sessions.lua'), server.url];
-      spawnSync(wrk, [...args.slice(0, 2), `-d${WARMUP}s`, ...args.slice(2)]);
-      const c0 = cpuSum(server.pids);
-      const res = spawnSync(
-        wrk,
-        [...args.slice(0, 2), `-d${DURATION}s`, '--latency', ...args.slice(2)],
-        {
-          encoding: 'utf8',
-        },
-      );
-      const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(res.stdout)?.[1] ?? Number.NaN);
-      const total = Number(/(\d+) requests in/.exec(res.stdout)?.[1] ?? Number.NaN);
-      const p99 = /^\s+99%\s+(\S+)/m.exec(res.stdout)?.[1] ?? '?';
-      const bad = Number(/Non-2xx or 3xx responses: (\d+)/.exec(res.stdout)?.[1] ?? 0);
-      out = { rps, p99, bad, serverUs: ((cpuSum(server.pids) - c0) / total) * 1e6, dbUs: 0 };
-    } else {
-      await cannon({ ...distinct(server.url), duration: WARMUP });
-      out = await run(server, { ...distinct(server.url), duration: DURATION });
+// (ii) --workers 2 against 1, on SQLite and on PostgreSQL, alternating, the load from wrk when
+// installed.
+async function partTwo() {
+  for (const store of ['SQLite', 'PostgreSQL']) {
+    const byWorkers = { 1: [], 2: [] };
+    const rounds = Number(process.env.BENCH_WORKER_ROUNDS ?? 2);
+    const servers = {};
+    for (const workers of [1, 2]) {
+      const where =
+        store === 'SQLite'
+          ? { path: 'steering.sqlite' }
+          : { url: await cluster.createDatabase(`bench_workers_${workers}`) };
+      const r = await room(join(dir, `workers-${store}-${workers}`), where);
+      // A fresh file is created by one process: the workers then open it.
+      if (workers > 1 && store === 'SQLite')
+        await stop(await start('instance-server.mjs', [r.path, '1']));
+      const server = await start('instance-server.mjs', [r.path, String(workers)]);
+      const sim = hops(r.setup, server.url);
+      await sim.start();
+      await loadRun(server.url, { duration: WARMUP });
+      servers[workers] = { server, sim };
     }
-    byWorkers[workers] = out;
-    await sim.stop();
-    await stop(server);
+    const db = store === 'SQLite' ? undefined : cluster.pid;
+    for (let round = 0; round < rounds; round++) {
+      for (const workers of [1, 2]) {
+        const out = await run(servers[workers].server, { duration: DURATION }, db);
+        byWorkers[workers].push(out);
+        console.log(
+          `(ii) --workers ${workers} on ${store} (${LOADER}, ${CONNECTIONS} connections): ${line(out)}`,
+        );
+      }
+    }
+    for (const workers of [1, 2]) {
+      await servers[workers].sim.stop();
+      await stop(servers[workers].server);
+    }
+    const rps = (w) => Math.max(...byWorkers[w].map((r) => r.rps));
+    const cpu = (w) => Math.min(...byWorkers[w].map((r) => r.serverUs));
     console.log(
-      `(ii) --workers ${workers} on SQLite (${wrk === undefined ? 'autocannon' : 'wrk -t2'}, ${CONNECTIONS} connections): ${line(out)}`,
+      `(ii) on ${store}: --workers 2 / --workers 1 = ${(rps(2) / rps(1)).toFixed(3)} in requests per second (best rounds; goal ≥ 1.4), ${(cpu(2) / cpu(1)).toFixed(3)}× the server's CPU per request (least rounds; goal ≤ 1.1)`,
     );
   }
-  console.log(
-    `(ii) --workers 2 / --workers 1 = ${(byWorkers[2].rps / byWorkers[1].rps).toFixed(3)} in requests per second (goal ≥ 1.4)`,
-  );
+}
 
-  // (iii) Capacity overshoot: two instances on PostgreSQL, cdn-b at a capacity of 100.
+// (iii) Capacity across instances: two instances on PostgreSQL, cdn-b at a capacity of 100.
+async function partThree() {
   const CAPACITY = 100;
   const capUrl = await cluster.createDatabase('bench_capacity');
   const base = await room(join(dir, 'capacity'), { url: capUrl }, { capacity: CAPACITY });
@@ -234,36 +193,87 @@ try {
     secondPath,
     JSON.stringify({ ...config, listen: { host: '127.0.0.1', port: await freePort() } }),
   );
-  const x = await start(base.path);
-  const y = await start(secondPath);
+  const x = await start('instance-server.mjs', [base.path, '1']);
+  const y = await start('instance-server.mjs', [secondPath, '1']);
   const sim = hops(base.setup, x.url);
   await sim.start();
   const seconds = 5;
   const [rx, ry] = await Promise.all(
     [x, y].map((s) =>
-      cannon({ ...distinct(s.url, ''), duration: seconds, connections: CONNECTIONS / 2 }),
+      loadRun(s.url, { duration: seconds, connections: CONNECTIONS / 2, query: '' }),
     ),
   );
-  await new Promise((r) => setTimeout(r, 6 * HEARTBEAT_MS));
-  const probe = await (await fetch(`${y.url}/steer/reload?wai_session=${'f'.repeat(32)}`)).json();
-  const digest = probe['science.transaction.wai-decision'].slice(-64);
-  const bytes = new Uint8Array(await (await fetch(`${y.url}/decisions/${digest}`)).arrayBuffer());
-  // §7.1: the pathways from offset 149; each: load (u32) first; cdn-b is the second.
-  const loads = [];
-  let pos = 149;
-  for (let i = 0; i < bytes[148]; i++) {
-    loads.push(new DataView(bytes.buffer).getUint32(pos, true));
-    pos += 40 + 32 * bytes[pos + 39];
-  }
   await sim.stop();
   await stop(x);
   await stop(y);
-  const rate = (rx.requests.average + ry.requests.average) / 2;
-  const bound = 2 * rate * ((2 * HEARTBEAT_MS + 5) / 1000);
+  // Every decision of both, replayed (docs/audit.md): a session counts in the first pathway of
+  // its latest decision until ⌊t / 10^6⌋ + ttl + grace.
+  const store = await PgStore.open(capUrl);
+  const decisions = [];
+  for (let after = 0; ; ) {
+    const page = await store.listDecisions(0n, 1n << 62n, after, 5000);
+    for (const d of page.decisions) {
+      const r = readDecision(d.bytes);
+      if (!r.ok) continue;
+      const v = r.value;
+      decisions.push({
+        t: v.t,
+        session: Buffer.from(v.session).toString('hex'),
+        first: v.priority[0],
+        ttl: v.ttl,
+        stated: v.pathways[1].load,
+        // §6.1: bit 2 of limits, the capacity limit held.
+        refused: (v.pathways[1].limits & 4) === 0,
+      });
+    }
+    if (page.next === null) break;
+    after = page.next;
+  }
+  await store.close();
+  const grace = 10n;
+  decisions.sort((a, b) => (a.t < b.t ? -1 : a.t > b.t ? 1 : 0));
+  const placed = new Map();
+  let inB = 0;
+  let most = 0;
+  // Stretches of time in which cdn-b was refused (§6.1 found it at its capacity) while it held
+  // fewer sessions than its capacity.
+  let refusedFree = 0;
+  let stretch;
+  let longest = 0n;
+  let maxDeviation = 0;
+  const ends = [];
+  for (const d of decisions) {
+    const s = d.t / 1_000_000n;
+    // Sessions whose end has come leave cdn-b (none in a 5 s run: TTL + grace is 20 s).
+    for (let i = ends.length - 1; i >= 0; i--) {
+      if (ends[i] <= s) {
+        ends.splice(i, 1);
+        inB--;
+      }
+    }
+    const prev = placed.get(d.session);
+    if (d.refused && inB < CAPACITY) {
+      refusedFree++;
+      stretch ??= d.t;
+      if (d.t - stretch > longest) longest = d.t - stretch;
+    } else stretch = undefined;
+    maxDeviation = Math.max(maxDeviation, Math.abs(d.stated - inB));
+    if (prev?.first === 1) inB--;
+    if (d.first === 1) {
+      inB++;
+      ends.push(s + BigInt(d.ttl) + grace);
+    }
+    placed.set(d.session, { first: d.first });
+    most = Math.max(most, inB);
+    if (process.env.BENCH_DEBUG && (d.refused || d.first === 1))
+      console.log(
+        String((d.t - decisions[0].t) / 1000n).padStart(6),
+        d.refused ? 'R' : 'B',
+        inB,
+        d.stated,
+      );
+  }
   console.log(
-    `(iii) two instances on PostgreSQL, cdn-b capacity ${CAPACITY}, ${seconds} s of new sessions at ${Math.round(rx.requests.average)} + ${Math.round(ry.requests.average)} req/s, heartbeat ${HEARTBEAT_MS} ms: loads once quiet ${loads.join(' / ')}; cdn-b ${loads[1]} = capacity + ${loads[1] - CAPACITY} (overshoot ${(((loads[1] - CAPACITY) / CAPACITY) * 100).toFixed(0)}%; bound min((N−1)·C, N·r·(2Δ+δ)) = min(${CAPACITY}, ${Math.round(bound)}))`,
+    `(iii) two instances on PostgreSQL, cdn-b capacity ${CAPACITY}, ${seconds} s of new sessions at ${Math.round(rx.rps)} + ${Math.round(ry.rps)} req/s (${LOADER}), heartbeat ${HEARTBEAT_MS} ms, leases of slots: ${decisions.length} decisions replayed; cdn-b held at most ${most} = capacity ${most >= CAPACITY ? '+' : '−'} ${Math.abs(most - CAPACITY)} (overshoot ${((Math.max(0, most - CAPACITY) / CAPACITY) * 100).toFixed(1)}%; goal ≤ 5%); refused while it had free slots: ${refusedFree} decisions, the longest stretch ${(Number(longest) / 1000).toFixed(1)} ms (goal ≤ one heartbeat, ${HEARTBEAT_MS} ms); stated load of cdn-b against the replay: off by ${maxDeviation} at most; load average ${load()}`,
   );
-} finally {
-  await cluster.stop();
-  rmSync(dir, { recursive: true, force: true });
 }

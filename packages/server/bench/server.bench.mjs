@@ -4,91 +4,121 @@
 // (a) a minimal node:http server signing a fixed 300-byte message with node:crypto per request;
 // (b) the steering server answering steering requests, each from a distinct session, 3 pathways,
 //     evidence of 6 periods (36 records named per decision), archive on (SQLite, WAL, NORMAL).
-// Each server runs in its own process; autocannon runs in this one. Then the bytes stored per
-// decision, and the resident memory of the session table with 100k and 1M live sessions (each in
-// a process of its own).
-import { fork, spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
-import { createServer } from 'node:net';
+// Each server runs in its own process; the load comes from Debian's wrk (autocannon when it is
+// missing). Rounds alternate (a) and (b); each figure is the server process's CPU time per
+// request (from /proc) and its requests per second, with the load average beside it. Then the
+// stage table: (a) and (b) each profiled under the same load (`--cpu-prof`), each sample of the
+// measured window given to a stage (`stages.mjs`), scaled to the main thread's CPU time. Then the
+// bytes stored per decision, and the resident memory of the session table with 100k and 1M live
+// sessions (each in a process of its own).
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { median } from '@wai-steering/bench';
-import autocannon from 'autocannon';
 import Database from 'better-sqlite3';
 import { monotonicClock } from '../dist/index.js';
 import { HopSimulator, setupDemo } from '../dist/testkit.js';
-
-const here = dirname(fileURLToPath(import.meta.url));
-const DURATION = Number(process.env.BENCH_DURATION ?? 10);
-const WARMUP = Number(process.env.BENCH_WARMUP ?? 3);
-const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
-
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address();
-      s.close(() => resolve(port));
-    });
-  });
-}
-
-function start(script, args = []) {
-  const child = fork(join(here, script), args, { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
-  return new Promise((resolve, reject) => {
-    child.once('exit', (code) => reject(new Error(`${script} exited (${code})`)));
-    child.once('message', (m) => (m?.ready ? resolve({ child, url: m.url }) : reject(m)));
-  });
-}
-
-function ask(child, cmd) {
-  return new Promise((resolve) => {
-    child.once('message', resolve);
-    child.send({ cmd });
-  });
-}
-
-function stop(child) {
-  return new Promise((resolve) => {
-    child.removeAllListeners('exit');
-    child.once('exit', resolve);
-    child.send({ cmd: 'stop' });
-  });
-}
-
-/** CPU seconds (user + system) a child process has used, from /proc (Linux). */
-function cpuOf(pid) {
-  try {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / 100;
-  } catch {
-    return Number.NaN;
-  }
-}
-
-/** A run of autocannon, with the server's CPU time per request. */
-async function measure(child, options) {
-  const c0 = cpuOf(child.pid);
-  const result = await cannon(options);
-  result.cpuPerRequestUs = ((cpuOf(child.pid) - c0) / result.requests.total) * 1e6;
-  return result;
-}
-
-function cannon(options) {
-  return new Promise((resolve, reject) => {
-    autocannon({ connections: CONNECTIONS, pipelining: 1, ...options }, (err, result) =>
-      err ? reject(err) : resolve(result),
-    );
-  });
-}
+import {
+  ask,
+  cpuOf,
+  DURATION,
+  freePort,
+  here,
+  LOADER,
+  load,
+  loadRun,
+  mainThreadCpuOf,
+  measured,
+  monoUs,
+  start,
+  stop,
+  WARMUP,
+} from './load.mjs';
+import { stagesOf, stageTable } from './stages.mjs';
 
 const mb = (b) => `${(b / 1048576).toFixed(1)} MB`;
-const summary = (r) =>
-  `${Math.round(r.requests.average)} req/s (p50 ${r.latency.p50} ms, p99 ${r.latency.p99} ms, ${r.non2xx} non-2xx, ${r.errors} errors; server CPU ${r.cpuPerRequestUs.toFixed(0)} µs per request)`;
 
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
+/**
+ * The stage table: (a) and (b) started again with `--cpu-prof`, loaded alike (b's store and
+ * room kept, its hops posting), each profile's samples of the measured window given to stages.
+ */
+async function stageRun(setup, unprofiled) {
+  const profDir = mkdtempSync(join(tmpdir(), 'wai-bench-prof-'));
+  const prof = ['--cpu-prof', '--cpu-prof-dir', profDir, '--cpu-prof-interval', '250'];
+  const a = await start('baseline-server.mjs', [], prof);
+  const b = await start('steering-server.mjs', [setup.configPath], prof);
+  const sim = new HopSimulator({
+    policy: setup.policy,
+    roomId: setup.roomId,
+    hops: setup.hops,
+    base: b.url,
+    clock: monotonicClock(),
+    history: 7,
+  });
+  await sim.start();
+  const runs = {};
+  for (const [name, server, steering] of [
+    ['a', a, false],
+    ['b', b, true],
+  ]) {
+    const pid = server.child.pid;
+    await loadRun(server.url, { duration: WARMUP, steering });
+    const m0 = mainThreadCpuOf(pid);
+    const c0 = cpuOf(pid);
+    const from = monoUs();
+    const r = await loadRun(server.url, { duration: DURATION, steering });
+    const to = monoUs();
+    runs[name] = {
+      pid,
+      from,
+      to,
+      mainCpuS: mainThreadCpuOf(pid) - m0,
+      allCpuS: cpuOf(pid) - c0,
+      requests: r.total,
+      load: load(),
+    };
+  }
+  await sim.stop();
+  await stop(b);
+  await stop(a);
+  const tables = {};
+  for (const [name, run] of Object.entries(runs)) {
+    // The main thread's profile (thread 0 of the process).
+    const file = readdirSync(profDir).find((f) => f.includes(`.${run.pid}.0.`));
+    if (file === undefined) throw new Error(`no CPU profile of (${name})`);
+    // Scaled to the CPU per request of the rounds without the profiler (their medians).
+    tables[name] = stageTable(stagesOf(join(profDir, file), run.from, run.to), {
+      ...run,
+      ...unprofiled[name],
+    });
+  }
+  rmSync(profDir, { recursive: true, force: true });
+  const pad = (x, n) => String(x).padStart(n);
+  console.log(
+    `stages of a request, µs of CPU: the shares of each server's main thread from a CPU profile (--cpu-prof every 250 µs, ${DURATION} s each; load average ${runs.a.load} and ${runs.b.load}), times its CPU per request in the rounds (median):`,
+  );
+  console.log(`  ${'stage'.padEnd(78)} ${pad('(a)', 7)} ${pad('(b)', 7)}`);
+  for (let i = 0; i < tables.b.rows.length; i++) {
+    const ra = tables.a.rows[i];
+    const rb = tables.b.rows[i];
+    console.log(`  ${rb.label.padEnd(78)} ${pad(ra.us.toFixed(1), 7)} ${pad(rb.us.toFixed(1), 7)}`);
+  }
+  console.log(
+    `  ${'total (the process, every thread)'.padEnd(78)} ${pad(tables.a.allUs.toFixed(1), 7)} ${pad(tables.b.allUs.toFixed(1), 7)}`,
+  );
+  const log = tables.b.rows.find((r) => r.key === 'log');
+  console.log(
+    `  the decision log's append: ${log.us.toFixed(1)} µs, ${((log.us / (tables.b.allUs - log.us)) * 100).toFixed(1)}% on top of the rest (goal ≤ 3%)`,
+  );
+}
+
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const PROFILE = process.env.BENCH_PROFILE !== '0';
+const date = new Date().toISOString().slice(0, 16).replace('T', ' ');
+console.log(
+  `pnpm bench:server, ${date} UTC, Node ${process.version}, load from ${LOADER} (32 connections), ${DURATION} s a round; load average ${load()} at start`,
+);
 const a = await start('baseline-server.mjs');
 const dir = mkdtempSync(join(tmpdir(), 'wai-bench-'));
 try {
@@ -121,28 +151,16 @@ try {
     }
     return n;
   })();
-  let counter = 0;
-  const steering = {
-    url: b.url,
-    requests: [
-      {
-        method: 'GET',
-        setupRequest: (req) => {
-          const session = (counter++).toString(16).padStart(32, '0');
-          req.path = `/steer/reload?wai_session=${session}&_HLS_pathway=%22cdn-a%22&_HLS_throughput=5000000`;
-          return req;
-        },
-      },
-    ],
-  };
+  const summary = (r) =>
+    `${Math.round(r.rps)} req/s (p50 ${r.p50}, p99 ${r.p99}, ${r.bad} non-2xx or errors); server CPU ${r.cpuUs.toFixed(0)} µs per request (load average ${r.load})`;
   // Warm both, then alternate (a) and (b): the machine's other load moves both alike.
-  await cannon({ url: a.url, duration: WARMUP });
-  await cannon({ ...steering, duration: WARMUP });
+  await loadRun(a.url, { duration: WARMUP, steering: false });
+  await loadRun(b.url, { duration: WARMUP });
   const as = [];
   const bs = [];
   for (let round = 1; round <= ROUNDS; round++) {
-    const ra = await measure(a.child, { url: a.url, duration: DURATION });
-    const rb = await measure(b.child, { ...steering, duration: DURATION });
+    const ra = await measured([a.child.pid], a.url, { duration: DURATION, steering: false });
+    const rb = await measured([b.child.pid], b.url, { duration: DURATION });
     as.push(ra);
     bs.push(rb);
     console.log(`round ${round}:`);
@@ -151,24 +169,29 @@ try {
       `  (b) steering, a distinct session per request, 3 pathways, ${named} records named per decision (${decision.length}-byte WSD1), archive on: ${summary(rb)}`,
     );
     console.log(
-      `  (b)/(a) = ${(rb.requests.average / ra.requests.average).toFixed(3)} in requests per second; ${(ra.cpuPerRequestUs / rb.cpuPerRequestUs).toFixed(3)} in server CPU per request`,
+      `  (b)/(a) = ${(rb.rps / ra.rps).toFixed(3)} in requests per second; ${(ra.cpuUs / rb.cpuUs).toFixed(3)} in server CPU per request`,
     );
   }
-  await stop(a.child);
-  const best = (rs) => rs.reduce((x, y) => (y.requests.average > x.requests.average ? y : x));
-  const ba = best(as);
-  const bb = best(bs);
-  const ratios = as.map((ra, i) => bs[i].requests.average / ra.requests.average);
-  const cpuRatios = as.map((ra, i) => ra.cpuPerRequestUs / bs[i].cpuPerRequestUs);
+  const rpsRatios = as.map((ra, i) => bs[i].rps / ra.rps);
+  const cpuRatios = as.map((ra, i) => ra.cpuUs / bs[i].cpuUs);
+  const best = (rs, f) => rs.reduce((x, y) => (f(y) > f(x) ? y : x));
   console.log(
-    `median of ${ROUNDS} rounds' ratios: (b)/(a) = ${median(ratios).toFixed(3)} in requests per second; ${median(cpuRatios).toFixed(3)} in server CPU per request`,
+    `(b)/(a), median of ${ROUNDS} rounds: ${median(rpsRatios).toFixed(3)} in requests per second, ${median(cpuRatios).toFixed(3)} in server CPU per request (goal ≥ 0.8); best round: ${Math.max(...rpsRatios).toFixed(3)} and ${Math.max(...cpuRatios).toFixed(3)}`,
   );
   console.log(
-    `best of ${ROUNDS}: (a) ${Math.round(ba.requests.average)} req/s, (b) ${Math.round(bb.requests.average)} req/s (p50 ${bb.latency.p50} ms, p99 ${bb.latency.p99} ms): (b)/(a) = ${(bb.requests.average / ba.requests.average).toFixed(3)} (goal ≥ 0.8)`,
+    `(a) least CPU per request ${best(as, (r) => -r.cpuUs).cpuUs.toFixed(0)} µs, (b) ${best(bs, (r) => -r.cpuUs).cpuUs.toFixed(0)} µs; best rates (a) ${Math.round(best(as, (r) => r.rps).rps)} req/s, (b) ${Math.round(best(bs, (r) => r.rps).rps)} req/s`,
   );
   const stats = await ask(b.child, 'stats');
   await sim.stop();
   await stop(b.child);
+  await stop(a.child);
+  if (PROFILE) {
+    const of = (rs) => ({
+      mainUs: median(rs.map((r) => r.mainUs)),
+      allUs: median(rs.map((r) => r.cpuUs)),
+    });
+    await stageRun(setup, { a: of(as), b: of(bs) });
+  }
   console.log(
     `(b) process RSS ${mb(stats.rss)} with ${stats.sessions} live sessions (table ${mb(stats.sessionBytes)})`,
   );
@@ -216,7 +239,7 @@ for (const n of [100_000, 1_000_000]) {
 
 // The store and the instances: SQLite against PostgreSQL, --workers 2 against 1, the capacity
 // overshoot of two instances.
-await import('./instances.bench.mjs');
+if (process.env.BENCH_INSTANCES !== '0') await import('./instances.bench.mjs');
 
 // The decision log: its cost per decision, and its integration's rate.
-await import('./log.bench.mjs');
+if (process.env.BENCH_LOG !== '0') await import('./log.bench.mjs');

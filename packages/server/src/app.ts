@@ -38,6 +38,8 @@ export class SteeringApp {
   readonly routes: readonly Route[];
   readonly budget: ClientBudget | undefined;
   private readonly limits: AppLimits;
+  /** Each route name's number, for the request counter's slots. */
+  private readonly routeIndex = new Map<string, number>();
 
   constructor(
     readonly engine: SteeringEngine,
@@ -45,6 +47,9 @@ export class SteeringApp {
   ) {
     this.routes = options.routes ?? buildRoutes({ engine });
     this.budget = options.budget;
+    for (const name of ['other', 'error', 'cors', ...this.routes.map((r) => r.name)]) {
+      if (!this.routeIndex.has(name)) this.routeIndex.set(name, this.routeIndex.size + 1);
+    }
     this.limits = {
       maxRecordBytes: options.maxRecordBytes,
       maxTargetBytes: options.maxTargetBytes,
@@ -58,34 +63,48 @@ export class SteeringApp {
     let route = 'other';
     let res: AppResponse;
     try {
-      [route, res] = await this.route(req);
+      const routed = this.route(req);
+      route = routed.route;
+      res = await routed.response;
     } catch (e) {
       console.error('wai-steering: internal error:', e);
-      route = route === 'other' ? 'error' : route;
+      route = 'error';
       res = internal();
     }
     const status = res.status;
     const m = this.engine.metrics;
-    m.requests.incKey(`${route} ${status}`, () => ({ route, code: String(status) }));
+    // One slot per route and status, found by a number: no string is built per request.
+    m.requests.incKey((this.routeIndex.get(route) ?? 0) * 1000 + status, () => ({
+      route,
+      code: String(status),
+    }));
     if (route === 'steering' && status === 200) {
       m.latency.observe(Number(process.hrtime.bigint() - started) / 1e9);
     }
     return res;
   }
 
-  private async route(req: AppRequest): Promise<[string, AppResponse]> {
+  /** The route of a request and its response (a promise when its handler's is). */
+  private route(req: AppRequest): {
+    route: string;
+    response: AppResponse | Promise<AppResponse>;
+  } {
     const max = this.limits.maxTargetBytes;
-    if (req.target.length > max) return ['other', uriTooLong(max)];
+    if (req.target.length > max) return { route: 'other', response: uriTooLong(max) };
     const split = splitTarget(req.target);
-    if (split === undefined) return ['other', badTarget()];
+    if (split === undefined) return { route: 'other', response: badTarget() };
     const method = req.method.toUpperCase();
-    if (method === 'OPTIONS') return ['cors', preflight()];
+    if (method === 'OPTIONS') return { route: 'cors', response: preflight() };
     const { path, query } = split;
     for (const row of this.routes) {
       const param = row.match(path);
       if (param === undefined) continue;
-      if (param === NOT_FOUND) return [row.name, notFound(row.absent ?? 'resource')];
-      if (!row.methods.includes(method)) return [row.name, notAllowed(row.allow)];
+      if (param === NOT_FOUND) {
+        return { route: row.name, response: notFound(row.absent ?? 'resource') };
+      }
+      if (!row.methods.includes(method)) {
+        return { route: row.name, response: notAllowed(row.allow) };
+      }
       const budget = this.budget;
       const ctx: RouteContext = {
         request: req,
@@ -98,8 +117,8 @@ export class SteeringApp {
         budget,
         client: budget?.clientOf(req.peer, headerValue(req.headers['x-forwarded-for'])),
       };
-      return [row.name, await row.handler(ctx)];
+      return { route: row.name, response: row.handler(ctx) };
     }
-    return ['other', notFound('resource')];
+    return { route: 'other', response: notFound('resource') };
   }
 }

@@ -14,10 +14,9 @@
  * (Ed25519 is deterministic, so the signatures agree too), and `DecisionSigner.selfCheck`
  * (`engine/signer.ts`) compares them before a policy is put in force.
  */
-import { createPrivateKey, createPublicKey, type KeyObject, sign } from 'node:crypto';
+import { createPrivateKey, createPublicKey, hash, type KeyObject, sign } from 'node:crypto';
 import type { Evidence } from '@wai-steering/evidence';
-import { bytesEqual, type DecisionFields, DOMAIN_TAGS, sha256 } from '@wai-steering/wire';
-import { nodeBackend } from '@wai-steering/wire/node';
+import { bytesEqual, type DecisionFields, DOMAIN_TAGS } from '@wai-steering/wire';
 
 /** PKCS #8 (RFC 8410) DER of an Ed25519 private key, before its 32-byte seed. */
 const PKCS8_PREFIX = Buffer.from('302e020100300506032b657004220420', 'hex');
@@ -79,6 +78,10 @@ export class DecisionEncoder {
   /** The message buffer: the domain, then the body; grown when a decision needs more. */
   private message = new Uint8Array(4096);
   private view = new DataView(this.message.buffer);
+  /** What `write` leaves: where each pathway's load is, where the fields after them begin. */
+  private loadAt = new Int32Array(8);
+  private after = 0;
+  private set: Uint8Array = new Uint8Array(0);
 
   constructor(
     readonly room: Uint8Array,
@@ -147,7 +150,8 @@ export class DecisionEncoder {
    * object), with this encoder's room, signer and policy.
    */
   encode(fields: DecisionFields, evidence: Evidence): EncodedDecision {
-    const { size, set } = this.write(fields, evidence);
+    const size = this.write(fields, evidence);
+    const set = this.set;
     const sig = sign(null, this.message.subarray(0, D + size), this.key);
     const bytes = new Uint8Array(size + 64);
     bytes.set(this.message.subarray(D, D + size), 0);
@@ -162,11 +166,14 @@ export class DecisionEncoder {
    * gives its bytes.
    */
   encodeCompact(fields: DecisionFields, evidence: Evidence): CompactEncodedDecision {
-    const { size, set, loads, after } = this.write(fields, evidence);
+    const size = this.write(fields, evidence);
+    const { set, after, loadAt: loads } = this;
     const msg = this.message;
     const sig = sign(null, msg.subarray(0, D + size), this.key);
-    const digest = sha256(msg.subarray(D, D + size), nodeBackend);
-    const m = loads.length;
+    // §7.3: SHA-256 over the body, with node:crypto's one-shot hash, the result used in place.
+    const h = hash('sha256', msg.subarray(D, D + size), 'buffer');
+    const digest = new Uint8Array(h.buffer, h.byteOffset, h.byteLength);
+    const m = fields.pathways.length;
     const end = D + size;
     const tail = new Uint8Array(47 + 5 * m + (end - after) + 64);
     tail.set(msg.subarray(D + PREFIX, D + PREFIX + 47), 0);
@@ -182,13 +189,11 @@ export class DecisionEncoder {
   }
 
   /**
-   * Writes the domain and the body into the message buffer; the body's size, the evidence set,
-   * where each pathway's load is, and where the fields after the pathways begin.
+   * Writes the domain and the body into the message buffer; the body's size. It leaves the
+   * evidence set in `set`, where each pathway's load is in `loadAt`, and where the fields after
+   * the pathways begin in `after`.
    */
-  private write(
-    fields: DecisionFields,
-    evidence: Evidence,
-  ): { size: number; set: Uint8Array; loads: number[]; after: number } {
+  private write(fields: DecisionFields, evidence: Evidence): number {
     const e = this.evidenceOf(evidence, fields);
     const m = fields.pathways.length;
     if (m !== e.chunks.length || fields.priority.length > 255) {
@@ -223,7 +228,8 @@ export class DecisionEncoder {
     view.setBigUint64(o + 39, u64(r.buffer), true);
     msg[o + 47] = m;
     o += 48;
-    const loads: number[] = new Array(m);
+    if (this.loadAt.length < m) this.loadAt = new Int32Array(2 * m);
+    const loads = this.loadAt;
     for (let i = 0; i < m; i++) {
       const pw = fields.pathways[i]!;
       loads[i] = o;
@@ -240,6 +246,8 @@ export class DecisionEncoder {
     msg[o + 5] = fields.priority.length;
     o += 6;
     for (const index of fields.priority) msg[o++] = index;
-    return { size, set: e.set, loads, after };
+    this.set = e.set;
+    this.after = after;
+    return size;
   }
 }

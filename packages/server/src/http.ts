@@ -69,17 +69,25 @@ function send(res: ServerResponse, r: AppResponse): number {
   return length;
 }
 
-/** Resolves once an answer has gone out (its last bytes handed to the kernel) or was dropped. */
-function gone(res: ServerResponse): Promise<void> {
-  if (res.writableFinished || res.destroyed) return Promise.resolve();
-  return new Promise((resolve) => {
-    res.once('finish', resolve);
-    res.once('close', resolve);
-  });
+/**
+ * Calls `done` once an answer has gone out (its last bytes handed to the kernel) or was dropped:
+ * at once when it has (a short answer is written in the call that ends it), otherwise on the
+ * response's `finish` or `close`, whichever comes first.
+ */
+function whenGone(res: ServerResponse, done: () => void): void {
+  if (res.writableFinished || res.destroyed) {
+    done();
+    return;
+  }
+  let called = false;
+  const once = (): void => {
+    if (called) return;
+    called = true;
+    done();
+  };
+  res.once('finish', once);
+  res.once('close', once);
 }
-
-/** Methods whose requests the application may read a body of. */
-const WITH_BODY = new Set(['POST', 'PUT', 'PATCH']);
 
 /** Connection limits; durations in ms. */
 export interface ConnectionLimits {
@@ -112,12 +120,21 @@ export interface HttpOptions {
   readonly connections?: Partial<ConnectionLimits>;
 }
 
+/** A request waiting to start. */
+interface Waiting {
+  readonly req: IncomingMessage;
+  readonly res: ServerResponse;
+}
+
 /** A connection's requests: those waiting to start, and those being answered. */
 interface Conn {
   readonly socket: Socket;
-  readonly queue: (() => Promise<void>)[];
+  readonly queue: Waiting[];
   /** Requests started whose answers have not gone out to the kernel yet. */
   inFlight: number;
+  /** The turn of its latest start, and how many it started in that turn. */
+  turn: number;
+  startedInTurn: number;
   /** Bytes of those answers. */
   unread: number;
   dropped: boolean;
@@ -150,27 +167,96 @@ export function createHttpServer(app: SteeringApp, options: HttpOptions = {}): S
     c.socket.destroy();
   };
 
+  /**
+   * Event-loop turns, counted by the pump (one `setImmediate` a turn while requests come): a
+   * connection starts at most `perTurn` requests a turn, the first at once as Node parses them
+   * (no hop through the pump) and the rest from its queue, round-robin.
+   */
+  let turn = 0;
+
+  /** A request of `c` answered, or dropped: the next may start. */
+  const finish = (c: Conn): void => {
+    c.inFlight--;
+    if (c.queue.length > 0) schedule(c);
+    else if (c.socket.isPaused() && !c.dropped) c.socket.resume();
+  };
+
+  /** Starts a request: the application's answer, written once it comes. */
+  const start = (c: Conn, req: IncomingMessage, res: ServerResponse): void => {
+    c.inFlight++;
+    if (c.turn !== turn) {
+      c.turn = turn;
+      c.startedInTurn = 0;
+    }
+    c.startedInTurn++;
+    const socket = c.socket;
+    const request: AppRequest =
+      req.method === 'POST' || req.method === 'PUT' || req.method === 'PATCH'
+        ? {
+            method: req.method,
+            target: req.url ?? '/',
+            headers: req.headers,
+            ...(socket.remoteAddress === undefined ? {} : { peer: socket.remoteAddress }),
+            body: bodyReader(req),
+          }
+        : {
+            method: req.method ?? 'GET',
+            target: req.url ?? '/',
+            headers: req.headers,
+            ...(socket.remoteAddress === undefined ? {} : { peer: socket.remoteAddress }),
+          };
+    app.handle(request).then(
+      (r) => answer(c, req, res, r),
+      () => {
+        // `handle` does not reject; a failure here is the socket's.
+        if (!res.headersSent && !res.destroyed) res.writeHead(500);
+        res.end();
+        finish(c);
+      },
+    );
+  };
+
+  /** Writes an answer; the request stays in flight until it has gone out. */
+  const answer = (c: Conn, req: IncomingMessage, res: ServerResponse, r: AppResponse): void => {
+    if (c.dropped) {
+      finish(c);
+      return;
+    }
+    const socket = c.socket;
+    const bytes = send(res, r) + 256;
+    if (r.close === true) req.resume();
+    // Answers the client does not read: bounded in bytes here, in time by the idle timeout
+    // (a connection whose answers do not go out makes no progress).
+    c.unread += bytes;
+    if (c.unread + socket.writableLength > limits.maxUnreadBytes) {
+      drop(c, 'unread');
+      finish(c);
+      return;
+    }
+    // In flight until the answer has gone out: a client that does not read holds at most
+    // `maxPipelined` answers.
+    whenGone(res, () => {
+      c.unread -= bytes;
+      finish(c);
+    });
+  };
+
+  /** Whether `c` may start a request now: within its share of this turn and of the pipeline. */
+  const mayStart = (c: Conn): boolean =>
+    !c.dropped &&
+    c.inFlight < limits.maxPipelined &&
+    (c.turn !== turn || c.startedInTurn < limits.perTurn);
+
   /** One turn: at most `perTurn` requests of each ready connection are started. */
   const pump = (): void => {
     scheduled = false;
+    turn++;
     for (const c of [...ready]) {
-      let started = 0;
-      while (
-        c.queue.length > 0 &&
-        started < limits.perTurn &&
-        c.inFlight < limits.maxPipelined &&
-        !c.dropped
-      ) {
-        const job = c.queue.shift()!;
-        c.inFlight++;
-        started++;
-        void job().finally(() => {
-          c.inFlight--;
-          if (c.queue.length > 0) schedule(c);
-          else if (c.socket.isPaused() && !c.dropped) c.socket.resume();
-        });
+      while (c.queue.length > 0 && mayStart(c)) {
+        const w = c.queue.shift()!;
+        start(c, w.req, w.res);
       }
-      // Out of the round when it has nothing to start now: a job that ends puts it back.
+      // Out of the round when it has nothing to start now: a request that ends puts it back.
       if (c.queue.length === 0 || c.dropped || c.inFlight >= limits.maxPipelined) ready.delete(c);
     }
     if (ready.size > 0) schedulePump();
@@ -206,41 +292,16 @@ export function createHttpServer(app: SteeringApp, options: HttpOptions = {}): S
         drop(c, 'pipelined');
         return;
       }
-      c.queue.push(async () => {
-        const request: AppRequest = {
-          method: req.method ?? 'GET',
-          target: req.url ?? '/',
-          headers: req.headers,
-          ...(socket.remoteAddress === undefined ? {} : { peer: socket.remoteAddress }),
-          ...(WITH_BODY.has(req.method ?? '') ? { body: bodyReader(req) } : {}),
-        };
-        let r: AppResponse;
-        try {
-          r = await app.handle(request);
-        } catch {
-          // `handle` does not reject; a failure here is the socket's.
-          if (!res.headersSent && !res.destroyed) res.writeHead(500);
-          res.end();
-          return;
-        }
-        if (c.dropped) return;
-        const bytes = send(res, r) + 256;
-        if (r.close === true) req.resume();
-        // Answers the client does not read: bounded in bytes here, in time by the idle timeout
-        // (a connection whose answers do not go out makes no progress).
-        c.unread += bytes;
-        if (c.unread + socket.writableLength > limits.maxUnreadBytes) {
-          drop(c, 'unread');
-          return;
-        }
-        // In flight until the answer has gone out: a client that does not read holds at most
-        // `maxPipelined` answers.
-        await gone(res);
-        c.unread -= bytes;
-      });
+      if (c.queue.length === 0 && mayStart(c)) {
+        // Within the connection's share of this turn: started now; the pump counts the turn.
+        start(c, req, res);
+        schedulePump();
+      } else {
+        c.queue.push({ req, res });
+        schedule(c);
+      }
       // Past the bound in flight, the connection is not read until its answers go out.
       if (c.queue.length + c.inFlight >= limits.maxPipelined && !socket.isPaused()) socket.pause();
-      schedule(c);
     },
   );
   server.timeout = limits.idleTimeout;
@@ -289,6 +350,8 @@ export function createHttpServer(app: SteeringApp, options: HttpOptions = {}): S
       socket,
       queue: [],
       inFlight: 0,
+      turn: -1,
+      startedInTurn: 0,
       unread: 0,
       dropped: false,
       seen: 0,

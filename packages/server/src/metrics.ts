@@ -28,48 +28,70 @@ interface Metric {
   write(out: string[]): void;
 }
 
-/** A counter per label set. */
+/**
+ * A counter per label set. Each label set has a slot, its value in a typed array: a request
+ * adds to a slot it found once (`slot`, `add`), and the label text is written only on a scrape.
+ */
 export class Counter implements Metric {
-  private readonly values = new Map<string, { labels: Labels; value: number }>();
-  private readonly byKey = new Map<string, { labels: Labels; value: number }>();
+  private values = new Float64Array(8);
+  /** Each slot's label text, in the order the slots were made. */
+  private readonly texts: string[] = [];
+  private readonly byText = new Map<string, number>();
+  private readonly byKey = new Map<string | number, number>();
   constructor(
     readonly name: string,
     readonly help: string,
   ) {}
 
+  /** The slot of a label set, made on first use. */
+  slot(labels: Labels = {}): number {
+    const text = labelText(labels);
+    let slot = this.byText.get(text);
+    if (slot === undefined) {
+      slot = this.texts.length;
+      if (slot === this.values.length) {
+        const grown = new Float64Array(2 * slot);
+        grown.set(this.values);
+        this.values = grown;
+      }
+      this.texts.push(text);
+      this.byText.set(text, slot);
+    }
+    return slot;
+  }
+
+  /** Adds to a slot's value. */
+  add(slot: number, by = 1): void {
+    this.values[slot]! += by;
+  }
+
   inc(labels: Labels = {}, by = 1): void {
-    const key = labelText(labels);
-    const entry = this.values.get(key);
-    if (entry === undefined) this.values.set(key, { labels, value: by });
-    else entry.value += by;
+    this.values[this.slot(labels)]! += by;
   }
 
   /**
-   * `inc(labels)` for a label set named by `key` (the caller's own short key), without building
-   * the label text again: the hot path of a request.
+   * `inc(labels)` for a label set named by `key` (the caller's own short key, a string or a
+   * number), without building the label text again: the hot path of a request.
    */
-  incKey(key: string, labels: () => Labels, by = 1): void {
-    let entry = this.byKey.get(key);
-    if (entry === undefined) {
-      const l = labels();
-      const text = labelText(l);
-      entry = this.values.get(text);
-      if (entry === undefined) {
-        entry = { labels: l, value: 0 };
-        this.values.set(text, entry);
-      }
-      this.byKey.set(key, entry);
+  incKey(key: string | number, labels: () => Labels, by = 1): void {
+    let slot = this.byKey.get(key);
+    if (slot === undefined) {
+      slot = this.slot(labels());
+      this.byKey.set(key, slot);
     }
-    entry.value += by;
+    this.values[slot]! += by;
   }
 
   get(labels: Labels = {}): number {
-    return this.values.get(labelText(labels))?.value ?? 0;
+    const slot = this.byText.get(labelText(labels));
+    return slot === undefined ? 0 : this.values[slot]!;
   }
 
   write(out: string[]): void {
     out.push(`# HELP ${this.name} ${this.help}`, `# TYPE ${this.name} counter`);
-    for (const [key, { value }] of this.values) out.push(`${this.name}${key} ${num(value)}`);
+    for (let i = 0; i < this.texts.length; i++) {
+      out.push(`${this.name}${this.texts[i]!} ${num(this.values[i]!)}`);
+    }
   }
 }
 

@@ -24,9 +24,29 @@ interface Waiter<T> {
   reject(error: unknown): void;
 }
 
+/** The decisions of one batch share one promise: settled once, when the batch is written. */
+interface Batch {
+  readonly done: Promise<void>;
+  resolve(): void;
+  reject(error: unknown): void;
+}
+
+function newBatch(): Batch {
+  let resolve!: () => void;
+  let reject!: (error: unknown) => void;
+  const done = new Promise<void>((yes, no) => {
+    resolve = yes;
+    reject = no;
+  });
+  // Each decision's caller handles the outcome; this one keeps a batch nobody awaits quiet.
+  done.catch(() => {});
+  return { done, resolve, reject };
+}
+
 export class CommitQueue {
   private decisions: StoredDecision[] = [];
-  private decisionWaiters: Waiter<void>[] = [];
+  /** The promise of the decisions queued, made with the first of them. */
+  private decisionBatch: Batch | undefined;
   private records: StoredRecord[] = [];
   private recordWaiters: Waiter<boolean>[] = [];
   private scheduled = false;
@@ -56,17 +76,20 @@ export class CommitQueue {
     return this.pending >= this.options.maxPending;
   }
 
-  /** Queues a signed decision; resolves once it is durable. */
+  /**
+   * Queues a signed decision; resolves once it is durable. The decisions of one commit share
+   * one promise (made once per batch, not once per decision).
+   */
   addDecision(decision: StoredDecision): Promise<void> {
-    return new Promise<void>((resolve, reject) => {
-      if (this.closed) {
-        reject(new Error('the store is closed'));
-        return;
-      }
-      this.decisions.push(decision);
-      this.decisionWaiters.push({ resolve, reject });
-      this.schedule();
-    });
+    if (this.closed) return Promise.reject(new Error('the store is closed'));
+    this.decisions.push(decision);
+    let batch = this.decisionBatch;
+    if (batch === undefined) {
+      batch = newBatch();
+      this.decisionBatch = batch;
+    }
+    this.schedule();
+    return batch.done;
   }
 
   /** Queues an accepted record; resolves once it is durable, with whether it was new. */
@@ -110,12 +133,12 @@ export class CommitQueue {
   flush(empty = false): Promise<void> {
     if (this.inFlight !== undefined) return this.inFlight;
     const decisions = this.decisions;
-    const decisionWaiters = this.decisionWaiters;
+    const decisionBatch = this.decisionBatch;
     const records = this.records;
     const recordWaiters = this.recordWaiters;
     if (decisions.length === 0 && records.length === 0 && !empty) return Promise.resolve();
     this.decisions = [];
-    this.decisionWaiters = [];
+    this.decisionBatch = undefined;
     this.records = [];
     this.recordWaiters = [];
     const size = decisions.length + records.length;
@@ -129,14 +152,14 @@ export class CommitQueue {
     const done = written.then(
       ({ inserted }) => {
         this.options.onCommit?.(size, true);
-        for (const w of decisionWaiters) w.resolve();
+        decisionBatch?.resolve();
         for (let i = 0; i < recordWaiters.length; i++) {
           recordWaiters[i]!.resolve(inserted[i] ?? false);
         }
       },
       (error: unknown) => {
         this.options.onCommit?.(size, false, error);
-        for (const w of decisionWaiters) w.reject(error);
+        decisionBatch?.reject(error);
         for (const w of recordWaiters) w.reject(error);
       },
     );

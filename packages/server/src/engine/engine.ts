@@ -13,10 +13,11 @@
 import type { Evidence } from '@wai-steering/evidence';
 import { windowAt } from '@wai-steering/evidence';
 import { writeManifest } from '@wai-steering/manifest';
-import { protocolOf, readReport, sessionOf } from '@wai-steering/rule';
+import { type Protocol, protocolOf, type Report, readReport, sessionOf } from '@wai-steering/rule';
 import { openHopRecord, type RoomContext } from '@wai-steering/verifier';
 import {
   bytesEqual,
+  type DecisionFields,
   type KeyLog,
   type Policy,
   REASON_NAME,
@@ -26,8 +27,8 @@ import {
 } from '@wai-steering/wire';
 import { SessionMac } from '../guard/session-mac.js';
 import { describeError, Health } from '../health.js';
+import { isShort, statedLoads } from '../instances/leases.js';
 import type { InstanceLink } from '../instances/link.js';
-import { addLoads } from '../instances/loads.js';
 import { Metrics } from '../metrics.js';
 import { SessionTable } from '../sessions.js';
 import {
@@ -40,7 +41,7 @@ import { monotonicClock } from './clock.js';
 import { CommitQueue, commitObserver } from './commit.js';
 import { DEFAULT_HORIZON, EvidenceIndex } from './evidence-index.js';
 import { registerGauges } from './gauges.js';
-import type { SigningKey } from './in-force.js';
+import type { InForce, SigningKey } from './in-force.js';
 import { type LiveIntake, openPolicies } from './live-intake.js';
 import { LoadHistory } from './load-history.js';
 import type { PolicyInForce } from './policy-in-force.js';
@@ -57,11 +58,15 @@ import type {
   Overloaded,
   PolicyRotated,
   ReadResult,
+  Steered,
   StoreDamaged,
   StoredRead,
   StoreUnavailable,
 } from './types.js';
 import { unusedReason } from './unused.js';
+
+/** A report read with no headers (a steering request without `CMCD-Request`). */
+const NO_HEADERS: Readonly<Record<string, string>> = Object.freeze({});
 
 function found(bytes: Uint8Array | undefined): ReadResult {
   return bytes === undefined ? { kind: 'absent' } : { kind: 'found', bytes };
@@ -95,6 +100,16 @@ export class SteeringEngine {
   private closed = false;
   /** The other instances of the deployment, when there are any (`instances/`). */
   private link: InstanceLink | undefined;
+  /** The sessions newly placed in each pathway so far (a running count, for the leases). */
+  private placed = new Uint32Array(0);
+  /** Decisions waiting for a take of slots (`PeerLoads.take`). */
+  private waitingSlots = 0;
+  /** The loads a decision states, written in place (`statedLoads`). */
+  private readonly stated: number[] = [];
+  /** The window whose start the link was last asked about, and the instants it holds. */
+  private linkWindow:
+    | { readonly policy: Policy; readonly from: bigint; readonly until: bigint; readonly a: bigint }
+    | undefined;
 
   private constructor(private readonly o: EngineOptions) {
     this.metrics = o.metrics ?? new Metrics();
@@ -301,28 +316,69 @@ export class SteeringEngine {
 
   /**
    * A steering request (§4, §6, §7, §8.1): the report, the session, the decision over the
-   * current evidence and loads, signed, archived (durable), then the manifest.
+   * current evidence and loads, signed, archived (durable), then the manifest. Everything but
+   * the wait for the group commit (and, on a window move, for the other instances' records) is
+   * done in the call: one promise per request, the commit's.
    */
-  async decide(request: DecideRequest): Promise<DecideResult> {
-    if (this.closed) return this.overloaded('the server is closing');
+  decide(request: DecideRequest): Promise<DecideResult> {
+    if (this.closed) return Promise.resolve(this.overloaded('the server is closing'));
     // A decision served now could not be fetched after a restart (§8.4): none is served.
     const unavailable = this.storeFileGone();
-    if (unavailable !== undefined) return unavailable;
-    if (this.queue.full) return this.overloaded('too many decisions await their commit');
+    if (unavailable !== undefined) return Promise.resolve(unavailable);
+    if (this.queue.full) {
+      return Promise.resolve(this.overloaded('too many decisions await their commit'));
+    }
     // One policy for the whole decision, whatever rotates while it awaits its commit.
     const under = this.policies.current;
     const { target, cmcd } = request;
     const protocol = protocolOf(target);
     const given = request.session === undefined ? this.readSession(target) : request.session;
     const session = given ?? this.sessionMac.mint();
-    const headers = cmcd === undefined ? {} : { 'cmcd-request': cmcd };
+    const headers = cmcd === undefined ? NO_HEADERS : { 'cmcd-request': cmcd };
     const report = readReport({ protocol, target, headers }, under.ids);
+    const t = request.t ?? this.now();
+    // A new window: the records the other instances stored are read first (`instances/feed.ts`).
+    const caughtUp = this.catchUp(under, t);
+    if (caughtUp !== undefined) {
+      return this.decideAfter(caughtUp, under, request, session, protocol, report, 0);
+    }
+    return this.decideAt(under, request, t, session, protocol, report, 0);
+  }
+
+  /**
+   * The catch-up of the other instances' records to wait for before deciding at `t`, when `t`
+   * is in a window other than the last one asked about (`instances/feed.ts`); `undefined` when
+   * there is none (no link, or the window of the previous decisions).
+   */
+  private catchUp(under: InForce, t: bigint): Promise<void> | undefined {
+    const before = this.link?.beforeWindow;
+    if (before === undefined) return undefined;
+    // The window's start, computed again only when t leaves the instants of the last one.
+    const w = this.linkWindow;
+    if (w === undefined || w.policy !== under.policy || t < w.from || t >= w.until) {
+      // §5.1: the window is the same for every t of one period after L + b (t < L + P: b = 0).
+      const policy = under.policy;
+      const { a, b } = windowAt(policy, t);
+      const from = b === 0n ? 0n : policy.lag_us + b;
+      const until = b === 0n ? policy.lag_us + policy.period_us : from + policy.period_us;
+      this.linkWindow = { policy, from, until, a };
+    }
+    return before.call(this.link, this.linkWindow!.a);
+  }
+
+  /** {@link decide} once the catch-up is done; again should the clock have reached a further window. */
+  private async decideAfter(
+    first: Promise<void>,
+    under: InForce,
+    request: DecideRequest,
+    session: Uint8Array,
+    protocol: Protocol,
+    report: Report,
+    takes: number,
+  ): Promise<DecideResult> {
+    let caughtUp: Promise<void> | undefined = first;
     let t = request.t ?? this.now();
-    // A new window: the records the other instances stored are read first (`instances/feed.ts`);
-    // again should the clock have reached a further window meanwhile.
-    for (let i = 0; i < 3; i++) {
-      const caughtUp = this.link?.beforeWindow?.(windowAt(under.policy, t).a);
-      if (caughtUp === undefined) break;
+    for (let i = 0; caughtUp !== undefined; i++) {
       // A catch-up that fails is told once (`health.ts`); the decision goes on over what is held.
       await caughtUp.then(
         () => this.health.clear('store_queries'),
@@ -332,7 +388,26 @@ export class SteeringEngine {
         },
       );
       t = request.t ?? this.now();
+      caughtUp = i < 2 ? this.catchUp(under, t) : undefined;
     }
+    return this.decideAt(under, request, t, session, protocol, report, takes);
+  }
+
+  /**
+   * §6, §7: the decision at `t` over the loads as they stand, signed, queued for the commit. With
+   * leases of the capacity (`instances/leases.ts`), an instance that ran out of slots of a
+   * pathway that may have free ones elsewhere asks for more first (up to 3 times), then decides
+   * again at the clock of then.
+   */
+  private decideAt(
+    under: InForce,
+    request: DecideRequest,
+    t: bigint,
+    session: Uint8Array,
+    protocol: Protocol,
+    report: Report,
+    takes: number,
+  ): Promise<DecideResult> {
     const now = Number(t);
     // The loads at the start of each second, before this one changes the table (live capacity).
     this.loadHistory.advance(Math.floor(now / 1_000_000));
@@ -342,32 +417,62 @@ export class SteeringEngine {
     this.sessions.follow(under.ids);
     const previous = this.sessions.current(session, now);
     if (previous < 0 && this.sessions.size >= this.o.maxSessions) {
-      return this.overloaded('the session table is full');
+      return Promise.resolve(this.overloaded('the session table is full'));
     }
     // §6: this instance's own loads, every session whose end has come out, swept or not
-    // (docs/audit.md, the load replay), plus its live peers' latest (`instances/loads.ts`).
-    const loads = addLoads(this.sessions.loadsAt(now, under.ids), this.link?.peers);
+    // (docs/audit.md, the load replay), plus its live peers' latest (`instances/loads.ts`), a
+    // pathway in which it holds no free slot at its limit (`instances/leases.ts`).
+    const own = this.sessions.loadsAt(now, under.ids);
+    const peers = this.link?.peers;
+    const lease = peers?.lease();
+    if (lease !== undefined && takes < 3 && isShort(own, peers!.peers, under.capacities, lease)) {
+      // The decisions waiting share a take; should they use its slots up, another (the
+      // exchange answers at once when a take found none to grant).
+      this.waitingSlots++;
+      return peers!.take(this.waitingSlots).then(() => {
+        this.waitingSlots--;
+        const at = request.t ?? this.now();
+        const caughtUp = this.catchUp(under, at);
+        return caughtUp === undefined
+          ? this.decideAt(under, request, at, session, protocol, report, takes + 1)
+          : this.decideAfter(caughtUp, under, request, session, protocol, report, takes + 1);
+      });
+    }
+    const loads = statedLoads(own, peers?.peers, under.capacities, lease, this.stated);
     const { fields, evidence } = under.assemble(t, session, protocol, report, loads);
     const signed = under.signer.sign(fields, evidence);
     // After deciding, the session counts in its new first pathway until TTL + grace.
-    this.sessions.place(session, fields.priority[0]!, now + (fields.ttl + this.graceS) * 1_000_000);
-    try {
-      await this.queue.addDecision(signed);
-    } catch {
-      return this.storeUnavailable('commit', 'the decision could not be archived');
+    const first = fields.priority[0]!;
+    this.sessions.place(session, first, now + (fields.ttl + this.graceS) * 1_000_000);
+    if (first !== previous) {
+      if (this.placed.length !== own.length) this.placed = new Uint32Array(own.length);
+      this.placed[first]!++;
     }
+    return this.queue.addDecision(signed).then(
+      () => this.steered(under, t, fields, signed.digest),
+      () => this.storeUnavailable('commit', 'the decision could not be archived'),
+    );
+  }
+
+  /** The sessions newly placed in each pathway so far, in the policy's order (for the leases). */
+  get placements(): Uint32Array {
+    return this.placed;
+  }
+
+  /** A decision durable: counted, noted, and its manifest (§8.1). */
+  private steered(under: InForce, t: bigint, fields: DecisionFields, digest: Uint8Array): Steered {
     this.retention.decided(t);
     const reason = fields.reason;
-    this.metrics.decisions.incKey(String(reason), () => ({
+    this.metrics.decisions.incKey(reason, () => ({
       reason: REASON_NAME[reason] ?? String(reason),
     }));
-    this.o.observer?.decided(fields, signed.digest);
+    this.o.observer?.decided(fields, digest);
     const body = writeManifest(
       under.policy,
-      { session, ttl: fields.ttl, priority: fields.priority },
-      signed.digest,
+      { session: fields.session, ttl: fields.ttl, priority: fields.priority },
+      digest,
     );
-    return { kind: 'manifest', body, digest: signed.digest, fields };
+    return { kind: 'manifest', body, digest, fields };
   }
 
   /** A hop's `WMH1` (companion C5): verified against the room, archived, then evidence. */

@@ -31,6 +31,8 @@ export class InForce {
   readonly digest: Uint8Array;
   /** Its pathways' IDs, in its order. */
   readonly ids: readonly string[];
+  /** Its pathways' capacities (§3.3, §6.1), in its order. */
+  readonly capacities: Uint32Array;
   /** §5: the evidence of the window at an instant, computed once per window move. */
   readonly cache: EvidenceCache;
   readonly signer: DecisionSigner;
@@ -44,6 +46,7 @@ export class InForce {
     this.bytes = checked.bytes;
     this.digest = checked.digest;
     this.ids = checked.policy.pathways.map((p) => p.id);
+    this.capacities = Uint32Array.from(checked.policy.pathways, (p) => p.capacity);
     this.cache = new EvidenceCache(checked.policy, evidence);
     this.signer = new DecisionSigner(
       key.roomId,

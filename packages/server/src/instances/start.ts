@@ -10,7 +10,7 @@
  * - SQLite alone: nothing to link.
  */
 import { windowAt } from '@wai-steering/evidence';
-import { bytesEqual, type Policy, sha256 } from '@wai-steering/wire';
+import { bytesEqual, NO_CAPACITY_LIMIT, type Policy, sha256 } from '@wai-steering/wire';
 import type { SteeringEngine } from '../engine/engine.js';
 import { PgStore } from '../store/postgres.js';
 import type { SteeringStore } from '../store/store.js';
@@ -80,6 +80,17 @@ function registerPeerGauges(engine: SteeringEngine, peers: PeerLoads): void {
   engine.metrics.gauge('wai_steering_peers', 'Live peers as of the latest heartbeat.', () => [
     [{}, peers.livePeers],
   ]);
+  engine.metrics.gauge(
+    'wai_steering_capacity_slots',
+    "The slots of each capacity-limited pathway's capacity this instance holds (its lease).",
+    () => {
+      const lease = peers.lease();
+      if (lease === undefined) return [];
+      return engine.policy.pathways.flatMap((p, i) =>
+        p.capacity === NO_CAPACITY_LIMIT ? [] : [[{ pathway: p.id }, lease[i] ?? 0] as const],
+      );
+    },
+  );
 }
 
 export interface LinkOptions {
@@ -107,11 +118,16 @@ export async function linkInstances(
   // The loads this instance's decisions state now (sessions whose end has come are out).
   const own = () => engine.loadsNow();
   const liveIntervals = Math.max(1, Math.ceil(o.dropAfterMs / o.heartbeatMs));
+  // Leases of each pathway's capacity (`leases.ts`), under the policy in force.
+  const capacities = () => engine.policy.pathways.map((p) => p.capacity);
+  const placed = () => engine.placements;
   const exchange = {
     own,
     pathways,
     intervalMs: o.heartbeatMs,
     liveIntervals,
+    capacities,
+    placed,
     faults: engine.health,
   };
   if (store instanceof PgStore) {

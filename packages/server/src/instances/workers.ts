@@ -59,7 +59,7 @@ export function runWorkers(o: WorkersOptions): Promise<RunningWorkers> {
     live.set(worker.id, { worker, started: Date.now() });
     worker.on('message', (m: unknown) => {
       if (isLoadsMessage(m)) {
-        if (worker.isConnected()) worker.send(hub.beat(worker.id, m.counts, Date.now()));
+        if (worker.isConnected()) worker.send(hub.beat(worker.id, m, Date.now()));
       } else if (isRecordMessage(m) || isLiveMessage(m)) {
         for (const { worker: other } of live.values()) {
           if (other !== worker && other.isConnected()) other.send(m);

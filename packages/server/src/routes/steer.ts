@@ -1,7 +1,20 @@
 /** The steering route (§4, §8.1): a GET of the policy's `server_uri` or `reload_uri`. */
+import type { DecideResult } from '../engine/types.js';
 import { type BackOff, manifest, overBudget, overloaded, storeUnavailable } from './responses.js';
 import { headerValue } from './target.js';
 import type { AppResponse, RouteContext } from './types.js';
+
+/** The response of a decision's result to a request for `target`. */
+function answer(result: DecideResult, target: string): AppResponse {
+  switch (result.kind) {
+    case 'manifest':
+      return manifest(result.body);
+    case 'store_unavailable':
+      return storeUnavailable(result, backOff(target));
+    case 'overloaded':
+      return overloaded(result.why, backOff(target));
+  }
+}
 
 /**
  * The status that makes this request's player come back later (`BackOff`): 503 to an HLS client,
@@ -21,7 +34,7 @@ const HLS_PARAMETER = /[?&]_HLS_/;
  * spent first (`guard/budget.ts`): a request, and a new session when it carries none this server
  * minted.
  */
-export async function steer(ctx: RouteContext): Promise<AppResponse> {
+export function steer(ctx: RouteContext): AppResponse | Promise<AppResponse> {
   const { engine, budget, client } = ctx;
   const target = ctx.request.target;
   const over = budget?.spend('requests', client);
@@ -37,13 +50,7 @@ export async function steer(ctx: RouteContext): Promise<AppResponse> {
     engine.metrics.cmcdIgnored.inc();
     cmcd = undefined;
   }
-  const result = await engine.decide({ target, session, ...(cmcd === undefined ? {} : { cmcd }) });
-  switch (result.kind) {
-    case 'manifest':
-      return manifest(result.body);
-    case 'store_unavailable':
-      return storeUnavailable(result, backOff(target));
-    case 'overloaded':
-      return overloaded(result.why, backOff(target));
-  }
+  return engine
+    .decide(cmcd === undefined ? { target, session } : { target, session, cmcd })
+    .then((result) => answer(result, target));
 }

@@ -216,6 +216,17 @@ export const MIGRATIONS: readonly Migration[] = [
     `,
     after: backfillLog,
   },
+  {
+    version: 4,
+    name: 'capacity leases',
+    sql: `
+      -- Each instance's lease of each pathway's capacity (docs/server.md, "Capacity across
+      -- instances"): the slots it may place sessions in, granted by its heartbeat under an
+      -- advisory lock of the deployment, so that the live instances' slots add up to at most
+      -- the capacity.
+      ALTER TABLE instance_loads ADD COLUMN slots bigint[] NOT NULL DEFAULT '{}';
+    `,
+  },
 ];
 
 /** The newest schema this code reads and writes. */

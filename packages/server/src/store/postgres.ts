@@ -387,9 +387,11 @@ export class PgStore implements SteeringStore {
     }
     const ids = [...lastT.keys()];
     // The decisions' ids in the batch's order (WITH ORDINALITY), as their pending entries: equal
-    // t are listed in the log's order.
-    const res = await w.query(
-      `WITH ins AS (
+    // t are listed in the log's order. A named statement: parsed and planned once per
+    // connection, not once per commit.
+    const res = await w.query({
+      name: 'wai_insert_decisions',
+      text: `WITH ins AS (
          INSERT INTO decisions (t, key, set_id, tail)
          SELECT t, key, set_id, tail
          FROM unnest($1::int8[], $2::int8[], $3::int8[], $4::bytea[])
@@ -400,8 +402,8 @@ export class PgStore implements SteeringStore {
        )
        UPDATE sets SET last_t = greatest(sets.last_t, v.t)
        FROM unnest($5::int8[], $6::int8[]) AS v(id, t) WHERE sets.id = v.id`,
-      [ts, keys, setIds, tails, ids, ids.map((i) => lastT.get(i)!), entries],
-    );
+      values: [ts, keys, setIds, tails, ids, ids.map((i) => lastT.get(i)!), entries],
+    });
     // A set pruned since this instance last used it: written again with the batch.
     if (res.rowCount !== ids.length) throw new SetGone();
   }
@@ -1218,6 +1220,32 @@ export class PgStore implements SteeringStore {
   /** A query on the readers' pool (the loads' heartbeat uses it). */
   query<R extends pg.QueryResultRow>(sql: string, values: unknown[]): Promise<pg.QueryResult<R>> {
     return this.pool.query<R>(sql, values);
+  }
+
+  /**
+   * `fn` in one transaction on a connection of the pool (`BEGIN` … `COMMIT`, `ROLLBACK` when it
+   * throws): the loads heartbeat's grant of slots under its lock (`instances/loads.ts`).
+   */
+  async transaction<T>(
+    fn: (
+      q: <R extends pg.QueryResultRow>(
+        sql: string,
+        values: unknown[],
+      ) => Promise<pg.QueryResult<R>>,
+    ) => Promise<T>,
+  ): Promise<T> {
+    const c = await this.pool.connect();
+    try {
+      await c.query('BEGIN');
+      const value = await fn((sql, values) => c.query(sql, values));
+      await c.query('COMMIT');
+      return value;
+    } catch (e) {
+      await c.query('ROLLBACK').catch(() => {});
+      throw e;
+    } finally {
+      c.release();
+    }
   }
 
   async close(): Promise<void> {

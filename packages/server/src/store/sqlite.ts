@@ -88,6 +88,15 @@ parentPort.on('message', () => {
 });
 `;
 
+/** How long a write waits for another process's write lock before it fails. */
+const BUSY_WAIT_MS = 5000;
+
+/** Whether `e` is SQLite's "database is locked" (another connection holds the write lock). */
+function isBusy(e: unknown): boolean {
+  const code = (e as { code?: unknown } | null)?.code;
+  return code === 'SQLITE_BUSY';
+}
+
 /** Past this size the WAL is checkpointed inline (RESTART), whatever the worker managed. */
 const WAL_LIMIT = 256 * 1024 * 1024;
 
@@ -272,8 +281,9 @@ export class SqliteStore implements SteeringStore {
     this.db.pragma('journal_mode = WAL');
     this.db.pragma(`synchronous = ${options.synchronous === 'full' ? 'FULL' : 'NORMAL'}`);
     this.db.pragma('foreign_keys = OFF');
-    // Worker processes (`serve --workers N`) share the file: a writer waits for the lock.
-    this.db.pragma('busy_timeout = 5000');
+    // Worker processes (`serve --workers N`) share the file: a writer waits for the lock (the
+    // group commit, from the event loop: `commit`).
+    this.db.pragma(`busy_timeout = ${BUSY_WAIT_MS}`);
     this.migrate();
     const memory = path === ':memory:' || path === '';
     if (!memory && (options.checkpoint ?? 'background') === 'background') {
@@ -578,6 +588,8 @@ export class SqliteStore implements SteeringStore {
       deleteSetsBefore: db.prepare('DELETE FROM sets WHERE id < ?'),
       minNamedStart: db.prepare('SELECT min(min_start) FROM sets').pluck(),
       deleteRecords: db.prepare('DELETE FROM records WHERE "end" < ? AND "end" <= ?'),
+      busyNoWait: db.prepare('PRAGMA busy_timeout = 0'),
+      busyWait: db.prepare(`PRAGMA busy_timeout = ${BUSY_WAIT_MS}`),
       count: {
         records: db.prepare('SELECT count(*) FROM records').pluck(),
         decisions: db.prepare('SELECT count(*) FROM decisions').pluck(),
@@ -588,14 +600,37 @@ export class SqliteStore implements SteeringStore {
 
   commit(batch: CommitBatch): Promise<CommitResult> {
     try {
-      return Promise.resolve(this.commitSync(batch));
+      return Promise.resolve(this.commitSync(batch, false));
     } catch (e) {
+      // Another process (`serve --workers N`) holds the write lock: tried again from the event
+      // loop, which serves requests meanwhile, rather than in SQLite's busy handler, which
+      // sleeps on the event loop (and waits up to the same 5 s).
+      if (isBusy(e)) return this.commitLater(batch, Date.now() + BUSY_WAIT_MS);
       return Promise.reject(e);
     }
   }
 
-  /** {@link SqliteStore.commit}, synchronously: the transaction is written when it returns. */
-  private commitSync(batch: CommitBatch): CommitResult {
+  private commitLater(batch: CommitBatch, deadline: number): Promise<CommitResult> {
+    return new Promise((resolve, reject) => {
+      const attempt = (): void => {
+        try {
+          resolve(this.commitSync(batch, false));
+        } catch (e) {
+          if (isBusy(e) && Date.now() < deadline) setTimeout(attempt, 1);
+          else reject(e);
+        }
+      };
+      setImmediate(attempt);
+    });
+  }
+
+  /**
+   * {@link SqliteStore.commit}, synchronously: the transaction is written when it returns. With
+   * `wait` false, the write lock is asked once (no busy wait): `SQLITE_BUSY` when another process
+   * holds it.
+   */
+  private commitSync(batch: CommitBatch, wait = true): CommitResult {
+    if (!wait) this.stmt.busyNoWait.get();
     try {
       // IMMEDIATE: the write lock first, so that another process's commit is waited for rather
       // than failing the upgrade of a read snapshot (SQLITE_BUSY_SNAPSHOT).
@@ -606,6 +641,8 @@ export class SqliteStore implements SteeringStore {
       // The transaction rolled back: the current set may be one it had written.
       this.loadCurrent();
       throw e;
+    } finally {
+      if (!wait) this.stmt.busyWait.get();
     }
   }
 

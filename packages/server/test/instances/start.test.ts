@@ -4,6 +4,7 @@
 import { EventEmitter } from 'node:events';
 import { parseHex, readDecision, unwrap } from '@wai-steering/wire';
 import { afterEach, describe, expect, it } from 'vitest';
+import { LoadsHub, type LoadsMessage } from '../../src/instances/loads.js';
 import { linkInstances } from '../../src/instances/start.js';
 import { demoApp, get, postPeriods, text } from '../helpers/setup.js';
 
@@ -43,10 +44,15 @@ describe('linkInstances', () => {
       worker: primary,
     });
     try {
-      // The first beat, at once: this worker's own loads.
-      expect(primary.sent[0]).toEqual({ wai: 'loads', counts: [0, 0, 0] });
-      // The primary answers with the others' sum: decisions state it.
-      primary.emit('message', { wai: 'loads', counts: [5, 0, 2], live: 1 });
+      // The first beat, at once: this worker's own loads, and the slots it asks for of each
+      // pathway's capacity (`leases.ts`).
+      const first = primary.sent[0] as LoadsMessage;
+      expect(first).toMatchObject({ wai: 'loads', counts: [0, 0, 0], seq: 1 });
+      expect(first.capacities).toEqual(ctx.engine.policy.pathways.map((p) => p.capacity));
+      // The primary answers with the others' sum and the slots it grants (as its hub does):
+      // decisions state the sum.
+      const granted = new LoadsHub(10_000, 4).beat(1, first, 0);
+      primary.emit('message', { ...granted, counts: [5, 0, 2], live: 1 });
       const res = await get(ctx.app, '/steer');
       expect(res.status).toBe(200);
       const uri = JSON.parse(text(res.body))['science.transaction.wai-decision'] as string;

@@ -1,4 +1,6 @@
+import { NO_CAPACITY_LIMIT } from '@wai-steering/wire';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MIN_HEADROOM } from '../../../src/instances/leases.js';
 import { addLoads, LoadsHub, PgLoadExchange } from '../../../src/instances/loads.js';
 import { PgStore } from '../../../src/store/postgres.js';
 import { type PgCluster, startPostgres } from '../../helpers/postgres.js';
@@ -50,6 +52,59 @@ describe('PgLoadExchange', () => {
       await b.stop();
       await until(() => a.livePeers === 0);
       expect(Array.from(a.peers)).toEqual([0, 0, 0]);
+    } finally {
+      for (const x of xs) await x.stop();
+      for (const s of stores) await s.close();
+    }
+  });
+});
+
+describe('PgLoadExchange leases', () => {
+  it("grants slots within the capacity across instances, and frees a stopped one's", async () => {
+    const url = await cluster.createDatabase('leases');
+    const stores = await Promise.all([PgStore.open(url), PgStore.open(url)]);
+    const own = [new Uint32Array([0, 0]), new Uint32Array([0, 0])];
+    // Pathway 0 at a capacity of 10; pathway 1 without a limit. Each has placed 4 sessions
+    // a beat: it asks for a headroom of 8.
+    const placed = [new Uint32Array([0, 0]), new Uint32Array([0, 0])];
+    const xs: PgLoadExchange[] = [];
+    try {
+      for (let i = 0; i < 2; i++) {
+        xs.push(
+          await PgLoadExchange.start(stores[i]!, policy, {
+            own: () => own[i]!,
+            pathways: 2,
+            intervalMs: 60_000,
+            capacities: () => [10, NO_CAPACITY_LIMIT],
+            placed: () => {
+              placed[i]![0]! += 4;
+              return placed[i]!;
+            },
+          }),
+        );
+      }
+      const [a, b] = xs as [PgLoadExchange, PgLoadExchange];
+      // The first beat, A alone, nothing placed yet: a share of the free capacity (half of it,
+      // for one instance); none of the pathway without a limit. A shortage takes a headroom.
+      expect(Array.from(a.lease()!)).toEqual([5, 0]);
+      await a.take();
+      expect(Array.from(a.lease()!)).toEqual([Math.max(MIN_HEADROOM, 8), 0]);
+      await a.beat();
+      await b.beat();
+      const total = () => a.lease()![0]! + b.lease()![0]!;
+      expect(total()).toBeLessThanOrEqual(10);
+      // Both beating at once, again and again: never more than the capacity in all.
+      for (let k = 0; k < 10; k++) {
+        await Promise.all([a.beat(true), b.beat(true)]);
+        expect(total()).toBeLessThanOrEqual(10);
+      }
+      // A stops: its row goes, and B may take the whole capacity.
+      await a.stop();
+      await b.beat(true);
+      expect(b.lease()![0]).toEqual(8);
+      own[1]![0] = 9;
+      await b.beat(true);
+      expect(b.lease()![0]).toEqual(10);
     } finally {
       for (const x of xs) await x.stop();
       for (const s of stores) await s.close();

@@ -1,0 +1,191 @@
+// What the server's benchmarks share: free ports, servers in processes of their own, their CPU
+// time from /proc, and the load generators (Debian's `wrk`, written in C, so that the load takes
+// as little of the machine's cores as it can; autocannon, in this process, when wrk is missing).
+import { fork, spawn } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { loadavg } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import autocannon from 'autocannon';
+
+export const here = dirname(fileURLToPath(import.meta.url));
+export const DURATION = Number(process.env.BENCH_DURATION ?? 10);
+export const WARMUP = Number(process.env.BENCH_WARMUP ?? 3);
+export const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
+/** wrk's threads: one leaves the most of the machine's cores to the servers measured. */
+export const WRK_THREADS = Number(process.env.BENCH_WRK_THREADS ?? 1);
+/** Debian's wrk, when installed; `BENCH_LOAD=autocannon` uses autocannon instead. */
+export const WRK =
+  process.env.BENCH_LOAD === 'autocannon'
+    ? undefined
+    : ['/usr/bin/wrk', '/usr/local/bin/wrk'].find((w) => existsSync(w));
+export const LOADER = WRK === undefined ? 'autocannon' : `wrk -t${WRK_THREADS}`;
+
+export function freePort() {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address();
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+/** Starts a bench script in a process of its own; resolves once it says `ready`. */
+export function start(script, args = [], execArgv = []) {
+  const child = fork(join(here, script), args, {
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    execArgv,
+  });
+  return new Promise((resolve, reject) => {
+    child.once('exit', (code) => reject(new Error(`${script} exited (${code})`)));
+    child.once('message', (m) =>
+      m?.ready ? resolve({ child, url: m.url, pids: [child.pid, ...(m.pids ?? [])] }) : reject(m),
+    );
+  });
+}
+
+export function ask(child, cmd) {
+  return new Promise((resolve) => {
+    child.once('message', resolve);
+    child.send({ cmd });
+  });
+}
+
+export function stop(server) {
+  const child = server.child ?? server;
+  return new Promise((resolve) => {
+    child.removeAllListeners('exit');
+    child.once('exit', resolve);
+    child.send({ cmd: 'stop' });
+  });
+}
+
+function statOf(path) {
+  try {
+    const fields = readFileSync(path, 'utf8').split(') ')[1].split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return 0;
+  }
+}
+
+/** CPU seconds (user + system) of a process, every thread, from /proc (Linux). */
+export const cpuOf = (pid) => statOf(`/proc/${pid}/stat`);
+/** CPU seconds of a process's main thread (the event loop). */
+export const mainThreadCpuOf = (pid) => statOf(`/proc/${pid}/task/${pid}/stat`);
+/** CPU seconds of a set of processes. */
+export const cpuSum = (pids) => pids.reduce((s, p) => s + cpuOf(p), 0);
+
+/** The processes whose parent is `pid` (the PostgreSQL backends of a postmaster). */
+export function childrenOf(pid) {
+  const out = [];
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const fields = readFileSync(`/proc/${name}/stat`, 'utf8').split(') ')[1].split(' ');
+      if (Number(fields[1]) === pid) out.push(Number(name));
+    } catch {}
+  }
+  return out;
+}
+
+/** The 1-minute load average, to print beside a figure. */
+export const load = () => loadavg()[0].toFixed(1);
+
+/** The monotonic clock in µs, as V8's CPU profiles count time. */
+export const monoUs = () => Number(process.hrtime.bigint() / 1000n);
+
+const SESSIONS_LUA = join(here, 'sessions.lua');
+const QUERY = '&_HLS_pathway=%22cdn-a%22&_HLS_throughput=5000000';
+
+let counter = 0;
+function cannon(url, { duration, connections = CONNECTIONS, steering = true, query = QUERY }) {
+  const options = steering
+    ? {
+        url,
+        requests: [
+          {
+            method: 'GET',
+            setupRequest: (req) => {
+              const session = (counter++).toString(16).padStart(32, '0');
+              req.path = `/steer/reload?wai_session=${session}${query}`;
+              return req;
+            },
+          },
+        ],
+      }
+    : { url };
+  return new Promise((resolve, reject) => {
+    autocannon({ connections, pipelining: 1, duration, ...options }, (err, r) =>
+      err
+        ? reject(err)
+        : resolve({
+            rps: r.requests.average,
+            total: r.requests.total,
+            p50: `${r.latency.p50} ms`,
+            p99: `${r.latency.p99} ms`,
+            bad: r.non2xx + r.errors,
+          }),
+    );
+  });
+}
+
+/**
+ * One run of load: `steering` requests (each from a distinct session, `bench/sessions.lua`) or
+ * plain GETs of `url`, for `duration` seconds; requests per second, the total, latency and the
+ * answers that were not 2xx.
+ */
+export async function loadRun(url, options) {
+  if (WRK === undefined) return cannon(url, options);
+  const { duration, connections = CONNECTIONS, steering = true, query } = options;
+  const env = { ...process.env, ...(query === undefined ? {} : { WAI_QUERY: query }) };
+  const args = [`-t${WRK_THREADS}`, `-c${connections}`, `-d${duration}s`, '--latency'];
+  if (steering) args.push('-s', SESSIONS_LUA);
+  // Spawned, not run synchronously: two loads at once (two instances) run side by side.
+  const out = await new Promise((resolve, reject) => {
+    const child = spawn(WRK, [...args, url], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (c) => {
+      stdout += c;
+    });
+    child.stderr.setEncoding('utf8').on('data', (c) => {
+      stderr += c;
+    });
+    child.once('error', reject);
+    child.once('close', (code) =>
+      code === 0 ? resolve(stdout) : reject(new Error(`wrk failed: ${stderr}`)),
+    );
+  });
+  const total = Number(/(\d+) requests in/.exec(out)?.[1] ?? Number.NaN);
+  return {
+    rps: Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1] ?? Number.NaN),
+    total,
+    p50: /^\s+50%\s+(\S+)/m.exec(out)?.[1] ?? '?',
+    p99: /^\s+99%\s+(\S+)/m.exec(out)?.[1] ?? '?',
+    bad:
+      Number(/Non-2xx or 3xx responses: (\d+)/.exec(out)?.[1] ?? 0) +
+      Number(
+        /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(out)?.[1] ?? 0,
+      ),
+  };
+}
+
+/**
+ * A run with the CPU time the processes `pids` spent on it, per request (µs), and that of the
+ * first one's main thread (its event loop).
+ */
+export async function measured(pids, url, options) {
+  const c0 = cpuSum(pids);
+  const m0 = mainThreadCpuOf(pids[0]);
+  const r = await loadRun(url, options);
+  return {
+    ...r,
+    cpuUs: ((cpuSum(pids) - c0) / r.total) * 1e6,
+    mainUs: ((mainThreadCpuOf(pids[0]) - m0) / r.total) * 1e6,
+    load: load(),
+  };
+}
