@@ -105,15 +105,15 @@ describe('hop.yaml: one naming style (snake_case), the old camelCase read with a
 });
 
 describe('reading hop.yaml', () => {
-  it('the first problem in one line: an unknown field first, and how many more there are', () => {
+  it('every problem in one line: an unknown field first, then the others', () => {
     expect(errorOf({ ...base, servers: [], spool: 3, banana: 1 })).toBe(
-      'hop config: banana: unknown field (and 2 more)',
+      'hop config: banana: unknown field; servers: expected at least one steering server; spool: expected a file path',
     );
     expect(errorOf('a string')).toMatch(
-      /^hop config: \(top level\): .*expected object, received string$/,
+      /^hop config: the file's top level must be a mapping of fields .*but it is a single value \("a string"\)$/,
     );
     expect(() => parseHopConfig({ ...base, servers: [] }, '/tmp', 'hop config a.yaml')).toThrow(
-      new AgentConfigError('hop config a.yaml: servers: expected at least one steering server'),
+      /^hop config a\.yaml: servers: expected at least one steering server$/,
     );
   });
 
@@ -143,7 +143,7 @@ describe('reading hop.yaml', () => {
     expect(message).not.toContain('\n');
     writeFileSync(join(dir, 'hop.yaml'), 'room: room.wrd\n');
     expect(() => loadHopConfig(join(dir, 'hop.yaml'))).toThrow(
-      new RegExp(`^hop config ${join(dir, 'hop.yaml')}: key: missing \\(and \\d+ more\\)$`),
+      new RegExp(`^hop config ${join(dir, 'hop.yaml')}: key: missing; servers: missing; [^\n]+$`),
     );
   });
 });
