@@ -245,7 +245,7 @@ export class PgStore implements SteeringStore {
       if (d >= 0n && !this.days.has(d)) wanted.push(d);
     }
     if (wanted.length === 0) return;
-    const c = await this.pool.connect();
+    const c = await this.hold();
     try {
       await c.query('BEGIN');
       await c.query('SELECT pg_advisory_xact_lock($1)', [SCHEMA_LOCK]);
@@ -674,7 +674,7 @@ export class PgStore implements SteeringStore {
     // The days ahead, created at each pass (every `retention.sweep`).
     await this.maintain(BigInt(Date.now()) * 1000n);
     const before = clamp(decisionsBefore);
-    const c = await this.pool.connect();
+    const c = await this.hold();
     try {
       await c.query('BEGIN');
       await c.query('SELECT pg_advisory_xact_lock($1)', [SCHEMA_LOCK]);
@@ -799,7 +799,7 @@ export class PgStore implements SteeringStore {
     plan: (input: LogPlanInput) => LogPlan,
     options: { readonly maxEntries: number; readonly maxDelayMs: number },
   ): Promise<LogIntegrated | undefined> {
-    const c = await this.pool.connect();
+    const c = await this.hold();
     try {
       await c.query('BEGIN');
       const { rows: heads } = await c.query<HeadRow>(`${HEAD} FOR UPDATE`);
@@ -1030,7 +1030,7 @@ export class PgStore implements SteeringStore {
   async pruneLog(
     issuedBefore: bigint,
   ): Promise<{ minIndex: bigint; entries: number; checkpoints: number }> {
-    const c = await this.pool.connect();
+    const c = await this.hold();
     try {
       await c.query('BEGIN');
       const { rows: heads } = await c.query<HeadRow>(`${HEAD} FOR UPDATE`);
@@ -1217,6 +1217,28 @@ export class PgStore implements SteeringStore {
     }, 1000).unref();
   }
 
+  /**
+   * A connection of the pool, held for a transaction. While it is held the pool does not listen
+   * for its errors, so a connection that drops then (the database stopped or restarted) would be
+   * an unhandled `error` event, which ends the process: here it is the transaction's (the query
+   * under way fails with it), and the connection is destroyed at its release rather than given
+   * back to the pool.
+   */
+  private async hold(): Promise<pg.PoolClient> {
+    const c = await this.pool.connect();
+    let failed: Error | undefined;
+    const onError = (e: Error): void => {
+      failed = e;
+    };
+    c.on('error', onError);
+    const release = c.release.bind(c);
+    c.release = (err?: Error | boolean) => {
+      c.removeListener('error', onError);
+      release(err ?? failed);
+    };
+    return c;
+  }
+
   /** A query on the readers' pool (the loads' heartbeat uses it). */
   query<R extends pg.QueryResultRow>(sql: string, values: unknown[]): Promise<pg.QueryResult<R>> {
     return this.pool.query<R>(sql, values);
@@ -1234,7 +1256,7 @@ export class PgStore implements SteeringStore {
       ) => Promise<pg.QueryResult<R>>,
     ) => Promise<T>,
   ): Promise<T> {
-    const c = await this.pool.connect();
+    const c = await this.hold();
     try {
       await c.query('BEGIN');
       const value = await fn((sql, values) => c.query(sql, values));
