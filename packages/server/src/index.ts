@@ -5,15 +5,15 @@
 // throwaway PostgreSQL cluster are in `@wai-steering/server/testkit`.
 
 export { type AppOptions, SteeringApp } from './app.js';
+export { ConfigError } from './config/errors.js';
 export {
-  ConfigError,
   loadConfig,
   parseConfig,
   type ReadConfig,
   readConfig,
   readConfigFile,
   type ServerConfig,
-} from './config.js';
+} from './config/read.js';
 export { monotonicClock } from './engine/clock.js';
 export { SteeringEngine } from './engine/engine.js';
 export type {
