@@ -23,7 +23,7 @@ import { checkClock } from './guard/clock.js';
 import { SessionMac } from './guard/session-mac.js';
 import { Health } from './health.js';
 import { createHttpServer, listen } from './http.js';
-import type { IpcChannel } from './instances/loads.js';
+import type { IpcChannel } from './instances/ipc-loads.js';
 import { type Linked, linkInstances } from './instances/start.js';
 import { DecisionLog } from './log/log.js';
 import { buildRoutes } from './routes/table.js';
