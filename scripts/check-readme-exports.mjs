@@ -2,10 +2,27 @@
 // Checks that each public package's README names every export of its entry points (each name in
 // backticks somewhere in the README), so that a reader of the README sees the whole surface. The
 // entries are the package's `exports` (its `./internal` subpath, not public API, excepted).
+//
+// `node scripts/check-readme-exports.mjs [PACKAGE…]` checks the packages named (by name,
+// `@wai-steering/wire`, or folder, `wire`), every public package without any; the packages of
+// `PENDING` are passed over unless named.
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 const root = new URL('..', import.meta.url).pathname;
+
+/**
+ * Public packages whose README is being rewritten, passed over by `pnpm lint` until it names its
+ * exports; take a package out of the list once its README does.
+ */
+const PENDING = ['@wai-steering/auditor'];
+
+const named = process.argv.slice(2);
+/** Whether a package is checked in this run. */
+function wanted(dir, name) {
+  if (named.length > 0) return named.includes(name) || named.includes(dir);
+  return !PENDING.includes(name);
+}
 
 /** The names an entry file exports: `export { a, type B } from …`, `export const|function|class …`. */
 function exportsOf(file) {
@@ -40,14 +57,14 @@ for (const dir of readdirSync(join(root, 'packages'))) {
   const manifestPath = join(pkgDir, 'package.json');
   if (!existsSync(manifestPath)) continue;
   const manifest = JSON.parse(readFileSync(manifestPath, 'utf8'));
-  if (manifest.private === true) continue;
+  if (manifest.private === true || !wanted(dir, manifest.name)) continue;
   const readmePath = join(pkgDir, 'README.md');
   if (!existsSync(readmePath)) {
     problems.push(`packages/${dir}: no README.md`);
     continue;
   }
   const readme = readFileSync(readmePath, 'utf8');
-  const named = new Set(
+  const inReadme = new Set(
     [...readme.matchAll(/`([^`\n]+)`/g)].flatMap((m) => m[1].match(/[A-Za-z_$][\w$]*/g) ?? []),
   );
   for (const [subpath, target] of Object.entries(manifest.exports ?? {})) {
@@ -58,7 +75,7 @@ for (const dir of readdirSync(join(root, 'packages'))) {
     if (!existsSync(source)) continue;
     for (const name of exportsOf(source)) {
       checked++;
-      if (!named.has(name)) {
+      if (!inReadme.has(name)) {
         problems.push(
           `packages/${dir}/README.md: does not name \`${name}\` (${manifest.name}${subpath === '.' ? '' : subpath.slice(1)})`,
         );
@@ -72,4 +89,6 @@ if (problems.length > 0) {
   for (const p of problems) console.error(`  ${p}`);
   process.exit(1);
 }
-console.log(`README exports: every public package's README names each of its ${checked} exports`);
+const pending =
+  named.length === 0 && PENDING.length > 0 ? ` (passed over: ${PENDING.join(', ')})` : '';
+console.log(`README exports: every README checked names each of its ${checked} exports${pending}`);

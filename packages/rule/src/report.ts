@@ -3,6 +3,9 @@
  * the throughput T (bits per second) and the buffer B (milliseconds) — with C9's readings.
  * Every value is exact: a `bigint`, never a float. A value that does not read is absent
  * (`null`), never zero (§4).
+ *
+ * One cohesive reader over 450 lines: the query scanner, its ASCII fast path and the CMCD reading
+ * share the names read and the one pass over the target that §4.1 describes.
  */
 import { bytesEqual } from '@wai-steering/wire';
 import { latin1 } from '@wai-steering/wire/internal';

@@ -20,6 +20,9 @@
  *
  * Nothing but a returned failure comes out of a parse for any string; a non-string is caller
  * misuse and throws a `TypeError`.
+ *
+ * One cohesive parser over 450 lines: the RFC's algorithms share one cursor over the input and
+ * call each other (a list member is an item or an inner list, each with its parameters).
  */
 
 /** A Bare Item (RFC 9651 §3.3). */

@@ -101,7 +101,7 @@ export interface ConnectionLimits {
   readonly perTurn: number;
 }
 
-/** The defaults of the configuration (`config.ts`, `connections`). */
+/** The defaults of the configuration (`config/schema.ts`, `connections`). */
 export const DEFAULT_CONNECTION_LIMITS: ConnectionLimits = Object.freeze({
   max: 10_000,
   idleTimeout: 30_000,

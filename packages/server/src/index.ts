@@ -5,15 +5,14 @@
 // throwaway PostgreSQL cluster are in `@wai-steering/server/testkit`.
 
 export { type AppOptions, SteeringApp } from './app.js';
+export { ConfigError } from './config/errors.js';
 export {
-  ConfigError,
   loadConfig,
   parseConfig,
   type ReadConfig,
-  readConfig,
   readConfigFile,
   type ServerConfig,
-} from './config.js';
+} from './config/read.js';
 export { monotonicClock } from './engine/clock.js';
 export { SteeringEngine } from './engine/engine.js';
 export type {
@@ -39,9 +38,9 @@ export type {
   StoreUnavailable,
 } from './engine/types.js';
 export { type ClockCheckOptions, checkClock } from './guard/clock.js';
-export { createHttpServer, type HttpOptions, listen } from './http.js';
+export { createHttpServer, type HttpOptions } from './http.js';
 export { type RunningWorkers, runWorkers, type WorkersOptions } from './instances/workers.js';
-export { DecisionLog, type DecisionLogOptions, defaultLogOrigin } from './log/log.js';
+export { DecisionLog, type DecisionLogOptions } from './log/log.js';
 export { type LogSigning, planIntegration, type WriterMemo, writerBackend } from './log/plan.js';
 export {
   LogReader,

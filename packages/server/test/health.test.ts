@@ -7,7 +7,7 @@ import { mkdirSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
-import { loadConfig } from '../src/config.js';
+import { loadConfig } from '../src/config/read.js';
 import { setupDemo } from '../src/demo/setup.js';
 import { startServer } from '../src/server.js';
 import { SqliteStore } from '../src/store/sqlite.js';

@@ -6,7 +6,7 @@
 import { Agent, request } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ServerConfig } from '../src/config.js';
+import type { ServerConfig } from '../src/config/read.js';
 import { type RunningServer, startServer } from '../src/server.js';
 import { demoRoom, freePort } from './helpers/setup.js';
 

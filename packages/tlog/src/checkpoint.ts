@@ -12,9 +12,9 @@ import {
 import {
   type Note,
   type NoteSigner,
+  noteOf,
   type OpenedNote,
   openNote,
-  parseNote,
   signNote,
   type VerifierKey,
 } from './note.js';
@@ -124,14 +124,9 @@ export function openCheckpoint(
   const { origin, logKeys, witnessKeys = [], backend } = options;
   if (!Array.isArray(logKeys) || logKeys.length === 0)
     throw new TypeError('openCheckpoint: expected log keys');
-  let note: Note;
-  if (typeof input === 'string' || input instanceof Uint8Array) {
-    const read = parseNote(input);
-    if (!read.ok) return read;
-    note = read.value;
-  } else {
-    note = input;
-  }
+  const read = noteOf(input);
+  if (!read.ok) return read;
+  const note = read.value;
   const checkpoint = parseCheckpoint(note.text);
   if (!checkpoint.ok) return checkpoint;
   if (checkpoint.value.origin !== origin) {

@@ -57,6 +57,12 @@ export interface ParseNoteOptions {
 
 const DASH = '\u2014 ';
 
+/** A note given as text or bytes, read (`parseNote`), or given as read already. */
+export function noteOf(input: string | Uint8Array | Note): TlogResult<Note> {
+  if (typeof input === 'string' || input instanceof Uint8Array) return parseNote(input);
+  return { ok: true, value: input };
+}
+
 /**
  * Reads a signed note strictly (signed-note, "Format"): valid UTF-8 without control characters
  * but newline; the text, ending in a newline, separated from the signatures by the last empty
@@ -331,17 +337,14 @@ export function openNote(
   backend?: CryptoBackend,
 ): TlogResult<OpenedNote> {
   const known = keyTable(keys, 'openNote');
-  let note: Note;
-  if (typeof input === 'string' || input instanceof Uint8Array) {
-    const read = parseNote(input);
-    if (!read.ok) return read;
-    note = read.value;
-  } else {
+  if (typeof input !== 'string' && !(input instanceof Uint8Array)) {
     if (input === null || typeof input !== 'object')
       throw new TypeError('openNote: expected a note');
-    note = input;
-    checkText(note.text, 'openNote');
+    checkText(input.text, 'openNote');
   }
+  const read = noteOf(input);
+  if (!read.ok) return read;
+  const note = read.value;
   const b = backend ?? getBackend();
   const message = utf8(note.text);
   const textLines = note.text.split('\n').length; // the text's lines, plus the empty line

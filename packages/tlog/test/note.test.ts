@@ -17,6 +17,7 @@ import {
   type VerifierKey,
   verifierKey,
 } from '../src/index.js';
+import { noteOf } from '../src/note.js';
 import { hex } from './helpers/naive.js';
 import { QUASIMODO, SPEC_EXAMPLE, SUMDB } from './vectors/notes.js';
 
@@ -276,5 +277,17 @@ describe('signing and reading notes', () => {
     expect(() => openNote('t\n\n— a AAAAAAA=\n', [alice.verifierKey, alice.verifierKey])).toThrow(
       TypeError,
     );
+  });
+});
+
+describe('noteOf', () => {
+  it('reads text and bytes as parseNote does, and gives a note read already as it is', () => {
+    const text = SPEC_EXAMPLE.note;
+    const read = parseNote(text);
+    expect(noteOf(text)).toEqual(read);
+    expect(noteOf(new TextEncoder().encode(text))).toEqual(read);
+    if (!read.ok) throw new Error('the example reads');
+    expect(noteOf(read.value)).toEqual({ ok: true, value: read.value });
+    expect(noteOf('no signature\n').ok).toEqual(false);
   });
 });

@@ -11,7 +11,7 @@
  * move it. The server reads the wall clock again at its next start, where this check runs.
  */
 import { formatDuration, formatInstant } from '@wai-steering/config-text';
-import { ConfigError } from '../config.js';
+import { ConfigError } from '../config/errors.js';
 
 /** Options of {@link checkClock}, ms. */
 export interface ClockCheckOptions {

@@ -17,16 +17,17 @@
  * are granted; its lease is void once its latest beat is older than the time after which the
  * others drop it.
  *
- * Two exchanges: {@link PgLoadExchange} through the PostgreSQL store (instances on several
- * machines), {@link IpcLoadExchange} through the primary process of `serve --workers N` (workers
- * on one machine, any store).
+ * Two exchanges: {@link PgLoadExchange} here, through the PostgreSQL store (instances on several
+ * machines), and `IpcLoadExchange` (`ipc-loads.ts`) through the primary process of
+ * `serve --workers N` (workers on one machine, any store); each keeps its lease in a `LeaseBook`
+ * (`lease-book.ts`).
  */
 
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { describeError, type FaultSink } from '../health.js';
 import type { PgStore } from '../store/postgres.js';
-import { grant, leaseTarget } from './leases.js';
+import { grantAll, LeaseBook, publishedHeld } from './lease-book.js';
 
 /** The peers' loads an instance adds to its own, and its lease of the pathways' capacity. */
 export interface PeerLoads {
@@ -57,7 +58,8 @@ export function addLoads(own: ArrayLike<number>, peers: PeerLoads | undefined): 
   return out;
 }
 
-const pathwaysOf = (o: LoadExchangeOptions): number =>
+/** The pathways counted now. */
+export const pathwaysOf = (o: LoadExchangeOptions): number =>
   typeof o.pathways === 'number' ? o.pathways : o.pathways();
 
 /** A name for this instance: host, process and a random part (unique per start). */
@@ -87,110 +89,6 @@ export interface LoadExchangeOptions {
 }
 
 /**
- * This instance's lease and what its beats ask for (`leaseTarget`). Slots granted are used once
- * the grant is written; slots returned are published as held until the beat after (`held`), by
- * when this instance no longer uses them.
- */
-class LeaseBook {
-  slots = new Uint32Array(0);
-  /** `performance.now()` until which the lease holds (the others drop it after). */
-  validUntil = 0;
-  /** A take found no slot to grant: none is asked again before the next beat. */
-  starved = false;
-  private lastPlaced: ArrayLike<number> = [];
-  private readonly zeros = new Uint32Array(256);
-
-  constructor(private readonly o: LoadExchangeOptions) {}
-
-  get enabled(): boolean {
-    return this.o.capacities !== undefined;
-  }
-
-  lease(pathways: number): Uint32Array | undefined {
-    if (!this.enabled) return undefined;
-    if (performance.now() > this.validUntil || this.slots.length !== pathways) {
-      return this.zeros.subarray(0, pathways);
-    }
-    return this.slots;
-  }
-
-  /** The targets of a beat; shrinks the lease to them now. */
-  targets(
-    own: ArrayLike<number>,
-    pathways: number,
-    short: boolean,
-    waiting: number,
-  ): number[] | undefined {
-    if (!this.enabled) return undefined;
-    if (this.slots.length !== pathways) this.slots = new Uint32Array(pathways);
-    const placedNow = this.o.placed?.() ?? [];
-    const targets: number[] = new Array(pathways);
-    for (let i = 0; i < pathways; i++) {
-      const placed =
-        placedNow.length === pathways && this.lastPlaced.length === pathways
-          ? Math.max(0, placedNow[i]! - this.lastPlaced[i]!)
-          : 0;
-      targets[i] = leaseTarget(this.slots[i]!, own[i] ?? 0, placed, short, waiting);
-    }
-    this.lastPlaced = Array.from(placedNow);
-    return targets;
-  }
-
-  /**
-   * The slots granted by a beat whose row was written at `started` or after (ms,
-   * `performance.now()`); a `short` beat that got no more leaves the lease starved until the
-   * next regular beat.
-   */
-  granted(
-    slots: readonly number[],
-    started: number,
-    liveMs: number,
-    intervalMs: number,
-    short: boolean,
-  ): void {
-    let more = false;
-    for (let i = 0; i < slots.length; i++) if (slots[i]! > (this.slots[i] ?? 0)) more = true;
-    this.starved = short && !more;
-    this.slots = Uint32Array.from(slots);
-    // The others drop this instance `liveMs` after its row was written (not before `started`):
-    // its lease ends a little before, a quarter of that or an interval, whichever is less.
-    this.validUntil = started + liveMs - Math.min(intervalMs, liveMs / 4);
-  }
-
-  capacities(pathways: number): number[] {
-    const c = this.o.capacities?.() ?? [];
-    return Array.from({ length: pathways }, (_, i) => c[i] ?? 0);
-  }
-
-  /** The slots this instance holds now (it may place in them until the next grant is applied). */
-  held(pathways: number): number[] {
-    return Array.from({ length: pathways }, (_, i) => this.slots[i] ?? 0);
-  }
-}
-
-/** What a row publishes as held: the grant, or what the instance held before, whichever is more. */
-function publishedHeld(granted: readonly number[], before: readonly number[]): number[] {
-  return granted.map((g, i) => Math.max(g, before[i] ?? 0));
-}
-
-/** The slots to grant to one instance, from its targets, its counts and the live others' rows. */
-function grantAll(
-  targets: readonly number[],
-  own: ArrayLike<number | string>,
-  capacities: readonly number[],
-  others: readonly {
-    readonly counts: ArrayLike<number | string>;
-    readonly slots: ArrayLike<number | string>;
-  }[],
-): number[] {
-  return targets.map((target, i) => {
-    let held = 0;
-    for (const o of others) held += Math.max(Number(o.counts[i] ?? 0), Number(o.slots[i] ?? 0));
-    return grant(target, capacities[i]!, held, Number(own[i] ?? 0), others.length + 1);
-  });
-}
-
-/**
  * The exchange through PostgreSQL: each beat, in one transaction holding an advisory lock of the
  * deployment's pathways (by `layout`: counts by index add up only between policies of the same
  * pathway IDs in the same order, which live rotations keep), reads the other live rows of
@@ -206,7 +104,6 @@ export class PgLoadExchange implements PeerLoads {
   beats = 0;
   private timer: NodeJS.Timeout | undefined;
   private inFlight: Promise<void> | undefined;
-  private taking: Promise<void> | undefined;
   private stopped = false;
   private readonly book: LeaseBook;
   /** The beats, one after the other. */
@@ -249,11 +146,8 @@ export class PgLoadExchange implements PeerLoads {
   }
 
   take(waiting = 1): Promise<void> {
-    if (this.stopped || !this.book.enabled || this.book.starved) return Promise.resolve();
-    this.taking ??= this.beat(true, waiting).finally(() => {
-      this.taking = undefined;
-    });
-    return this.taking;
+    if (this.stopped) return Promise.resolve();
+    return this.book.take(() => this.beat(true, waiting));
   }
 
   /**
@@ -334,7 +228,7 @@ export class PgLoadExchange implements PeerLoads {
     this.stopped = true;
     clearInterval(this.timer);
     await this.inFlight;
-    await this.taking;
+    await this.book.pending;
     await this.store
       .query('DELETE FROM instance_loads WHERE instance = $1', [this.instance])
       .catch(() => {});
@@ -345,222 +239,4 @@ export class PgLoadExchange implements PeerLoads {
 function lockOf(layout: Uint8Array): string {
   const v = new DataView(layout.buffer, layout.byteOffset, layout.byteLength);
   return (v.getBigInt64(0, false) ^ 0x7761_6932_6c6f_6164n).toString(); // "wai2load"
-}
-
-/** The messages of the workers' exchange (`serve --workers N`). */
-export interface LoadsMessage {
-  readonly wai: 'loads';
-  readonly counts: readonly number[];
-  /** From the primary: how many live workers the counts add up. */
-  readonly live?: number;
-  /**
-   * From a worker keeping leases: the slots it asks for, the capacities it counts, and the slots
-   * it holds now (published as held until its next beat).
-   */
-  readonly targets?: readonly number[];
-  readonly capacities?: readonly number[];
-  readonly held?: readonly number[];
-  /** From the primary: the slots granted to the worker. */
-  readonly slots?: readonly number[];
-  /** A worker's beat number, given back with the answer. */
-  readonly seq?: number;
-}
-
-/** Whether an IPC message is one of the loads exchange. */
-export function isLoadsMessage(m: unknown): m is LoadsMessage {
-  return (
-    typeof m === 'object' &&
-    m !== null &&
-    (m as { wai?: unknown }).wai === 'loads' &&
-    Array.isArray((m as { counts?: unknown }).counts)
-  );
-}
-
-/** The channel of a worker to its primary (`process` in a worker of `node:cluster`). */
-export interface IpcChannel {
-  send?(message: unknown): unknown;
-  on(event: 'message', listener: (m: unknown) => void): unknown;
-  off(event: 'message', listener: (m: unknown) => void): unknown;
-}
-
-/**
- * The exchange of a worker process: each beat sends its own counts (and, keeping leases, the
- * slots it asks for) to the primary, which answers every worker with the sum of the other live
- * workers' latest and the slots it granted (`LoadsHub`).
- */
-export class IpcLoadExchange implements PeerLoads {
-  peers: Uint32Array;
-  livePeers = 0;
-  private readonly timer: NodeJS.Timeout;
-  private readonly onMessage: (m: unknown) => void;
-  private readonly book: LeaseBook;
-  private seq = 0;
-  /** Beats sent whose answers are awaited: their start and who waits. */
-  private readonly waiting = new Map<
-    number,
-    { started: number; short: boolean; done: () => void }
-  >();
-  private taking: Promise<void> | undefined;
-  private stopped = false;
-  /** The beats, one after the other, and how many wait or run. */
-  private queue: Promise<void> = Promise.resolve();
-  private pending = 0;
-
-  constructor(
-    private readonly channel: IpcChannel,
-    private readonly o: LoadExchangeOptions,
-  ) {
-    this.peers = new Uint32Array(pathwaysOf(o));
-    this.book = new LeaseBook(o);
-    this.onMessage = (m) => {
-      const pathways = pathwaysOf(o);
-      if (!isLoadsMessage(m) || m.counts.length !== pathways) return;
-      if (this.peers.length !== pathways) this.peers = new Uint32Array(pathways);
-      for (let i = 0; i < pathways; i++) this.peers[i] = m.counts[i]!;
-      this.livePeers = m.live ?? 0;
-      const w = m.seq === this.seq ? this.waiting.get(m.seq) : undefined;
-      if (w === undefined) return;
-      this.waiting.delete(m.seq!);
-      const interval = o.intervalMs ?? 250;
-      if (m.slots !== undefined && m.slots.length === pathways) {
-        this.book.granted(m.slots, w.started, interval * (o.liveIntervals ?? 4), interval, w.short);
-      }
-      w.done();
-    };
-    channel.on('message', this.onMessage);
-    void this.beat(false);
-    this.timer = setInterval(() => {
-      if (this.pending === 0) void this.beat(false);
-    }, o.intervalMs ?? 250);
-    this.timer.unref();
-  }
-
-  /**
-   * One beat: resolves when the primary answered it (or after an interval without answer). Beats
-   * go one at a time, and only the answer to the latest is applied: the lease applied is always
-   * the one the primary holds for this worker (a late answer is ignored; the primary then counts
-   * the more of the two, on the side of the limit).
-   */
-  private beat(short: boolean, waiting = 0): Promise<void> {
-    this.pending++;
-    const run = this.queue
-      .then(() => this.beatNow(short, waiting))
-      .finally(() => {
-        this.pending--;
-      });
-    this.queue = run;
-    return run;
-  }
-
-  private beatNow(short: boolean, waiting: number): Promise<void> {
-    if (this.stopped) return Promise.resolve();
-    const pathways = pathwaysOf(this.o);
-    const own = Array.from(this.o.own());
-    const targets = this.book.targets(own, pathways, short, waiting);
-    const seq = ++this.seq;
-    const started = performance.now();
-    const message: LoadsMessage = {
-      wai: 'loads',
-      counts: own,
-      seq,
-      ...(targets === undefined
-        ? {}
-        : {
-            targets,
-            capacities: this.book.capacities(pathways),
-            held: this.book.held(pathways),
-          }),
-    };
-    return new Promise<void>((resolve) => {
-      const timeout = setTimeout(() => {
-        this.waiting.delete(seq);
-        resolve();
-      }, this.o.intervalMs ?? 250);
-      timeout.unref();
-      this.waiting.set(seq, {
-        started,
-        short,
-        done: () => {
-          clearTimeout(timeout);
-          resolve();
-        },
-      });
-      this.channel.send?.(message);
-    });
-  }
-
-  lease(): Uint32Array | undefined {
-    return this.book.lease(this.peers.length);
-  }
-
-  take(waiting = 1): Promise<void> {
-    if (this.stopped || !this.book.enabled || this.book.starved) return Promise.resolve();
-    this.taking ??= this.beat(true, waiting).finally(() => {
-      this.taking = undefined;
-    });
-    return this.taking;
-  }
-
-  async stop(): Promise<void> {
-    this.stopped = true;
-    clearInterval(this.timer);
-    this.channel.off('message', this.onMessage);
-    for (const w of this.waiting.values()) w.done();
-    this.waiting.clear();
-  }
-}
-
-/**
- * The primary's side of the workers' exchange: keeps each worker's latest counts and slots and
- * when they came, answers a worker's beat with the sum of the others' that are live, and grants
- * its slots within what the live others hold (the primary's one thread is the lock).
- */
-export class LoadsHub {
-  private readonly latest = new Map<
-    number,
-    { counts: readonly number[]; slots: readonly number[]; at: number }
-  >();
-
-  constructor(
-    private readonly intervalMs = 250,
-    private readonly liveIntervals = 4,
-  ) {}
-
-  /** A worker's beat: the others' live loads summed, and its slots, to send back to it. */
-  beat(worker: number, message: LoadsMessage | readonly number[], nowMs: number): LoadsMessage {
-    const m: LoadsMessage = Array.isArray(message)
-      ? { wai: 'loads', counts: message as readonly number[] }
-      : (message as LoadsMessage);
-    const counts = m.counts;
-    const sum = new Array<number>(counts.length).fill(0);
-    const live = this.intervalMs * this.liveIntervals;
-    const others: { counts: readonly number[]; slots: readonly number[] }[] = [];
-    for (const [id, l] of this.latest) {
-      if (id === worker) continue;
-      if (nowMs - l.at > live) {
-        this.latest.delete(id);
-        continue;
-      }
-      if (l.counts.length !== counts.length) continue;
-      others.push(l);
-      for (let i = 0; i < sum.length; i++) sum[i]! += l.counts[i]!;
-    }
-    const slots =
-      m.targets !== undefined && m.capacities !== undefined
-        ? grantAll(m.targets, counts, m.capacities, others)
-        : [];
-    this.latest.set(worker, { counts, slots: publishedHeld(slots, m.held ?? []), at: nowMs });
-    return {
-      wai: 'loads',
-      counts: sum,
-      live: others.length,
-      ...(m.targets === undefined ? {} : { slots }),
-      ...(m.seq === undefined ? {} : { seq: m.seq }),
-    };
-  }
-
-  /** A worker that exited: its loads and slots stop counting at once. */
-  drop(worker: number): void {
-    this.latest.delete(worker);
-  }
 }

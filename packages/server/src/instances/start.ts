@@ -15,8 +15,9 @@ import type { SteeringEngine } from '../engine/engine.js';
 import { PgStore } from '../store/postgres.js';
 import type { SteeringStore } from '../store/store.js';
 import { StoreFeed, WindowFeed } from './feed.js';
+import { type IpcChannel, IpcLoadExchange } from './ipc-loads.js';
 import type { InstanceLink } from './link.js';
-import { type IpcChannel, IpcLoadExchange, type PeerLoads, PgLoadExchange } from './loads.js';
+import { type PeerLoads, PgLoadExchange } from './loads.js';
 
 /** An announcement between workers, relayed by the primary: a record one of them stored. */
 export interface RecordMessage {

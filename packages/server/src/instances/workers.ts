@@ -13,7 +13,7 @@
  */
 import cluster, { type Worker } from 'node:cluster';
 import { availableParallelism } from 'node:os';
-import { isLoadsMessage, LoadsHub } from './loads.js';
+import { isLoadsMessage, LoadsHub } from './ipc-loads.js';
 import { isLiveMessage, isRecordMessage } from './start.js';
 
 export interface WorkersOptions {

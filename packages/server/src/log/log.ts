@@ -15,7 +15,9 @@ import {
   type VerifierKey,
 } from '@wai-steering/tlog';
 import type { CryptoBackend } from '@wai-steering/wire';
-import { ConfigError, isLogOrigin, type ServerConfig } from '../config.js';
+import { ConfigError } from '../config/errors.js';
+import type { ServerConfig } from '../config/read.js';
+import { isLogOrigin } from '../config/schema.js';
 import { describeError, type Health } from '../health.js';
 import type { Metrics } from '../metrics.js';
 import { POLICY_LAG_US, type SteeringStore } from '../store/store.js';

@@ -18,7 +18,8 @@ import {
   toHex,
 } from '@wai-steering/wire';
 import { nodeBackend } from '@wai-steering/wire/node';
-import { ConfigError, fsProblem, type ServerConfig } from '../config.js';
+import { ConfigError, fsProblem } from '../config/errors.js';
+import type { ServerConfig } from '../config/read.js';
 import { type CheckedPolicy, checkPolicy } from '../engine/policy.js';
 import type { EngineLiveOptions, EngineMaterials } from '../engine/types.js';
 import { type Head, stepHead } from '../guard/key-log.js';

@@ -7,7 +7,8 @@
  */
 import { openRoom } from '@wai-steering/verifier';
 import { bytesEqual, type CryptoBackend, digestOf, toHex } from '@wai-steering/wire';
-import { ConfigError, type ServerConfig } from '../config.js';
+import { ConfigError } from '../config/errors.js';
+import type { ServerConfig } from '../config/read.js';
 import type { SteeringEngine } from '../engine/engine.js';
 import { RotationConflict } from '../engine/policy-in-force.js';
 import { type Head, stepHead } from '../guard/key-log.js';

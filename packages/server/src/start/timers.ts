@@ -13,7 +13,7 @@
  *   running, health 503 and steering `store_unavailable`, logged once (PostgreSQL's failures
  *   show as failing commits and queries).
  */
-import type { ServerConfig } from '../config.js';
+import type { ServerConfig } from '../config/read.js';
 import type { ConsoleActivity } from '../console/activity.js';
 import type { SteeringEngine } from '../engine/engine.js';
 import { describeError, noteStoreFile } from '../health.js';

@@ -17,7 +17,8 @@ import { accessSync, closeSync, constants, openSync, readSync, statSync } from '
 import { createRequire } from 'node:module';
 import { dirname } from 'node:path';
 import { Worker } from 'node:worker_threads';
-import { ConfigError, type ServerConfig } from '../config.js';
+import { ConfigError } from '../config/errors.js';
+import type { ServerConfig } from '../config/read.js';
 import { describeError } from '../health.js';
 import { PgStore } from './postgres.js';
 import { SqliteStore, StoreSchemaError } from './sqlite.js';

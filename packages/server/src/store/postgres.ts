@@ -18,7 +18,7 @@
  * the database is so configured) whatever then happens to this process.
  *
  * Connections: one writer (replaced when it breaks), a pool of readers, and one that listens
- * (listened again a second after it breaks). The file is one cohesive thing over 400 lines: the
+ * (listened again a second after it breaks). The file is one cohesive thing over 450 lines: the
  * writes, reads, pruning and notifications share the connections and the compact form.
  *
  * Notifications: a commit that inserts records notifies `wai_records` (payload: the digest in

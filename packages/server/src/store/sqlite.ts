@@ -11,7 +11,7 @@
  * - `blobs`: policies, room descriptors and key log heads, by digest.
  *
  * The store interface is asynchronous (`store.ts`); SQLite here is synchronous inside, each
- * method answering in a settled promise. One cohesive thing over 400 lines: the schema, its
+ * method answering in a settled promise. One cohesive thing over 450 lines: the schema, its
  * statements and the compact decisions they share.
  *
  * Durability: `synchronous = NORMAL` (the default) makes a committed transaction survive the

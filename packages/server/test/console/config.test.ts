@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, parseConfig } from '../../src/config.js';
+import { ConfigError } from '../../src/config/errors.js';
+import { parseConfig } from '../../src/config/read.js';
 
 const minimal = {
   room: 'room.wrd',

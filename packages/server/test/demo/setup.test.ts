@@ -2,7 +2,7 @@
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/config/read.js';
 import { setupDemo } from '../../src/demo/setup.js';
 import { readMaterials } from '../../src/start/materials.js';
 import { tempDir } from '../helpers/setup.js';

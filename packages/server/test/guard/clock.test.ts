@@ -2,7 +2,7 @@
 // retention counts back from the newest decision kept, never from the clock alone.
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/config/read.js';
 import { monotonicClock } from '../../src/engine/clock.js';
 import { startServer } from '../../src/server.js';
 import { fileServer, get, postRecords, TestClock, tempDir } from '../helpers/setup.js';

@@ -6,7 +6,7 @@ import { readDecision, unwrap } from '@wai-steering/wire';
 import { nodeBackend } from '@wai-steering/wire/node';
 import { afterAll, beforeAll, expect } from 'vitest';
 import { SteeringApp } from '../../src/app.js';
-import { loadConfig, type ServerConfig } from '../../src/config.js';
+import { loadConfig, type ServerConfig } from '../../src/config/read.js';
 import { ConsoleActivity } from '../../src/console/activity.js';
 import {
   type ConsoleOptions,

@@ -4,7 +4,7 @@
 import { EventEmitter } from 'node:events';
 import { parseHex, readDecision, unwrap } from '@wai-steering/wire';
 import { afterEach, describe, expect, it } from 'vitest';
-import { LoadsHub, type LoadsMessage } from '../../src/instances/loads.js';
+import { LoadsHub, type LoadsMessage } from '../../src/instances/ipc-loads.js';
 import { linkInstances } from '../../src/instances/start.js';
 import { demoApp, get, postPeriods, text } from '../helpers/setup.js';
 

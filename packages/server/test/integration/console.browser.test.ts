@@ -11,7 +11,7 @@ import { fetchAndVerify } from '@wai-steering/verifier';
 import { nodeBackend } from '@wai-steering/wire/node';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ServerConfig } from '../../src/config.js';
+import type { ServerConfig } from '../../src/config/read.js';
 import { consoleDistDir, readConsoleAssets } from '../../src/console/assets.js';
 import { HopSimulator } from '../../src/demo/simulator.js';
 import { SiteSimulator } from '../../src/demo/site.js';

@@ -3,7 +3,7 @@
 import { ed25519Signer, formatVerifierKey, parseVerifierKey } from '@wai-steering/tlog';
 import { nodeBackend } from '@wai-steering/wire/node';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ConfigError } from '../../src/config.js';
+import { ConfigError } from '../../src/config/errors.js';
 import { DecisionLog, defaultLogOrigin } from '../../src/log/log.js';
 import { SqliteStore } from '../../src/store/sqlite.js';
 import { POLICY_LAG_US } from '../../src/store/store.js';

@@ -3,7 +3,7 @@
 // cosignatures it verified; a witness that is down, hangs or refuses never stops the log.
 import { openCheckpoint } from '@wai-steering/tlog';
 import { afterEach, describe, expect, it } from 'vitest';
-import { loadConfig, type ServerConfig } from '../../src/config.js';
+import { loadConfig, type ServerConfig } from '../../src/config/read.js';
 import { setupDemo } from '../../src/demo/setup.js';
 import { type RunningServer, startServer } from '../../src/server.js';
 import { logKeyOf, until } from '../helpers/log.js';

@@ -10,7 +10,7 @@ import {
 } from '@wai-steering/tlog';
 import { nodeBackend } from '@wai-steering/wire/node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/config/read.js';
 import { setupDemo } from '../../src/demo/setup.js';
 import { type RunningServer, startServer } from '../../src/server.js';
 import {

@@ -17,7 +17,7 @@ import {
 } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ConfigError } from '../../src/config.js';
+import { ConfigError } from '../../src/config/errors.js';
 import { openStore } from '../../src/store/open.js';
 import { SqliteStore } from '../../src/store/sqlite.js';
 import { tempDir } from '../helpers/setup.js';

@@ -12,7 +12,7 @@ import { Agent, request } from 'node:http';
 import { join } from 'node:path';
 import { readDecision, unwrap } from '@wai-steering/wire';
 import { afterAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../../src/config.js';
+import { loadConfig } from '../../../src/config/read.js';
 import { setupDemo } from '../../../src/demo/setup.js';
 import { monotonicClock } from '../../../src/engine/clock.js';
 import { type RunningServer, startServer } from '../../../src/server.js';

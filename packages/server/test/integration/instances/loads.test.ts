@@ -1,7 +1,8 @@
 import { NO_CAPACITY_LIMIT } from '@wai-steering/wire';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { LoadsHub } from '../../../src/instances/ipc-loads.js';
 import { MIN_HEADROOM } from '../../../src/instances/leases.js';
-import { addLoads, LoadsHub, PgLoadExchange } from '../../../src/instances/loads.js';
+import { addLoads, PgLoadExchange } from '../../../src/instances/loads.js';
 import { PgStore } from '../../../src/store/postgres.js';
 import { type PgCluster, startPostgres } from '../../helpers/postgres.js';
 

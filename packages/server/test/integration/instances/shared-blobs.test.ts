@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { digestOf, jwkToKeyPair, readKeyLog, signKeyLog, toHex, unwrap } from '@wai-steering/wire';
 import { nodeBackend } from '@wai-steering/wire/node';
 import { afterAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../../src/config.js';
+import { loadConfig } from '../../../src/config/read.js';
 import { setupDemo } from '../../../src/demo/setup.js';
 import { type RunningServer, startServer } from '../../../src/server.js';
 import { type PgCluster, startPostgres } from '../../helpers/postgres.js';

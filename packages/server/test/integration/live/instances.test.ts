@@ -12,7 +12,7 @@ import { digestOf, jwkToKeyPair, readPolicy, signPolicy, toHex, unwrap } from '@
 import { nodeBackend } from '@wai-steering/wire/node';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ServerConfig } from '../../../src/config.js';
+import type { ServerConfig } from '../../../src/config/read.js';
 import { SteeringEngine } from '../../../src/engine/engine.js';
 import { type RunningServer, startServer } from '../../../src/server.js';
 import { readMaterials } from '../../../src/start/materials.js';

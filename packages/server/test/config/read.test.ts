@@ -2,15 +2,9 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { formatVerifierKey, noteKeyId } from '@wai-steering/tlog';
 import { afterEach, describe, expect, it } from 'vitest';
-import {
-  ConfigError,
-  durationMs,
-  fsProblem,
-  loadConfig,
-  parseConfig,
-  readConfig,
-} from '../src/config.js';
-import { tempDir } from './helpers/setup.js';
+import { ConfigError } from '../../src/config/errors.js';
+import { loadConfig, parseConfig, readConfig } from '../../src/config/read.js';
+import { tempDir } from '../helpers/setup.js';
 
 let cleanup: (() => void)[] = [];
 afterEach(() => {
@@ -36,28 +30,6 @@ function errorOf(f: () => unknown): string {
 }
 
 describe('configuration', () => {
-  it('reads durations as the policy YAML does (one parser), or a number of seconds', () => {
-    expect(durationMs('7d')).toBe(604_800_000);
-    expect(durationMs('2w')).toBe(1_209_600_000);
-    expect(durationMs('500ms')).toBe(500);
-    expect(durationMs('1.5s')).toBe(1500);
-    expect(durationMs('5min')).toBe(300_000);
-    expect(durationMs(10)).toBe(10_000);
-    expect(durationMs('7 days')).toBeUndefined();
-    expect(durationMs('1.5ms')).toBeUndefined(); // not whole in ms: refused, never rounded
-    expect(durationMs(-1)).toBeUndefined();
-  });
-
-  it('says what a file-system error means and how to fix it', () => {
-    // A permission cannot be refused to root (the tests may run as root): the codes, as Node gives them.
-    expect(fsProblem({ code: 'EACCES' })).toBe(
-      'permission denied (EACCES): make it readable by the user the server runs as',
-    );
-    expect(fsProblem({ code: 'ENOENT' })).toMatch(/relative to its directory/);
-    expect(fsProblem({ code: 'ENOENT' }, false)).toBe('no such file or directory (ENOENT)');
-    expect(fsProblem({ code: 'EISDIR' })).toBe('is a directory (EISDIR): name a file');
-  });
-
   it('names every problem at once, unknown fields first with a did-you-mean', () => {
     const e = (() => {
       try {

@@ -1,0 +1,221 @@
+/**
+ * The loads exchange of `serve --workers N` (`loads.ts`): each worker's beat goes to the primary
+ * process over the cluster's IPC channel, and the primary (`LoadsHub`, one thread: the lock)
+ * answers with the sum of the other live workers' latest counts and the slots it grants.
+ */
+import { grantAll, LeaseBook, publishedHeld } from './lease-book.js';
+import { type LoadExchangeOptions, type PeerLoads, pathwaysOf } from './loads.js';
+
+/** The messages of the workers' exchange (`serve --workers N`). */
+export interface LoadsMessage {
+  readonly wai: 'loads';
+  readonly counts: readonly number[];
+  /** From the primary: how many live workers the counts add up. */
+  readonly live?: number;
+  /**
+   * From a worker keeping leases: the slots it asks for, the capacities it counts, and the slots
+   * it holds now (published as held until its next beat).
+   */
+  readonly targets?: readonly number[];
+  readonly capacities?: readonly number[];
+  readonly held?: readonly number[];
+  /** From the primary: the slots granted to the worker. */
+  readonly slots?: readonly number[];
+  /** A worker's beat number, given back with the answer. */
+  readonly seq?: number;
+}
+
+/** Whether an IPC message is one of the loads exchange. */
+export function isLoadsMessage(m: unknown): m is LoadsMessage {
+  return (
+    typeof m === 'object' &&
+    m !== null &&
+    (m as { wai?: unknown }).wai === 'loads' &&
+    Array.isArray((m as { counts?: unknown }).counts)
+  );
+}
+
+/** The channel of a worker to its primary (`process` in a worker of `node:cluster`). */
+export interface IpcChannel {
+  send?(message: unknown): unknown;
+  on(event: 'message', listener: (m: unknown) => void): unknown;
+  off(event: 'message', listener: (m: unknown) => void): unknown;
+}
+
+/**
+ * The exchange of a worker process: each beat sends its own counts (and, keeping leases, the
+ * slots it asks for) to the primary, which answers every worker with the sum of the other live
+ * workers' latest and the slots it granted (`LoadsHub`).
+ */
+export class IpcLoadExchange implements PeerLoads {
+  peers: Uint32Array;
+  livePeers = 0;
+  private readonly timer: NodeJS.Timeout;
+  private readonly onMessage: (m: unknown) => void;
+  private readonly book: LeaseBook;
+  private seq = 0;
+  /** Beats sent whose answers are awaited: their start and who waits. */
+  private readonly waiting = new Map<
+    number,
+    { started: number; short: boolean; done: () => void }
+  >();
+  private stopped = false;
+  /** The beats, one after the other, and how many wait or run. */
+  private queue: Promise<void> = Promise.resolve();
+  private pending = 0;
+
+  constructor(
+    private readonly channel: IpcChannel,
+    private readonly o: LoadExchangeOptions,
+  ) {
+    this.peers = new Uint32Array(pathwaysOf(o));
+    this.book = new LeaseBook(o);
+    this.onMessage = (m) => {
+      const pathways = pathwaysOf(o);
+      if (!isLoadsMessage(m) || m.counts.length !== pathways) return;
+      if (this.peers.length !== pathways) this.peers = new Uint32Array(pathways);
+      for (let i = 0; i < pathways; i++) this.peers[i] = m.counts[i]!;
+      this.livePeers = m.live ?? 0;
+      const w = m.seq === this.seq ? this.waiting.get(m.seq) : undefined;
+      if (w === undefined) return;
+      this.waiting.delete(m.seq!);
+      const interval = o.intervalMs ?? 250;
+      if (m.slots !== undefined && m.slots.length === pathways) {
+        this.book.granted(m.slots, w.started, interval * (o.liveIntervals ?? 4), interval, w.short);
+      }
+      w.done();
+    };
+    channel.on('message', this.onMessage);
+    void this.beat(false);
+    this.timer = setInterval(() => {
+      if (this.pending === 0) void this.beat(false);
+    }, o.intervalMs ?? 250);
+    this.timer.unref();
+  }
+
+  /**
+   * One beat: resolves when the primary answered it (or after an interval without answer). Beats
+   * go one at a time, and only the answer to the latest is applied: the lease applied is always
+   * the one the primary holds for this worker (a late answer is ignored; the primary then counts
+   * the more of the two, on the side of the limit).
+   */
+  private beat(short: boolean, waiting = 0): Promise<void> {
+    this.pending++;
+    const run = this.queue
+      .then(() => this.beatNow(short, waiting))
+      .finally(() => {
+        this.pending--;
+      });
+    this.queue = run;
+    return run;
+  }
+
+  private beatNow(short: boolean, waiting: number): Promise<void> {
+    if (this.stopped) return Promise.resolve();
+    const pathways = pathwaysOf(this.o);
+    const own = Array.from(this.o.own());
+    const targets = this.book.targets(own, pathways, short, waiting);
+    const seq = ++this.seq;
+    const started = performance.now();
+    const message: LoadsMessage = {
+      wai: 'loads',
+      counts: own,
+      seq,
+      ...(targets === undefined
+        ? {}
+        : {
+            targets,
+            capacities: this.book.capacities(pathways),
+            held: this.book.held(pathways),
+          }),
+    };
+    return new Promise<void>((resolve) => {
+      const timeout = setTimeout(() => {
+        this.waiting.delete(seq);
+        resolve();
+      }, this.o.intervalMs ?? 250);
+      timeout.unref();
+      this.waiting.set(seq, {
+        started,
+        short,
+        done: () => {
+          clearTimeout(timeout);
+          resolve();
+        },
+      });
+      this.channel.send?.(message);
+    });
+  }
+
+  lease(): Uint32Array | undefined {
+    return this.book.lease(this.peers.length);
+  }
+
+  take(waiting = 1): Promise<void> {
+    if (this.stopped) return Promise.resolve();
+    return this.book.take(() => this.beat(true, waiting));
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearInterval(this.timer);
+    this.channel.off('message', this.onMessage);
+    for (const w of this.waiting.values()) w.done();
+    this.waiting.clear();
+  }
+}
+
+/**
+ * The primary's side of the workers' exchange: keeps each worker's latest counts and slots and
+ * when they came, answers a worker's beat with the sum of the others' that are live, and grants
+ * its slots within what the live others hold (the primary's one thread is the lock).
+ */
+export class LoadsHub {
+  private readonly latest = new Map<
+    number,
+    { counts: readonly number[]; slots: readonly number[]; at: number }
+  >();
+
+  constructor(
+    private readonly intervalMs = 250,
+    private readonly liveIntervals = 4,
+  ) {}
+
+  /** A worker's beat: the others' live loads summed, and its slots, to send back to it. */
+  beat(worker: number, message: LoadsMessage | readonly number[], nowMs: number): LoadsMessage {
+    const m: LoadsMessage = Array.isArray(message)
+      ? { wai: 'loads', counts: message as readonly number[] }
+      : (message as LoadsMessage);
+    const counts = m.counts;
+    const sum = new Array<number>(counts.length).fill(0);
+    const live = this.intervalMs * this.liveIntervals;
+    const others: { counts: readonly number[]; slots: readonly number[] }[] = [];
+    for (const [id, l] of this.latest) {
+      if (id === worker) continue;
+      if (nowMs - l.at > live) {
+        this.latest.delete(id);
+        continue;
+      }
+      if (l.counts.length !== counts.length) continue;
+      others.push(l);
+      for (let i = 0; i < sum.length; i++) sum[i]! += l.counts[i]!;
+    }
+    const slots =
+      m.targets !== undefined && m.capacities !== undefined
+        ? grantAll(m.targets, counts, m.capacities, others)
+        : [];
+    this.latest.set(worker, { counts, slots: publishedHeld(slots, m.held ?? []), at: nowMs });
+    return {
+      wai: 'loads',
+      counts: sum,
+      live: others.length,
+      ...(m.targets === undefined ? {} : { slots }),
+      ...(m.seq === undefined ? {} : { seq: m.seq }),
+    };
+  }
+
+  /** A worker that exited: its loads and slots stop counting at once. */
+  drop(worker: number): void {
+    this.latest.delete(worker);
+  }
+}
