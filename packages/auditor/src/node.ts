@@ -760,6 +760,12 @@ export class ArchiveWriter {
     return n;
   }
 
+  /** Removes the log's files (an export that cannot carry the log). */
+  removeLog(): void {
+    rmSync(join(this.dir, ARCHIVE_FILES.checkpoint), { force: true });
+    rmSync(join(this.dir, ARCHIVE_FILES.logEntries), { force: true });
+  }
+
   /** Appends a decision; its `t` (µs), when given, must not be below the one before. */
   async add(decision: Uint8Array, t?: bigint): Promise<void> {
     if (t !== undefined) {
