@@ -122,14 +122,16 @@ const sleep = (ms: number) => new Promise((done) => setTimeout(done, ms));
 /**
  * The span an export takes: one that ends after now ends now (the log's checkpoint must cover
  * it, and decisions after now are not made yet); then, when its end is less than `maxDelayMs`
- * ago, the wait until it is (a decision of the span is committed, and so listed, by then).
+ * ago, the wait until it is (a decision of the span is committed, and so listed, by then; at
+ * most `maxDelayMs`). Now is the later of this machine's clock and `roomNow`, the room clock as
+ * the store last stated it (a server whose clock is ahead of this machine's).
  */
-async function settledSpan(span: Span, maxDelayMs: number): Promise<Span> {
-  const now = nowUs();
-  const to = span.to < now ? span.to : now;
-  const settled = to + BigInt(maxDelayMs) * 1000n;
-  const wait = Number((settled - nowUs()) / 1000n);
-  if (wait > 0) await sleep(wait);
+async function settledSpan(span: Span, maxDelayMs: number, roomNow = 0n): Promise<Span> {
+  const local = nowUs();
+  const now = local > roomNow ? local : roomNow;
+  const to = span.to <= now ? span.to : now + 1n;
+  const waitMs = Number((to + BigInt(maxDelayMs) * 1000n - local) / 1000n);
+  if (waitMs > 0) await sleep(Math.min(waitMs, maxDelayMs));
   return { from: span.from, to: to > span.from ? to : span.from + 1n };
 }
 
@@ -187,7 +189,8 @@ export async function exportFromStore(
   const maxDelayMs = config.log?.maxDelay ?? 2000;
   const pollMs = Math.max(10, Math.min(250, config.log?.interval ?? 1000));
   try {
-    const settled = await settledSpan(span, maxDelayMs);
+    const latest = await fromStore(() => store.latestLogCheckpoint());
+    const settled = await settledSpan(span, maxDelayMs, latest?.issued);
     return await intoPlace(out, async (dir) => {
       const writer = await ArchiveWriter.create(dir, {
         meta: metaOf(room, graceS, settled, where, 0),
