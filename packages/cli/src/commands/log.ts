@@ -13,6 +13,7 @@ import { EXIT, UserError } from '../internal/errors.js';
 import { readCheckpointText } from '../internal/export-log.js';
 import { parseHexKey } from '../internal/keys.js';
 import { fetchCheckpoint, fetchRoom, LogError, tileReader } from '../internal/log-client.js';
+import { loadWitnessConfig, startWitness } from '../internal/witness.js';
 
 /** An interval option: a duration (`1s`, `500ms`, `2m`) or whole seconds, at least 10 ms. */
 function intervalMs(text: string): number {
@@ -196,3 +197,60 @@ function report(ctx: Context, w: Watched, state: string): number | undefined {
   ctx.out(`log ${cp.origin}: ${what}\n`);
   return undefined;
 }
+
+export const logWitness: Command = {
+  name: ['log', 'witness'],
+  summary:
+    'Run a tlog-witness: cosign the checkpoints of the logs it knows, each consistent with the last.',
+  usage: ['wai-steer log witness --config FILE'],
+  options: {
+    config: {
+      type: 'string',
+      arg: 'FILE',
+      description: "the witness's config (YAML or JSON)",
+      required: true,
+    },
+  },
+  description: `
+Runs a witness of C2SP tlog-witness. It serves POST <prefix>/add-checkpoint: a checkpoint of a
+log it knows (by origin and vkey), with the consistency proof from the size it cosigned last, is
+cosigned (cosignature/v1, its key under its name) when the log's key signed it and it extends
+the checkpoint held; otherwise 403 (no signature of the log), 404 (an unknown origin), 409 (the
+old size is not the one held: the answer is that size), 422 (the proof does not verify, or the
+same size with another root), 400 (a body that does not read). GET <prefix>/<origin hash>/checkpoint
+gives the latest checkpoint it cosigned for a log (origin hash: SHA-256 of the origin, hex).
+
+The config:
+
+  listen: { host: 127.0.0.1, port: 8090 }
+  prefix: /witness                  # default: none
+  key: witness.jwk                  # its Ed25519 key (JWK with "d"): wai-steer keygen
+  name: witness.example/w1          # its name: the key name of its cosignatures
+  state: witness-state.json         # per log, what it cosigned last (replaced atomically)
+  logs:
+    - origin: steer.example.com/log
+      vkey: steer.example.com/log+4afbb0f7+Ae…
+
+It prints where it listens and its vkey (what a steering server's log.witnesses names) on stderr,
+and runs until SIGINT or SIGTERM. The state is written (a temporary file, fsync, rename, fsync of
+the directory) before a cosignature is answered, the check of the old size and the write one
+step per log: a restart keeps every size it cosigned.`,
+  async run(ctx) {
+    const config = loadWitnessConfig(ctx.path(ctx.string('config')));
+    const witness = await startWitness(config, (line) =>
+      ctx.io.stderr.write(`wai-steer: witness: ${line}\n`),
+    );
+    ctx.io.stderr.write(
+      `wai-steer: witness ${config.name} at ${witness.url} (vkey ${config.vkey}; SIGINT or SIGTERM stops)\n`,
+    );
+    await new Promise<void>((resolve) => {
+      if (ctx.io.onStop === undefined) witness.server.once('close', () => resolve());
+      else
+        ctx.io.onStop(async () => {
+          await witness.close();
+          resolve();
+        });
+    });
+    return EXIT.ok;
+  },
+};
