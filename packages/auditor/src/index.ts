@@ -40,9 +40,11 @@ export {
   type LogResult,
   type LogSpan,
   openRoomCheckpoint,
+  type ProvedInclusion,
   type RoomCheckpoint,
   roomLogKeys,
   type UnloggedDecision,
+  verifyDecisionProof,
   type WithheldEntry,
 } from './log.js';
 export { flattenPolicy, type PolicyChange, type PolicyResult } from './policies.js';

@@ -14,6 +14,8 @@ import {
   openCheckpoint,
   parseCheckpoint,
   parseNote,
+  parseTlogProof,
+  verifyTlogProof,
   SIGNATURE_TYPE,
   type VerifierKey,
   verifierKey,
@@ -126,6 +128,56 @@ export function openRoomCheckpoint(
   return {
     ok: true,
     value: { checkpoint: opened.value.checkpoint, signer: by.key.publicKey, text },
+  };
+}
+
+/** A decision's place in the log, proved (tlog-proof). */
+export interface ProvedInclusion {
+  readonly origin: string;
+  readonly index: bigint;
+  /** The size of the checkpoint the proof is against. */
+  readonly size: bigint;
+  /** The room's key that signed that checkpoint. */
+  readonly signer: Uint8Array;
+}
+
+/**
+ * Verifies a decision's tlog proof (`GET /log/proof/<digest>`): the entry of its `t` and digest,
+ * the checkpoint signed under its origin by a key that may sign the room's decisions, the
+ * inclusion proof against its root. A result, the refusal a sentence saying why.
+ */
+export function verifyDecisionProof(
+  proofText: string,
+  ctx: RoomContext,
+  decision: { readonly t: bigint; readonly digest: Uint8Array },
+  backend?: CryptoBackend,
+): { ok: true; value: ProvedInclusion } | { ok: false; message: string } {
+  const proof = parseTlogProof(proofText);
+  if (!proof.ok) return { ok: false, message: `it does not read (${proof.refusal.message})` };
+  const cp = parseCheckpoint(proof.value.note.text);
+  if (!cp.ok) {
+    return { ok: false, message: `its checkpoint does not read (${cp.refusal.message})` };
+  }
+  const origin = cp.value.origin;
+  const opened = openRoomCheckpoint(proof.value.checkpoint, ctx, {
+    ...(backend === undefined ? {} : { backend }),
+  });
+  if (!opened.ok) return { ok: false, message: opened.message };
+  const verified = verifyTlogProof(proof.value, {
+    entry: encodeEntry(decision),
+    origin,
+    logKeys: roomLogKeys(ctx, origin, backend),
+    ...(backend === undefined ? {} : { backend }),
+  });
+  if (!verified.ok) return { ok: false, message: verified.refusal.message };
+  return {
+    ok: true,
+    value: {
+      origin,
+      index: verified.value.index,
+      size: verified.value.checkpoint.size,
+      signer: opened.value.signer,
+    },
   };
 }
 

@@ -2,13 +2,20 @@
 // checkpoint's root, and the decisions to the entries (withheld, unlogged).
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ed25519Signer, encodeEntry, leafHash, rootOf, signCheckpoint } from '@wai-steering/tlog';
+import {
+  ed25519Signer,
+  encodeEntry,
+  formatTlogProof,
+  leafHash,
+  rootOf,
+  signCheckpoint,
+} from '@wai-steering/tlog';
 import { openRoom } from '@wai-steering/verifier';
 import { toHex, unwrap } from '@wai-steering/wire';
 import { nodeBackend } from '@wai-steering/wire/node';
 import { afterEach, describe, expect, it } from 'vitest';
 import { auditJson } from '../src/audit.js';
-import { ArchiveLog, openRoomCheckpoint, roomLogKeys } from '../src/log.js';
+import { ArchiveLog, openRoomCheckpoint, roomLogKeys, verifyDecisionProof } from '../src/log.js';
 import { ArchiveWriter, auditArchive } from '../src/node.js';
 import {
   keys,
@@ -245,5 +252,38 @@ describe('ArchiveLog', () => {
     expect(() => log.result()).toThrow(TypeError);
     log.end();
     expect(log.result().size).toEqual(0);
+  });
+});
+
+describe('verifyDecisionProof', () => {
+  const world = makeWorld(4);
+  const ctx = unwrap(openRoom(world.room, world.keyLog));
+  const decision = { t: 7n, digest: new Uint8Array(32).fill(3) };
+  const entry = encodeEntry(decision);
+
+  it("proves a decision's place against a checkpoint of the room's key", () => {
+    const proof = formatTlogProof({ index: 0n, inclusion: [], checkpoint: checkpointOf([entry]) });
+    const r = verifyDecisionProof(proof, ctx, decision, nodeBackend);
+    expect(r.ok && { ...r.value, signer: toHex(r.value.signer) }).toEqual({
+      origin: ORIGIN,
+      index: 0n,
+      size: 1n,
+      signer: toHex(pub(keys.steer)),
+    });
+  });
+
+  it('refuses the proof of another decision, of another key, or that does not read', () => {
+    const proof = formatTlogProof({ index: 0n, inclusion: [], checkpoint: checkpointOf([entry]) });
+    const other = verifyDecisionProof(proof, ctx, { ...decision, t: 8n }, nodeBackend);
+    expect(other.ok ? '' : other.message).toMatch(/bad_proof/);
+    const hop = formatTlogProof({
+      index: 0n,
+      inclusion: [],
+      checkpoint: checkpointOf([entry], keys.hops[0]!),
+    });
+    const byHop = verifyDecisionProof(hop, ctx, decision, nodeBackend);
+    expect(byHop.ok ? '' : byHop.message).toMatch(/not signed under its origin/);
+    const junk = verifyDecisionProof('junk', ctx, decision, nodeBackend);
+    expect(junk.ok ? '' : junk.message).toMatch(/^it does not read/);
   });
 });

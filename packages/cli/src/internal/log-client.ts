@@ -4,14 +4,12 @@
  * authority's, and those of the key log's `live/steer` keys not revoked, §3.5), a decision's place
  * in the log (`GET /log/proof/<digest>`, tlog-proof), and a tree read from the tiles.
  */
-import { openRoomCheckpoint, type RoomCheckpoint, roomLogKeys } from '@wai-steering/auditor';
 import {
-  encodeEntry,
-  parseCheckpoint,
-  parseTlogProof,
-  TileHashReader,
-  verifyTlogProof,
-} from '@wai-steering/tlog';
+  openRoomCheckpoint,
+  type RoomCheckpoint,
+  verifyDecisionProof,
+} from '@wai-steering/auditor';
+import { TileHashReader } from '@wai-steering/tlog';
 import { openRoom, type RoomContext } from '@wai-steering/verifier';
 import { bytesEqual, toHex } from '@wai-steering/wire';
 import { nodeBackend } from '@wai-steering/wire/node';
@@ -155,29 +153,14 @@ export async function fetchInclusion(
     return { kind: 'not_found' };
   }
   if (!res.ok) throw new UserError(`GET ${url}: HTTP ${res.status}`);
-  const proof = parseTlogProof(body);
-  if (!proof.ok) return { kind: 'bad_proof', why: `it does not read (${proof.refusal.message})` };
-  const cp = parseCheckpoint(proof.value.note.text);
-  if (!cp.ok)
-    return { kind: 'bad_proof', why: `its checkpoint does not read (${cp.refusal.message})` };
-  const origin = cp.value.origin;
-  const logKeys = roomLogKeys(ctx, origin, nodeBackend);
-  if (logKeys.length === 0) {
-    return { kind: 'bad_proof', why: `its origin ${JSON.stringify(origin)} cannot name a key` };
-  }
-  const verified = verifyTlogProof(proof.value, {
-    entry: encodeEntry(decision),
-    origin,
-    logKeys,
-    backend: nodeBackend,
-  });
-  if (!verified.ok) return { kind: 'bad_proof', why: verified.refusal.message };
-  const signer = openRoomCheckpoint(proof.value.checkpoint, ctx, { backend: nodeBackend });
+  const verified = verifyDecisionProof(body, ctx, decision, nodeBackend);
+  if (!verified.ok) return { kind: 'bad_proof', why: verified.message };
+  const v = verified.value;
   return {
     kind: 'logged',
-    origin,
-    index: verified.value.index,
-    size: verified.value.checkpoint.size,
-    signer: signer.ok ? toHex(signer.value.signer) : '',
+    origin: v.origin,
+    index: v.index,
+    size: v.size,
+    signer: toHex(v.signer),
   };
 }
