@@ -15,10 +15,10 @@ import {
   parseCheckpoint,
   parseNote,
   parseTlogProof,
-  verifyTlogProof,
   SIGNATURE_TYPE,
   type VerifierKey,
   verifierKey,
+  verifyTlogProof,
 } from '@wai-steering/tlog';
 import { checkSigner, type RoomContext } from '@wai-steering/verifier';
 import { bytesEqual, type CryptoBackend, getBackend, toHex } from '@wai-steering/wire';
