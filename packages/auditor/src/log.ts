@@ -187,8 +187,14 @@ export interface LogSpan {
   readonly to: bigint;
 }
 
+const keyBytes = new Uint8Array(40);
+const keyView = new DataView(keyBytes.buffer);
+
+/** The 40 bytes of a decision's entry (its `t` u64 little-endian, its digest) as a string key. */
 function entryKey(t: bigint, digest: Uint8Array): string {
-  return String.fromCharCode.apply(null, encodeEntry({ t, digest }) as unknown as number[]);
+  keyView.setBigUint64(0, t, true);
+  keyBytes.set(digest, 8);
+  return String.fromCharCode.apply(null, keyBytes as unknown as number[]);
 }
 
 function entryKeyOf(entry: Uint8Array): string {
