@@ -15,6 +15,7 @@ import { toHex, unwrap } from '@wai-steering/wire';
 import { nodeBackend } from '@wai-steering/wire/node';
 import { afterEach, describe, expect, it } from 'vitest';
 import { auditJson } from '../src/audit.js';
+import { renderHtml } from '../src/html.js';
 import { ArchiveLog, openRoomCheckpoint, roomLogKeys, verifyDecisionProof } from '../src/log.js';
 import { ArchiveWriter, auditArchive } from '../src/node.js';
 import {
@@ -158,6 +159,23 @@ describe('the audit of an archive carrying the log', () => {
     ]);
     expect(r.log?.unlogged).toEqual([]);
     expect(r.findings).toBeGreaterThanOrEqual(1);
+  });
+
+  it('the HTML report lists the withheld decision, and says when the log was not checked', async () => {
+    const world = makeWorld(8);
+    const made = decide(world, 6);
+    const entries = entriesOf(made);
+    const dir = await archive(world, made.slice(1), { checkpoint: checkpointOf(entries), entries });
+    const a = await auditArchive(dir, { roomId: world.roomId });
+    a.dispose();
+    const html = renderHtml(a.result, a.series);
+    expect(html).toMatch(
+      new RegExp(`<h3>Withheld</h3>\\n<table>.*<td>${made[0]!.digest}</td><td>0</td>`),
+    );
+    expect(html).toContain('<dt>Withheld</dt><dd>1 ');
+    const bare = await auditArchive(await archive(world, made), { roomId: world.roomId });
+    bare.dispose();
+    expect(renderHtml(bare.result, bare.series)).toContain('The archive carries no checkpoint');
   });
 
   it('withholds only entries of the audited span', async () => {
