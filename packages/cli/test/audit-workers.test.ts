@@ -141,13 +141,13 @@ describe('serve --workers 2 on PostgreSQL, audited with its log', () => {
       expect(result.refused).toEqual([]);
       expect(result.loads.inconsistent).toEqual([]);
       expect(result.log).toMatchObject({ size: decisions, withheld: [], unlogged: [] });
-      expect(result).toMatchObject({
-        decisions,
-        accepted: decisions,
-        sessions: SESSIONS,
-        findings: 0,
-      });
-      expect(r.code, r.stderr).toBe(0);
+      expect(result).toMatchObject({ decisions, accepted: decisions, sessions: SESSIONS });
+      // Nothing else is found; a band's share of 12 sessions may be flagged by chance (a draw is
+      // the session's, random: docs/audit.md, about once in 16 000 audits of many sessions, more
+      // often with few), and is then the one finding.
+      const flagged = result.shares.filter((x: { flagged: boolean }) => x.flagged).length;
+      expect(result.findings).toBe(flagged);
+      expect(r.code, r.stderr).toBe(flagged === 0 ? 0 : 1);
       // Every decision served is one entry of the log.
       const entries = entriesOf(archive);
       expect(entries.size).toBe(decisions);
