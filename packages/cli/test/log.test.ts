@@ -16,6 +16,7 @@ import {
 } from '@wai-steering/tlog';
 import { toHex } from '@wai-steering/wire';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { main } from '../src/cli.js';
 import { cli, expectUserError, freePort, tempDir } from './helpers.js';
 
 const servers: { close(): unknown }[] = [];
@@ -218,5 +219,71 @@ describe('log watch', () => {
       /is not signed under its origin by a key that may sign the room's decisions/,
     );
     expect(readFileSync(state, 'utf8')).toBe(nowHeld);
+  });
+});
+
+describe('log watch, watching', () => {
+  it('checks every interval, says when the server does not answer, and exits 1 when it forks', async () => {
+    const dir = tempDir();
+    const { setup, server, roomId } = await startLogged(join(dir, 'room'), {
+      interval: 100,
+      maxDelay: 500,
+    });
+    await decide(server.url);
+    await until('a checkpoint of one decision', async () => {
+      const text = await (await fetch(`${server.url}/log/checkpoint`)).text();
+      return Number(text.split('\n')[1]) >= 1;
+    });
+    const text = await (await fetch(`${server.url}/log/checkpoint`)).text();
+    const [origin, size] = text.split('\n') as [string, string];
+    const steer = new Uint8Array(
+      Buffer.from(
+        JSON.parse(readFileSync(join(setup.dir, 'keys', 'steering.jwk'), 'utf8')).d,
+        'base64url',
+      ),
+    );
+    const fork = await fakeLog(server, roomId, origin, steer, [
+      ...Array.from({ length: Number(size) }, (_, i) =>
+        encodeEntry({ t: BigInt(i + 1), digest: new Uint8Array(32).fill(1) }),
+      ),
+    ]);
+    // A door that sends the watch to the server, then to nowhere, then to the fork.
+    let target: string | undefined = server.url;
+    const door = createServer(async (req, res) => {
+      if (target === undefined) {
+        req.socket.destroy();
+        return;
+      }
+      const got = await fetch(`${target}${req.url}`);
+      res.writeHead(got.status).end(new Uint8Array(await got.arrayBuffer()));
+    });
+    await new Promise<void>((r) => door.listen(0, '127.0.0.1', r));
+    servers.push({ close: () => new Promise((r) => door.close(r)) });
+    const url = `http://127.0.0.1:${(door.address() as { port: number }).port}`;
+
+    let out = '';
+    let err = '';
+    const io = {
+      stdout: { write: (c: string | Uint8Array) => ((out += String(c)), true) },
+      stderr: { write: (c: string | Uint8Array) => ((err += String(c)), true) },
+      cwd: dir,
+    };
+    const state = join(dir, 'watch.state');
+    const watching = main(
+      ['log', 'watch', '--url', url, '--room-id', roomId, '--state', state, '--interval', '50ms'],
+      io,
+    );
+    await until('the first checkpoint held', async () => out.includes('held from now on'));
+    target = undefined;
+    await until('the server not answering said', async () => err.includes('log watch: GET'));
+    expect(err).toMatch(
+      /^wai-steer: log watch: GET http:\/\/127\.0\.0\.1:\d+\/rooms\/[0-9a-f]{64}\/descriptor: .*; again in 50 ms$/m,
+    );
+    target = fork;
+    expect(await watching).toBe(1);
+    expect(out).toContain(
+      `log ${origin}: the log forked: two checkpoints of ${size} entries with different roots`,
+    );
+    expect(readFileSync(state, 'utf8')).toBe(text);
   });
 });
