@@ -264,8 +264,18 @@ describe('log watch, watching', () => {
     let out = '';
     let err = '';
     const io = {
-      stdout: { write: (c: string | Uint8Array) => ((out += String(c)), true) },
-      stderr: { write: (c: string | Uint8Array) => ((err += String(c)), true) },
+      stdout: {
+        write: (c: string | Uint8Array) => {
+          out += String(c);
+          return true;
+        },
+      },
+      stderr: {
+        write: (c: string | Uint8Array) => {
+          err += String(c);
+          return true;
+        },
+      },
       cwd: dir,
     };
     const state = join(dir, 'watch.state');
