@@ -4,16 +4,19 @@
 // 2. decisions audited per second from an archive on one core (`jobs: 1`), and its ratio to (1),
 //    in wall time and per CPU second;
 // 3. the same archive with `jobs: 2`, and its ratios to (1) and (2);
+// 3b. the same archive carrying its decision log (checkpoint and entries), `jobs: 1`: the log's
+//    check (the checkpoint's signature, the entries' root, each decision matched to its entry)
+//    against (2), goal <= 1.1 x;
 // 4. the peak resident memory of a child process auditing an archive of 1 million decisions.
 import { execFileSync } from 'node:child_process';
 import { generateKeyPairSync, sign, verify } from 'node:crypto';
-import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { cpSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { fromHex, readDecision, toHex, unwrap } from '@wai-steering/wire';
 import { auditArchive, decisionFrames } from '../src/node.js';
-import { makeArchive } from './make.js';
+import { addLog, makeArchive } from './make.js';
 
 const N = Number(process.env.AUDIT_BENCH_DECISIONS ?? 20_000);
 const BIG = Number(process.env.AUDIT_BENCH_BIG ?? 1_000_000);
@@ -81,6 +84,9 @@ try {
     room = toHex(unwrap(readDecision(f)).room);
     break;
   }
+  const logged = join(tmp, 'logged');
+  cpSync(small, logged, { recursive: true });
+  await addLog(logged);
   console.log(
     `auditor bench: ${N} decisions of ${size.toFixed(0)} bytes, ${availableParallelism()} cores`,
   );
@@ -101,8 +107,8 @@ try {
 
   // Every round measures each of them, one after the other, so that a change of the machine's
   // load (it is shared) hits all alike; the best round of each is kept.
-  const wall: Record<string, number[]> = { raw: [], one: [], two: [], raw2: [] };
-  const cpu: Record<string, number[]> = { raw: [], one: [], two: [] };
+  const wall: Record<string, number[]> = { raw: [], one: [], two: [], raw2: [], log: [] };
+  const cpu: Record<string, number[]> = { raw: [], one: [], two: [], log: [] };
   const timed = async (name: string, f: () => unknown): Promise<void> => {
     const c0 = process.cpuUsage();
     const t0 = performance.now();
@@ -110,16 +116,18 @@ try {
     wall[name]!.push(performance.now() - t0);
     cpu[name]?.push(cpuMs(c0));
   };
-  const audit = async (jobs: number): Promise<void> => {
-    const a = await auditArchive(small, { roomId: fromHex(room), jobs });
+  const audit = async (jobs: number, dir = small): Promise<void> => {
+    const a = await auditArchive(dir, { roomId: fromHex(room), jobs });
     a.dispose();
     if (a.result.findings !== 0 || a.result.decisions !== N) {
       throw new Error(`the bench archive audits with ${a.result.findings} findings`);
     }
+    if (dir === logged && a.result.log?.size !== N) throw new Error('the log was not checked');
   };
   for (let r = 0; r < ROUNDS; r++) {
     await timed('raw', rawOnce);
     await timed('one', () => audit(1));
+    await timed('log', () => audit(1, logged));
     await timed('two', () => audit(2));
     // The parallelism the machine gives now: raw verifications in one worker thread and in two.
     wall.raw2!.push(await rawInWorkers(Math.min(N, 8000)));
@@ -137,6 +145,10 @@ try {
   console.log(
     `  audit, 2 jobs:                    ${Math.round(rate('two'))} decisions/s wall = ${(rate('two') / rate('raw')).toFixed(2)} x raw, ` +
       `${(rate('two') / rate('one')).toFixed(2)} x 1 job (goal >= 1.5 on 2 cores); ${Math.round(cpuRate('two'))} per CPU second of all threads`,
+  );
+  console.log(
+    `  audit with the log's check, 1 job: ${Math.round(rate('log'))} decisions/s wall; costs ${(best(wall.log!) / best(wall.one!)).toFixed(3)} x the audit without it in wall time, ` +
+      `${(best(cpu.log!) / best(cpu.one!)).toFixed(3)} x in CPU time (goal <= 1.1)`,
   );
   console.log(
     `  raw verify in 2 worker threads:   ${Math.max(...wall.raw2!).toFixed(2)} x 1 thread (what the machine gives two threads, at best)`,

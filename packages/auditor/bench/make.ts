@@ -1,11 +1,15 @@
 // Writes a benchmark archive: the test world's room, key log, policy and records, and `n`
 // decisions of `sessions` sessions asking again every 8 s (within TTL + grace, so each counts
 // throughout), each signed over its window's evidence with the loads counted as a server does.
+
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { selectEvidence, windowAt } from '@wai-steering/evidence';
 import { assembleAndSign } from '@wai-steering/rule';
-import { toHex } from '@wai-steering/wire';
+import { ed25519Signer, encodeEntry, leafHash, rootOf, signCheckpoint } from '@wai-steering/tlog';
+import { readDecision, toHex, unwrap } from '@wai-steering/wire';
 import { nodeBackend } from '@wai-steering/wire/node';
-import { ArchiveWriter } from '../src/node.js';
+import { ArchiveWriter, decisionFrames } from '../src/node.js';
 import { keys, makeWorld, pub, sessionOf, T0 } from '../test/helpers/world.js';
 
 export async function makeArchive(dir: string, n: number, sessions: number): Promise<number> {
@@ -63,4 +67,28 @@ export async function makeArchive(dir: string, n: number, sessions: number): Pro
   }
   await writer.close();
   return bytes / n;
+}
+
+/**
+ * Adds the decision log to the archive in `dir`: every decision's entry, in the archive's order,
+ * a checkpoint of them signed by the steering key under `origin`, and archive.json's `log`.
+ */
+export async function addLog(dir: string, origin = 'bench.example/log'): Promise<void> {
+  const entries: Uint8Array[] = [];
+  for await (const f of decisionFrames(dir)) {
+    const d = unwrap(readDecision(f));
+    entries.push(encodeEntry({ t: d.t, digest: nodeBackend.sha256(d.body) }));
+  }
+  const root = rootOf(
+    entries.map((e) => leafHash(e, nodeBackend)),
+    nodeBackend,
+  );
+  const checkpoint = signCheckpoint(
+    { origin, size: BigInt(entries.length), root, extensions: [] },
+    [ed25519Signer(origin, keys.steer, nodeBackend)],
+  );
+  writeFileSync(join(dir, 'checkpoint'), checkpoint);
+  writeFileSync(join(dir, 'log-entries.bin'), Buffer.concat(entries));
+  const meta = JSON.parse(readFileSync(join(dir, 'archive.json'), 'utf8'));
+  writeFileSync(join(dir, 'archive.json'), JSON.stringify({ ...meta, log: { origin } }));
 }

@@ -6,7 +6,11 @@
  *   more keys allowed (the span, the server, the tolerance it documents);
  * - `room.wrd`, and `key-log.wkl` (absent when the room names no origin);
  * - `policies.bin`, `records.bin`, `decisions.bin`: each a sequence of frames (`frames.ts`) of
- *   `WSP1`, `WMH1` and `WSD1` records; the decisions in ascending `t`.
+ *   `WSP1`, `WMH1` and `WSD1` records; the decisions in ascending `t`;
+ * - `checkpoint` and `log-entries.bin`, when it carries the decision log: a checkpoint of the
+ *   log as the server served it (its signature lines included), and the entries `0 … size − 1`
+ *   of that checkpoint, 40 bytes each, nothing else; `archive.json` then has
+ *   `"log": {"origin": "<the checkpoint's origin>"}`.
  */
 
 /** The files of an archive. */
@@ -17,6 +21,8 @@ export const ARCHIVE_FILES = {
   policies: 'policies.bin',
   records: 'records.bin',
   decisions: 'decisions.bin',
+  checkpoint: 'checkpoint',
+  logEntries: 'log-entries.bin',
 } as const;
 
 /** `archive.json`. */
@@ -25,6 +31,8 @@ export interface ArchiveMeta {
   readonly room: string;
   /** The server's session grace in whole seconds (the load replay's, §9.2). */
   readonly grace_s: number;
+  /** The decision log the archive carries (its `checkpoint` and `log-entries.bin`). */
+  readonly log?: { readonly origin: string };
   readonly [key: string]: unknown;
 }
 
@@ -57,7 +65,19 @@ export function parseArchiveMeta(text: string): ArchiveMeta {
   if (typeof grace !== 'number' || !Number.isInteger(grace) || grace < 0 || grace > 0xffff_ffff) {
     throw new ArchiveError('archive.json: "grace_s" is not a whole number of seconds');
   }
-  return { ...o, room: o.room.toLowerCase(), grace_s: grace };
+  if (o.log !== undefined && o.log !== null) {
+    const log = o.log as Record<string, unknown>;
+    if (typeof log !== 'object' || Array.isArray(log) || typeof log.origin !== 'string') {
+      throw new ArchiveError('archive.json: "log" is not {"origin": "<the log\'s origin>"}');
+    }
+  }
+  const { log, ...rest } = o;
+  return {
+    ...rest,
+    room: o.room.toLowerCase(),
+    grace_s: grace,
+    ...(log === undefined || log === null ? {} : { log: log as { origin: string } }),
+  };
 }
 
 /** `archive.json`'s text for `meta`, keys in the layout's order first. */

@@ -21,11 +21,18 @@ import {
 } from '@wai-steering/wire';
 import { ArchiveError } from './archive.js';
 import { HopReport, type HopSpanResult } from './hops.js';
+import type { ArchiveLog, LogResult } from './log.js';
 import { PolicyLog, type PolicyResult } from './policies.js';
 import { LoadReplay } from './replay.js';
 import { type Series, SeriesBuilder } from './series.js';
 import { type ShareResult, ShareTally } from './shares.js';
-import { DecisionVerifier, frameDigest, type Verdict, type Where } from './verdict.js';
+import {
+  DecisionVerifier,
+  fallbackBody,
+  frameDigest,
+  type Verdict,
+  type Where,
+} from './verdict.js';
 
 /** The tolerance of the load check by default, in sessions. */
 export const DEFAULT_LOAD_TOLERANCE = 2;
@@ -66,6 +73,11 @@ export interface AuditResult {
   readonly room: string;
   readonly records: number;
   readonly hops: readonly HopSpanResult[];
+  /**
+   * The decision log's check: `null` when the archive carries no checkpoint (docs/audit.md,
+   * *The log*).
+   */
+  readonly log: LogResult | null;
 }
 
 /** What an audit reads besides the decisions. */
@@ -101,6 +113,12 @@ export interface AuditOptions {
   readonly sink?: AuditSink;
   /** With `sink`: the refusals and inconsistent loads the result holds (default 500). */
   readonly held?: number;
+  /**
+   * The archive's decision log, its entries given and checked ({@link ArchiveLog.end}): each
+   * decision that reads is matched against it, and the result's `log` says what was withheld
+   * and unlogged.
+   */
+  readonly log?: ArchiveLog;
 }
 
 /** Takes the refusals and inconsistent loads an {@link Audit} does not hold. */
@@ -255,6 +273,7 @@ export class Audit {
       else this.options.sink!.refused(r);
     }
     if (d === undefined) return;
+    this.options.log?.see(this.backend.sha256(fallbackBody(bytes)), d.t);
 
     let lp = this.lastPolicy;
     if (lp === undefined || !bytesEqual(lp.digest, d.policy)) {
@@ -312,6 +331,8 @@ export class Audit {
   finish(): { result: AuditResult; series: Series; refused: number; inconsistent: number } {
     const shares = this.shares.results();
     const flagged = shares.filter((s) => s.flagged).length;
+    const log = this.options.log?.result() ?? null;
+    const logFindings = log === null ? 0 : log.withheld.length + log.unlogged.length;
     const result: AuditResult = {
       decisions: this.count,
       sessions: this.seen.size,
@@ -325,10 +346,11 @@ export class Audit {
       },
       shares,
       policies: this.policyLog.results(),
-      findings: this.refusedCount + this.inconsistentCount + flagged,
+      findings: this.refusedCount + this.inconsistentCount + flagged + logFindings,
       room: this.roomHex,
       records: this.recordCount,
       hops: this.hopReport.results(),
+      log,
     };
     return {
       result,
@@ -368,7 +390,7 @@ export function auditJsonParts(result: AuditResult): {
     tail:
       `]},"shares":${JSON.stringify(r.shares)},"policies":${JSON.stringify(r.policies)},` +
       `"findings":${r.findings},"room":${JSON.stringify(r.room)},"records":${r.records},` +
-      `"hops":${JSON.stringify(r.hops)}}`,
+      `"hops":${JSON.stringify(r.hops)},"log":${JSON.stringify(r.log ?? null)}}`,
   };
 }
 

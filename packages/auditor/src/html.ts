@@ -142,6 +142,30 @@ function whereText(w: { at: string; pathway?: number; record?: number }): string
     .join(', ');
 }
 
+/** The log check: the checkpoint, then the withheld and unlogged decisions. */
+function logSection(result: AuditResult): string {
+  const l = result.log;
+  if (l === null) {
+    return '<p>The archive carries no checkpoint: withheld and unlogged decisions were not checked.</p>';
+  }
+  return `<dl><dt>Origin</dt><dd><code>${esc(l.origin)}</code></dd>
+<dt>Checkpoint</dt><dd>${l.size} entries, root <code>${esc(l.root)}</code>, signed by a key of the room</dd>
+<dt>Withheld</dt><dd>${l.withheld.length} (in the log, with t in the span, not in the archive)</dd>
+<dt>Unlogged</dt><dd>${l.unlogged.length} (in the archive, not in the log)</dd></dl>
+<h3>Withheld</h3>
+${table(
+  ['digest', 'index', 't'],
+  l.withheld.slice(0, MAX_ROWS).map((w) => [w.digest, String(w.index), isoOf(w.t)]),
+  l.withheld.length,
+)}
+<h3>Unlogged</h3>
+${table(
+  ['digest', 't'],
+  l.unlogged.slice(0, MAX_ROWS).map((u) => [u.digest, isoOf(u.t)]),
+  l.unlogged.length,
+)}`;
+}
+
 /** The report's HTML text. */
 export function renderHtml(result: AuditResult, series: Series, title = 'Steering audit'): string {
   const verdict =
@@ -189,6 +213,8 @@ ${table(
     .map((l) => [l.digest, l.pathway, String(l.stated), String(l.replayed), isoOf(l.t)]),
   result.loads.inconsistent.length,
 )}
+<h2>The decision log</h2>
+${logSection(result)}
 <h2>Policies</h2>
 ${table(
   ['digest', 'in force', 'decisions', 'changed from the one before'],

@@ -35,6 +35,18 @@ export {
 } from './frames.js';
 export type { HopSpanResult } from './hops.js';
 export { renderHtml } from './html.js';
+export {
+  ArchiveLog,
+  type LogResult,
+  type LogSpan,
+  openRoomCheckpoint,
+  type ProvedInclusion,
+  type RoomCheckpoint,
+  roomLogKeys,
+  type UnloggedDecision,
+  verifyDecisionProof,
+  type WithheldEntry,
+} from './log.js';
 export { flattenPolicy, type PolicyChange, type PolicyResult } from './policies.js';
 export { LoadReplay } from './replay.js';
 export { MAX_BINS, type Series, type SeriesBin } from './series.js';

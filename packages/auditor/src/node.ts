@@ -42,8 +42,9 @@ import {
 } from './audit.js';
 import { encodeFrame, FrameError, FrameReader, MAX_FRAME } from './frames.js';
 import { type PackedRefusals, unpackVerdicts } from './internal/pack.js';
+import { ArchiveLog, type LogSpan } from './log.js';
 import type { Series } from './series.js';
-import { DecisionVerifier, type Verdict } from './verdict.js';
+import { DecisionVerifier, openPinnedRoom, type Verdict } from './verdict.js';
 
 /** The most bytes `archive.json` may hold. */
 export const MAX_META_BYTES = 1 << 20;
@@ -63,6 +64,8 @@ export interface ArchiveMaterials {
   readonly keyLog: Uint8Array | null;
   readonly policies: Iterable<Uint8Array>;
   readonly records: Iterable<Uint8Array>;
+  /** The checkpoint's text, when the archive carries the decision log. */
+  readonly checkpoint: string | null;
 }
 
 /** One of an archive's files, open: a regular file, and its size when opened. */
@@ -207,14 +210,29 @@ export function readArchiveMaterials(dir: string): ArchiveMaterials {
   }
   const room = readFile(dir, ARCHIVE_FILES.room, MAX_FRAME)!;
   const keyLog = readFile(dir, ARCHIVE_FILES.keyLog, MAX_FRAME, true);
+  const checkpointBytes = readFile(dir, ARCHIVE_FILES.checkpoint, MAX_META_BYTES, true);
+  let checkpoint: string | null = null;
+  if (checkpointBytes !== null) {
+    try {
+      checkpoint = new TextDecoder('utf-8', { fatal: true }).decode(checkpointBytes);
+    } catch {
+      throw new ArchiveError(`${join(dir, ARCHIVE_FILES.checkpoint)}: not UTF-8 text`);
+    }
+  } else if (meta.log !== undefined) {
+    throw new ArchiveError(
+      `${join(dir, ARCHIVE_FILES.meta)}: names the log ${meta.log.origin}, but the archive has no ${ARCHIVE_FILES.checkpoint}`,
+    );
+  }
   // Checked now (a FIFO, a device, a loop), read as they are used.
-  for (const name of [ARCHIVE_FILES.policies, ARCHIVE_FILES.records]) {
+  const framed = [ARCHIVE_FILES.policies, ARCHIVE_FILES.records];
+  for (const name of checkpoint === null ? framed : [...framed, ARCHIVE_FILES.logEntries]) {
     closeSync(openFile(join(dir, name))!.fd);
   }
   return {
     meta,
     room,
     keyLog,
+    checkpoint,
     policies: new FileFrames(join(dir, ARCHIVE_FILES.policies)),
     records: new FileFrames(join(dir, ARCHIVE_FILES.records)),
   };
@@ -487,7 +505,9 @@ async function runAudit(
     );
   }
   const jobs = Math.max(1, Math.min(options.jobs ?? 1, Math.max(64, availableParallelism())));
+  const log = m.checkpoint === null ? undefined : readArchiveLog(dir, m, options.roomId);
   const audit = new Audit(m, {
+    ...(log === undefined ? {} : { log }),
     roomId: options.roomId,
     graceS: options.graceS ?? m.meta.grace_s,
     ...(options.loadTolerance === undefined ? {} : { loadTolerance: options.loadTolerance }),
@@ -595,7 +615,69 @@ async function runAudit(
     }
   }
   options.onProgress?.(audit.decisions, total, total);
+  if (log?.needsRescan) {
+    for (const chunk of logEntryChunks(join(dir, ARCHIVE_FILES.logEntries))) log.rescan(chunk);
+  }
   return { ...audit.finish(), meta: m.meta };
+}
+
+const U64_MAX = (1n << 64n) - 1n;
+
+/** The span `archive.json` states (`{"from": "<µs>", "to": "<µs>"}`), or all of time. */
+function spanOfMeta(meta: ArchiveMeta): LogSpan {
+  const span = meta.span as { from?: unknown; to?: unknown } | undefined;
+  const read = (v: unknown, d: bigint): bigint =>
+    typeof v === 'string' && /^[0-9]{1,20}$/.test(v) && BigInt(v) <= U64_MAX ? BigInt(v) : d;
+  if (span === null || typeof span !== 'object') return { from: 0n, to: U64_MAX };
+  return { from: read(span.from, 0n), to: read(span.to, U64_MAX) };
+}
+
+/** Entries of the log, whole ones a chunk of about 1 MiB at a time. */
+function* logEntryChunks(path: string): Generator<Uint8Array> {
+  const f = openFile(path)!;
+  try {
+    if (f.size % 40 !== 0) {
+      throw new ArchiveError(`${path}: ${f.size} bytes, not a whole number of 40-byte entries`);
+    }
+    const step = 40 * 26_214;
+    for (let at = 0; at < f.size; at += step) {
+      const chunk = new Uint8Array(Math.min(step, f.size - at));
+      const n = readAt(f.fd, chunk, at);
+      if (n < chunk.length) throw new ArchiveError(`${path}: shorter than when opened`);
+      yield chunk;
+    }
+  } finally {
+    closeSync(f.fd);
+  }
+}
+
+/**
+ * The archive's log, checked before any decision: the checkpoint signed by a key of the room
+ * under its origin (archive.json's), and the root of `log-entries.bin` the checkpoint's.
+ */
+function readArchiveLog(dir: string, m: ArchiveMaterials, roomId: Uint8Array): ArchiveLog {
+  const ctx = openPinnedRoom(m.room, m.keyLog, roomId, nodeBackend);
+  const path = join(dir, ARCHIVE_FILES.logEntries);
+  let log: ArchiveLog;
+  try {
+    log = new ArchiveLog(m.checkpoint!, ctx, spanOfMeta(m.meta), {
+      ...(m.meta.log === undefined ? {} : { origin: m.meta.log.origin }),
+      backend: nodeBackend,
+    });
+  } catch (e) {
+    if (e instanceof ArchiveError) throw new ArchiveError(join(dir, e.message));
+    throw e;
+  }
+  const f = openFile(path)!;
+  closeSync(f.fd);
+  if (BigInt(f.size) !== log.size * 40n) {
+    throw new ArchiveError(
+      `${path}: ${f.size} bytes, but the checkpoint is of ${log.size} entries (${log.size * 40n} bytes)`,
+    );
+  }
+  for (const chunk of logEntryChunks(path)) log.add(chunk);
+  log.end(path);
+  return log;
 }
 
 /** What an archive is written with at once; policies and records may come later. */
@@ -652,6 +734,36 @@ export class ArchiveWriter {
   writeRecords(records: Iterable<Uint8Array>): void {
     writeFileSync(join(this.dir, ARCHIVE_FILES.records), framesBytes(records));
     this.wrote.records = true;
+  }
+
+  /**
+   * Writes the decision log the archive carries: `checkpoint` (its text as served) and
+   * `log-entries.bin` (the entries `0 … size − 1`, 40 bytes each, given in chunks of whole
+   * entries). `archive.json`'s `log` is the caller's ({@link ArchiveWriter.writeMeta}).
+   */
+  async writeLog(
+    checkpoint: string,
+    entries: Iterable<Uint8Array> | AsyncIterable<Uint8Array>,
+  ): Promise<number> {
+    writeFileSync(join(this.dir, ARCHIVE_FILES.checkpoint), checkpoint);
+    const f = await open(join(this.dir, ARCHIVE_FILES.logEntries), 'w');
+    let n = 0;
+    try {
+      for await (const chunk of entries) {
+        if (chunk.length % 40 !== 0) throw new TypeError('writeLog: give whole entries');
+        await f.write(chunk);
+        n += chunk.length / 40;
+      }
+    } finally {
+      await f.close();
+    }
+    return n;
+  }
+
+  /** Removes the log's files (an export that cannot carry the log). */
+  removeLog(): void {
+    rmSync(join(this.dir, ARCHIVE_FILES.checkpoint), { force: true });
+    rmSync(join(this.dir, ARCHIVE_FILES.logEntries), { force: true });
   }
 
   /** Appends a decision; its `t` (µs), when given, must not be below the one before. */

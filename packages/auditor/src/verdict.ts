@@ -76,7 +76,7 @@ export interface VerifierMaterials {
  * A digest's SHA-256 input: a frame's bytes before the last 64 (a record's body, when it reads:
  * `sig` is its last 64 bytes), or all of them when there are fewer.
  */
-function fallbackBody(bytes: Uint8Array): Uint8Array {
+export function fallbackBody(bytes: Uint8Array): Uint8Array {
   return bytes.length >= 64 ? bytes.subarray(0, bytes.length - 64) : bytes;
 }
 

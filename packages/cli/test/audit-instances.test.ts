@@ -37,6 +37,16 @@ function timesOf(dir: string): bigint[] {
   );
 }
 
+/** The distinct entries of an archive's `log-entries.bin` (40 bytes each). */
+function loggedOnce(dir: string): number {
+  const bytes = readFileSync(join(dir, 'log-entries.bin'));
+  const seen = new Set<string>();
+  for (let at = 0; at < bytes.length; at += 40)
+    seen.add(bytes.subarray(at, at + 40).toString('hex'));
+  expect(seen.size * 40).toBe(bytes.length);
+  return seen.size;
+}
+
 const ascending = (ts: readonly bigint[]): boolean =>
   ts.every((t, i) => i === 0 || ts[i - 1]! <= t);
 
@@ -127,6 +137,9 @@ describe('two instances on PostgreSQL, audited', () => {
     const r = JSON.parse(live.stdout);
     expect(r).toMatchObject({ decisions, sessions: SESSIONS, accepted: decisions, findings: 0 });
     expect(r.loads.checked).toBe(decisions);
+    // The shared log holds every served decision, once: nothing withheld, nothing unlogged.
+    expect(r.log).toMatchObject({ size: decisions, withheld: [], unlogged: [] });
+    expect(loggedOnce(overHttp)).toBe(decisions);
 
     // From the store the config names (PostgreSQL), offline from the servers' point of view.
     const configPath = join(dir, 'config-a.json');
@@ -153,7 +166,9 @@ describe('two instances on PostgreSQL, audited', () => {
       decisions,
       sessions: SESSIONS,
       findings: 0,
+      log: { size: decisions, withheld: [], unlogged: [] },
     });
+    expect(readFileSync(join(out, 'checkpoint'), 'utf8')).toMatch(/^127\.0\.0\.1:\d+\/log\n/);
 
     // The same export again over an archive: replaced whole.
     const again = await cli(['archive', 'export', '--config', configPath, '--out', out], dir);

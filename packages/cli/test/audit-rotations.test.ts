@@ -218,6 +218,8 @@ describe('a server rotating its policy, audited at tolerance 0', () => {
     expect(result.refused).toEqual([]);
     expect(audited.code, audited.stderr).toBe(0);
     expect(result).toMatchObject({ decisions, accepted: decisions, findings: 0 });
+    // The archive carries the decision log: every decision in it, nothing withheld or unlogged.
+    expect(result.log).toMatchObject({ size: decisions, withheld: [], unlogged: [] });
     expect(result.loads).toMatchObject({ checked: decisions, tolerance: 0, grace_s: 2 });
     // The original, three operator's policies and live ones between them.
     expect(result.policies.length).toBeGreaterThanOrEqual(7);

@@ -2,15 +2,42 @@
 // player's reloads), exported from its store and over HTTP, audits clean; and the command line's
 // errors and exit codes.
 import { spawnSync } from 'node:child_process';
+import { createHash, randomBytes } from 'node:crypto';
 import { cpSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { decodeFrames } from '@wai-steering/auditor';
+import { decodeFrames, encodeFrames } from '@wai-steering/auditor';
+import { ed25519Signer, leafHash, rootOf, signCheckpoint } from '@wai-steering/tlog';
 import { readDecision, STATUS, toHex, unwrap } from '@wai-steering/wire';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningDemo, runDemo } from '../src/internal/demo.js';
 import { cli, expectUserError, freePort, tempDir } from './helpers.js';
 
 const PATHWAYS = ['cdn-a', 'cdn-b', 'cdn-b-east'];
+const sha256 = (b: Uint8Array) => new Uint8Array(createHash('sha256').update(b).digest());
+
+/** The index of the entry of the decision `digest` (hex) in `log-entries.bin`'s bytes. */
+function entryIndex(entries: Buffer, digest: string): number {
+  for (let i = 0; i * 40 < entries.length; i++) {
+    if (entries.subarray(i * 40 + 8, i * 40 + 40).toString('hex') === digest) return i;
+  }
+  throw new Error(`no entry of ${digest}`);
+}
+
+/** An Ed25519 JWK's secret key. */
+function jwkSecret(path: string): Uint8Array {
+  return new Uint8Array(Buffer.from(JSON.parse(readFileSync(path, 'utf8')).d, 'base64url'));
+}
+
+/** A checkpoint of the entries given (40 bytes each), signed by `key` under `origin`. */
+function checkpointOver(entries: Buffer, origin: string, key: Uint8Array): string {
+  const leaves: Uint8Array[] = [];
+  for (let at = 0; at < entries.length; at += 40)
+    leaves.push(leafHash(entries.subarray(at, at + 40)));
+  return signCheckpoint(
+    { origin, size: BigInt(leaves.length), root: rootOf(leaves), extensions: [] },
+    [ed25519Signer(origin, key)],
+  );
+}
 
 /** `sessions` players, each asking `rounds` times (reloading with its report), some dropping out. */
 async function load(steeringUrl: string, sessions: number, rounds: number): Promise<number> {
@@ -79,6 +106,14 @@ describe('the demo server audited', () => {
     expect(result.loads.checked).toBe(made);
     expect(result.loads.inconsistent).toEqual([]);
     expect(result.findings).toBe(0);
+    // The decision log: the checkpoint as served, its entries, every decision in them.
+    expect(result.log).toMatchObject({ size: made, withheld: [], unlogged: [] });
+    expect(readFileSync(join(out, 'log-entries.bin')).length).toBe(made * 40);
+    const meta = JSON.parse(readFileSync(join(out, 'archive.json'), 'utf8'));
+    expect(meta.log).toEqual({ origin: result.log.origin });
+    expect(
+      readFileSync(join(out, 'checkpoint'), 'utf8').startsWith(`${meta.log.origin}\n${made}\n`),
+    ).toBe(true);
     // The loads were not all zero: the sessions counted, and stated so.
     const decisions = decodeFrames(new Uint8Array(readFileSync(join(out, 'decisions.bin'))));
     const most = Math.max(
@@ -203,6 +238,77 @@ describe('the demo server audited', () => {
     const text = await cli(['audit', '--archive', out, '--room-id', roomId], dir);
     expect(text.code).toBe(1);
     expect(text.stdout).toContain('bad_signature at decision');
+  });
+
+  it('the log check: a decision removed is withheld, one the log lacks unlogged, a checkpoint of another key or entries of another root exit 2', async () => {
+    const src = join(dir, 'over-http');
+    const frames = decodeFrames(new Uint8Array(readFileSync(join(src, 'decisions.bin'))));
+    const decisions = frames.map((f) => unwrap(readDecision(f)));
+    const digestOf = (i: number) => toHex(sha256(decisions[i]!.body));
+
+    // A decision removed from the archive: the log still holds it, withheld.
+    const removed = join(dir, 'removed');
+    cpSync(src, removed, { recursive: true });
+    writeFileSync(join(removed, 'decisions.bin'), encodeFrames(frames.filter((_, i) => i !== 3)));
+    const w = await cli(['audit', '--archive', removed, '--room-id', roomId, '--json'], dir);
+    expect(w.code, w.stderr).toBe(1);
+    const wr = JSON.parse(w.stdout);
+    expect(wr.log.withheld).toEqual([
+      {
+        digest: digestOf(3),
+        t: decisions[3]!.t.toString(),
+        index: entryIndex(readFileSync(join(src, 'log-entries.bin')), digestOf(3)),
+      },
+    ]);
+    expect(wr.log.unlogged).toEqual([]);
+    expect(wr.findings).toBe(1);
+    const text = await cli(['audit', '--archive', removed, '--room-id', roomId], dir);
+    expect(text.stdout).toMatch(
+      new RegExp(
+        `^  withheld ${digestOf(3)} at .*: entry \\d+ of the log, not in the archive$`,
+        'm',
+      ),
+    );
+
+    // A log that lacks a decision, signed by the steering key: the decision is unlogged.
+    const steer = jwkSecret(join(demo.setup.dir, 'keys', 'steering.jwk'));
+    const entries = readFileSync(join(src, 'log-entries.bin'));
+    const index = entryIndex(entries, digestOf(5));
+    const fewer = Buffer.concat([
+      entries.subarray(0, index * 40),
+      entries.subarray(index * 40 + 40),
+    ]);
+    const origin = JSON.parse(readFileSync(join(src, 'archive.json'), 'utf8')).log.origin as string;
+    const unlogged = join(dir, 'unlogged');
+    cpSync(src, unlogged, { recursive: true });
+    writeFileSync(join(unlogged, 'log-entries.bin'), fewer);
+    writeFileSync(join(unlogged, 'checkpoint'), checkpointOver(fewer, origin, steer));
+    const u = await cli(['audit', '--archive', unlogged, '--room-id', roomId, '--json'], dir);
+    expect(u.code, u.stderr).toBe(1);
+    const ur = JSON.parse(u.stdout);
+    expect(ur.log.unlogged).toEqual([{ digest: digestOf(5), t: decisions[5]!.t.toString() }]);
+    expect(ur.log.withheld).toEqual([]);
+
+    // The same checkpoint signed by a key the room does not know: exit 2, one line.
+    writeFileSync(
+      join(unlogged, 'checkpoint'),
+      checkpointOver(fewer, origin, new Uint8Array(randomBytes(32))),
+    );
+    expectUserError(
+      await cli(['audit', '--archive', unlogged, '--room-id', roomId], dir),
+      /checkpoint: the checkpoint of .* is not signed under its origin by a key that may sign the room's decisions$/m,
+    );
+    // Entries whose root is not the checkpoint's: exit 2, one line.
+    const swapped = join(dir, 'swapped');
+    cpSync(src, swapped, { recursive: true });
+    const e = Buffer.from(entries);
+    e.copy(e, 0, 40, 80);
+    entries.copy(e, 40, 0, 40);
+    writeFileSync(join(swapped, 'log-entries.bin'), e);
+    expectUserError(
+      await cli(['audit', '--archive', swapped, '--room-id', roomId], dir),
+      /log-entries\.bin: the root of its \d+ entries is not the checkpoint's/,
+    );
   });
 
   it('refuses another room (exit 2, one line), and the other mistakes', async () => {

@@ -44,7 +44,10 @@ export const archiveExport: Command = {
   description: `
 Writes the archive of docs/audit.md: archive.json, room.wrd, key-log.wkl (when the room names an
 origin), and the frames of policies.bin, records.bin and decisions.bin (in ascending t), for the
-decisions with --from <= t < --to (default: all).
+decisions with --from <= t < --to (default: all; a span that ends after now ends now), and the
+decision log: checkpoint (the latest checkpoint as served, once one holds every decision of the
+archive: waited for up to the log's max_delay when the span ends now) and log-entries.bin (its
+entries 0 … size − 1, 40 bytes each).
 
 With --config it reads the server's store directly (the server may be running: the store is
 opened beside it). With --url it reads the server's listing by time (GET /decisions), then each
@@ -71,8 +74,12 @@ the decisions naming it, record_missing).`,
       }
       throw e;
     }
+    const log =
+      done.log.origin === undefined
+        ? `; no decision log (${done.log.why})`
+        : `, the decision log ${done.log.origin} at size ${done.log.size}${done.log.uncovered > 0 ? ` (${done.log.uncovered} decisions not in its latest checkpoint)` : ''}`;
     ctx.io.stderr.write(
-      `wai-steer: archive of room ${done.room} in ${out}: ${done.decisions} decisions, ${done.policies} policies, ${done.records} records${done.missing > 0 ? ` (${done.missing} named records not given)` : ''}\n`,
+      `wai-steer: archive of room ${done.room} in ${out}: ${done.decisions} decisions, ${done.policies} policies, ${done.records} records${done.missing > 0 ? ` (${done.missing} named records not given)` : ''}${log}\n`,
     );
     return 0;
   },

@@ -92,6 +92,28 @@ function summary(r: AuditResult, counts: { refused: number; inconsistent: number
       `policy ${p.digest}: ${span}${p.changes.length > 0 ? `; changed ${p.changes.map((c) => c.field).join(', ')}` : ''}`,
     );
   }
+  if (r.log === null) {
+    lines.push(
+      'log: the archive carries no checkpoint: withheld and unlogged decisions not checked',
+    );
+  } else {
+    const l = r.log;
+    lines.push(
+      `log ${l.origin}: checkpoint of ${l.size} entries verified; ${l.withheld.length} withheld, ${l.unlogged.length} unlogged`,
+    );
+    for (const w of l.withheld.slice(0, 20)) {
+      lines.push(
+        `  withheld ${w.digest} at ${formatInstant(BigInt(w.t))}: entry ${w.index} of the log, not in the archive`,
+      );
+    }
+    if (l.withheld.length > 20) lines.push(`  … and ${l.withheld.length - 20} more withheld`);
+    for (const u of l.unlogged.slice(0, 20)) {
+      lines.push(
+        `  unlogged ${u.digest} at ${formatInstant(BigInt(u.t))}: in the archive, not in the log`,
+      );
+    }
+    if (l.unlogged.length > 20) lines.push(`  … and ${l.unlogged.length - 20} more unlogged`);
+  }
   lines.push(`findings: ${r.findings}`);
   return `${lines.join('\n')}\n`;
 }
@@ -149,13 +171,18 @@ by pathway ID across a change of policy, and each stated load must be the count 
 decision, within --load-tolerance); for each
 pathway with a minimum share, the sessions whose draw falls in its band against the binomial
 expectation (flagged at |z| >= 4); each policy, its span and what changed from the one before;
-and, as a report, each interior hop's bytes out against its edge hops' bytes in.
+and, as a report, each interior hop's bytes out against its edge hops' bytes in. When the archive
+carries the decision log (its checkpoint and log-entries.bin), the checkpoint must be signed by a
+key of the room under its origin and the entries must give its root (else exit 2); then each
+entry of the archive's span whose decision the archive lacks is withheld, and each decision the
+log lacks is unlogged.
 
 --room-id pins the trust: an archive (or server) of another room is an error, never an audit of
 the wrong room. With --json it prints exactly the result of docs/audit.md on stdout:
 {"decisions":N,"sessions":M,"accepted":A,"refused":[…],"loads":{…},"shares":[…],"policies":[…],"findings":F,…}`,
   exitStatus: `
-  0 no findings; 1 findings (refused decisions, inconsistent loads, flagged shares);
+  0 no findings; 1 findings (refused decisions, inconsistent loads, flagged shares, withheld or
+  unlogged decisions);
   2 a usage or input error (one line on stderr).`,
   async run(ctx) {
     const roomId = parseHexKey(ctx.string('room-id'), '--room-id');

@@ -8,6 +8,7 @@ import { doctor } from './doctor.js';
 import { hopRun } from './hop.js';
 import { keylogAdd, keylogCreate, keylogInspect, keylogRevoke } from './keylog.js';
 import { keygen, pubkey } from './keys.js';
+import { logWatch, logWitness } from './log.js';
 import { dashElementCommand, hlsTagCommand } from './mappings.js';
 import { policyCompile, policyInspect } from './policy.js';
 import { decisionInspect, recordInspect, recordSign } from './record.js';
@@ -40,6 +41,8 @@ export const COMMANDS: readonly Command[] = [
   verify,
   audit,
   archiveExport,
+  logWatch,
+  logWitness,
   conformance,
   serve,
   doctor,

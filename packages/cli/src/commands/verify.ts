@@ -4,10 +4,12 @@ import {
   RoomPinError,
   verifyDecision,
 } from '@wai-steering/verifier';
-import { type Policy, readDecision, readPolicy } from '@wai-steering/wire';
+import { fromHex, type Policy, readDecision, readPolicy } from '@wai-steering/wire';
+import { nodeBackend } from '@wai-steering/wire/node';
 import type { Command, Context } from '../internal/command.js';
 import { EXIT, UserError } from '../internal/errors.js';
 import { readBytes, readDir } from '../internal/files.js';
+import { fetchInclusion, fetchRoom, type Inclusion } from '../internal/log-client.js';
 import { type C8Outcome, outcomeLine, outcomeText } from '../internal/outcome.js';
 import { evidenceOf } from '../internal/stale.js';
 import { noFigure, noFigureText } from '../internal/why.js';
@@ -43,12 +45,53 @@ function print(
   return outcome.outcome === 'accept' ? EXIT.ok : EXIT.refused;
 }
 
+/** What a decision's place in the log reads as, for people. */
+function logLine(l: Inclusion): string {
+  switch (l.kind) {
+    case 'logged':
+      return `in the decision log ${l.origin} at index ${l.index} (checkpoint of ${l.size} entries, signed by ${l.signer}; inclusion proof verified)`;
+    case 'not_yet':
+      return `not in the decision log yet: no checkpoint holds it${l.retryAfterS === undefined ? '' : ` (the server says to ask again in ${l.retryAfterS} s)`}`;
+    case 'not_found':
+      return 'not in the decision log: the server has no proof of it (GET /log/proof answers not_found)';
+    case 'bad_proof':
+      return `the server's proof of inclusion does not verify: ${l.why}`;
+  }
+}
+
+/**
+ * The decision's place in the server's log, when the decision reads; the room as the server
+ * serves it, pinned to the room verified against. A network failure is a usage error with
+ * --require-log, a line without it.
+ */
+async function inclusionOf(
+  ctx: Context,
+  verified: NetworkVerification,
+): Promise<Inclusion | undefined> {
+  const read = readDecision(verified.decision);
+  if (!read.ok) return undefined;
+  const base = new URL(verified.decisionUri);
+  try {
+    const room = await fetchRoom(base, fromHex(verified.roomId));
+    return await fetchInclusion(base, room, {
+      t: read.value.t,
+      digest: nodeBackend.sha256(read.value.body),
+    });
+  } catch (e) {
+    if (!(e instanceof UserError) || ctx.flag('require-log')) throw e;
+    const line = `log      not checked: ${e.message}\n`;
+    if (ctx.flag('json')) ctx.io.stderr.write(line);
+    else ctx.out(line);
+    return undefined;
+  }
+}
+
 export const verify: Command = {
   name: ['verify'],
   summary: 'Verify a decision (§9): exit 0 accepted, 1 refused, 2 a usage or I/O error.',
   usage: [
     'wai-steer verify --room FILE [--key-log FILE] --policy FILE --decision FILE --records DIR [--manifest FILE] [--json]',
-    'wai-steer verify --url URL [--room-id HEX] [--json]',
+    'wai-steer verify --url URL [--room-id HEX] [--require-log] [--json]',
   ],
   options: {
     room: { type: 'string', arg: 'FILE', description: 'the room descriptor' },
@@ -72,6 +115,10 @@ export const verify: Command = {
       description:
         'with --url: the id of the room you trust (64 hex digits); a decision of another room is refused',
     },
+    'require-log': {
+      type: 'boolean',
+      description: 'with --url: a decision not in the decision log (yet) is refused, exit 1',
+    },
     json: { type: 'boolean', description: "print exactly companion C8's outcome JSON, one line" },
   },
   description: `
@@ -91,9 +138,17 @@ and the room, key log, policy and records the steering server publishes, and ver
 then also prints the room and the authority key it trusted. Without --room-id the room is the
 one the decision names, which proves the decision is that room's, not that the room is the one
 you mean: give --room-id HEX (from the room's operator, or wai-steer room inspect) to verify
-against that room only. A server that serves another room's descriptor for it is an error.`,
+against that room only. A server that serves another room's descriptor for it is an error.
+
+With --url it also says where the decision is in the server's decision log (GET
+/log/proof/<digest>, a tlog proof): its index and the checkpoint that holds it, verified (the
+checkpoint signed under its origin by a key that may sign the room's decisions, the inclusion
+proof against its root), or that no checkpoint holds it yet. With --json that line goes to
+stderr. A proof that does not verify is a refusal (exit 1); with --require-log, so is a decision
+the log does not hold yet.`,
   exitStatus: `
-  0 accepted; 1 refused (with --room-id, also: the server serves another room for it);
+  0 accepted; 1 refused (with --room-id, also: the server serves another room for it; the log's
+  proof does not verify; with --require-log, the decision is not in the log);
   2 a usage or I/O error (one line on stderr; a network failure names its cause).`,
   async run(ctx) {
     const url = ctx.optional('url');
@@ -130,10 +185,20 @@ against that room only. A server that serves another room's descriptor for it is
         ctx.out(`room     ${verified.roomId} (${how})\n`);
         ctx.out(`authority ${verified.authority ?? '(the descriptor does not read)'}\n`);
       }
+      const logged = await inclusionOf(ctx, verified);
+      if (logged === undefined) return code;
+      const line = `log      ${logLine(logged)}\n`;
+      if (ctx.flag('json')) ctx.io.stderr.write(line);
+      else ctx.out(line);
+      if (logged.kind === 'bad_proof') return EXIT.refused;
+      if (logged.kind !== 'logged' && ctx.flag('require-log')) return EXIT.refused;
       return code;
     }
     if (roomId !== undefined) {
       throw new UserError('verify: --room-id goes with --url (from files, --room is the room)');
+    }
+    if (ctx.flag('require-log')) {
+      throw new UserError("verify: --require-log goes with --url (the log is the server's)");
     }
     for (const option of ['room', 'policy', 'decision', 'records'] as const) {
       if (ctx.optional(option) === undefined) {

@@ -17,6 +17,7 @@ import { basename, dirname, join, resolve } from 'node:path';
 import type { ArchiveMeta } from '@wai-steering/auditor';
 import { ArchiveWriter } from '@wai-steering/auditor/node';
 import { nowUs } from '@wai-steering/config-text';
+import { encodeEntry } from '@wai-steering/tlog';
 import {
   bytesEqual,
   hopRecordBodyOf,
@@ -27,6 +28,13 @@ import {
 } from '@wai-steering/wire';
 import { nodeBackend } from '@wai-steering/wire/node';
 import { UserError } from './errors.js';
+import {
+  httpLogSource,
+  type LogExported,
+  latin1,
+  storeLogSource,
+  writeArchiveLog,
+} from './export-log.js';
 import { instantOption } from './time.js';
 
 /** The span exported: decisions with `from` ≤ `t` < `to`, room clock µs. */
@@ -43,6 +51,8 @@ export interface Exported {
   readonly records: number;
   /** Records named by a decision that the server did not give. */
   readonly missing: number;
+  /** The decision log the archive carries, or why it carries none. */
+  readonly log: LogExported;
 }
 
 const U64_MAX = (1n << 64n) - 1n;
@@ -69,20 +79,33 @@ function digestHex(bytes: Uint8Array): string {
   return toHex(nodeBackend.sha256(bytes.subarray(0, Math.max(0, bytes.length - 64))));
 }
 
-/** Collects the digests each decision names: its policy and its records. */
+/**
+ * Collects the digests each decision names (its policy and its records), and its entry in the
+ * decision log (its `t` and digest), which the log's checkpoint must hold.
+ */
 class Named {
   readonly policies = new Set<string>();
   readonly records = new Set<string>();
+  readonly entries = new Set<string>();
   add(decision: Uint8Array): bigint | undefined {
     const read = readDecision(decision);
     if (!read.ok) return undefined;
     this.policies.add(toHex(read.value.policy));
     for (const pw of read.value.pathways) for (const e of pw.evidence) this.records.add(toHex(e));
+    const digest = nodeBackend.sha256(read.value.body);
+    this.entries.add(latin1(encodeEntry({ t: read.value.t, digest })));
     return read.value.t;
   }
 }
 
-function metaOf(room: string, graceS: number, span: Span, server: string, n: number): ArchiveMeta {
+function metaOf(
+  room: string,
+  graceS: number,
+  span: Span,
+  server: string,
+  n: number,
+  log?: LogExported,
+): ArchiveMeta {
   return {
     room,
     grace_s: graceS,
@@ -90,7 +113,26 @@ function metaOf(room: string, graceS: number, span: Span, server: string, n: num
     server,
     decisions: n,
     load_tolerance: 2,
+    ...(log?.origin === undefined ? {} : { log: { origin: log.origin } }),
   };
+}
+
+const sleep = (ms: number) => new Promise((done) => setTimeout(done, ms));
+
+/**
+ * The span an export takes: one that ends after now ends now (the log's checkpoint must cover
+ * it, and decisions after now are not made yet); then, when its end is less than `maxDelayMs`
+ * ago, the wait until it is (a decision of the span is committed, and so listed, by then; at
+ * most `maxDelayMs`). Now is the later of this machine's clock and `roomNow`, the room clock as
+ * the store last stated it (a server whose clock is ahead of this machine's).
+ */
+async function settledSpan(span: Span, maxDelayMs: number, roomNow = 0n): Promise<Span> {
+  const local = nowUs();
+  const now = local > roomNow ? local : roomNow;
+  const to = span.to <= now ? span.to : now + 1n;
+  const waitMs = Number((to + BigInt(maxDelayMs) * 1000n - local) / 1000n);
+  if (waitMs > 0) await sleep(Math.min(waitMs, maxDelayMs));
+  return { from: span.from, to: to > span.from ? to : span.from + 1n };
 }
 
 function roomHexOf(roomBytes: Uint8Array, where: string): string {
@@ -144,15 +186,19 @@ export async function exportFromStore(
   }
   const where =
     config.store.url !== undefined ? 'the PostgreSQL store' : `store ${config.store.path}`;
+  const maxDelayMs = config.log?.maxDelay ?? 2000;
+  const pollMs = Math.max(10, Math.min(250, config.log?.interval ?? 1000));
   try {
+    const latest = await fromStore(() => store.latestLogCheckpoint());
+    const settled = await settledSpan(span, maxDelayMs, latest?.issued);
     return await intoPlace(out, async (dir) => {
       const writer = await ArchiveWriter.create(dir, {
-        meta: metaOf(room, graceS, span, where, 0),
+        meta: metaOf(room, graceS, settled, where, 0),
         room: roomBytes,
         keyLog,
       });
       try {
-        return await writeFromStore(writer);
+        return await writeFromStore(writer, settled);
       } finally {
         await writer.close();
       }
@@ -161,11 +207,13 @@ export async function exportFromStore(
     await store.close();
   }
 
-  async function writeFromStore(writer: ArchiveWriter): Promise<Exported> {
+  async function writeFromStore(writer: ArchiveWriter, settled: Span): Promise<Exported> {
     const named = new Named();
     let after: Parameters<typeof store.listDecisions>[2] = null;
     for (;;) {
-      const page = await fromStore(() => store.listDecisions(span.from, span.to, after, 1000));
+      const page = await fromStore(() =>
+        store.listDecisions(settled.from, settled.to, after, 1000),
+      );
       for (const d of page.decisions) {
         named.add(d.bytes);
         await writer.add(d.bytes, d.t);
@@ -190,13 +238,20 @@ export async function exportFromStore(
     }
     writer.writePolicies(policies.values());
     writer.writeRecords(records);
-    writer.writeMeta(metaOf(room, graceS, span, where, writer.decisions));
+    const log = await fromStore(() =>
+      writeArchiveLog(writer, storeLogSource(store), named.entries, {
+        pollMs,
+        deadline: Date.now() + 2 * maxDelayMs + 10_000,
+      }),
+    );
+    writer.writeMeta(metaOf(room, graceS, settled, where, writer.decisions, log));
     return {
       room,
       decisions: writer.decisions,
       policies: policies.size,
       records: records.length,
       missing,
+      log,
     };
   }
 }
@@ -271,6 +326,11 @@ export interface UrlExportOptions {
   readonly fetch?: typeof fetch;
   readonly concurrency?: number;
   readonly onProgress?: (n: number) => void;
+  /**
+   * The server's `log.max_delay`, ms (default 2000, the server's default): how long after the
+   * span's end its decisions are committed and logged.
+   */
+  readonly maxDelayMs?: number;
 }
 
 async function getBytes(
@@ -338,6 +398,8 @@ export async function exportFromUrl(
   }
   const keyLog = await getBytes(new URL(`/rooms/${roomHex}/key-log`, base), o, true);
   const n = o.concurrency ?? 8;
+  const maxDelayMs = o.maxDelayMs ?? 2000;
+  const settled = await settledSpan(span, maxDelayMs);
   return intoPlace(out, async (dir) => {
     let graceS = o.graceS;
     let writer: ArchiveWriter | undefined;
@@ -345,7 +407,7 @@ export async function exportFromUrl(
     let after: string | null = null;
     try {
       for (;;) {
-        const q = `?from=${span.from}&to=${span.to}${after === null ? '' : `&after=${encodeURIComponent(after)}`}&limit=1000`;
+        const q = `?from=${settled.from}&to=${settled.to}${after === null ? '' : `&after=${encodeURIComponent(after)}`}&limit=1000`;
         const listUrl = new URL(`/decisions${q}`, base);
         const text = new TextDecoder().decode((await getBytes(listUrl, o))!);
         let page: ListingPage;
@@ -358,7 +420,7 @@ export async function exportFromUrl(
           throw new UserError(`GET ${listUrl}: not the listing's JSON`);
         graceS ??= typeof page.grace_s === 'number' ? page.grace_s : 10;
         writer ??= await ArchiveWriter.create(dir, {
-          meta: metaOf(room, graceS, span, base.origin, 0),
+          meta: metaOf(room, graceS, settled, base.origin, 0),
           room: roomBytes,
           keyLog,
         });
@@ -389,13 +451,20 @@ export async function exportFromUrl(
       );
       writer!.writePolicies(policies);
       writer!.writeRecords(records);
-      writer!.writeMeta(metaOf(room, graceS!, span, base.origin, writer!.decisions));
+      const log = await writeArchiveLog(
+        writer!,
+        httpLogSource(base, (url, allow404) => getBytes(url, o, allow404)),
+        named.entries,
+        { pollMs: 250, deadline: Date.now() + 2 * maxDelayMs + 10_000 },
+      );
+      writer!.writeMeta(metaOf(room, graceS!, settled, base.origin, writer!.decisions, log));
       return {
         room,
         decisions: writer!.decisions,
         policies: policies.length,
         records: records.length,
         missing: named.records.size - records.length,
+        log,
       };
     } finally {
       await writer?.close();

@@ -121,12 +121,18 @@ export class LogIntegrator {
     }
   }
 
-  /** Stops the runs; the one under way finishes; the lease is given up for another to take. */
+  /**
+   * Stops the runs; the one under way finishes; a holder integrates once more what is pending (the
+   * decisions committed since its last run: the engine has drained its commits before the log
+   * stops, so a clean stop leaves every stored decision logged); the lease is given up for
+   * another to take.
+   */
   async stop(): Promise<void> {
-    this.stopped = true;
     if (this.timer !== undefined) clearInterval(this.timer);
     this.timer = undefined;
     await this.running;
+    if (this.holding && !this.stopped) await this.run();
+    this.stopped = true;
     if (this.holding) {
       this.holding = false;
       await this.o.store.releaseLogLease(this.o.holder).catch(() => {});

@@ -8,6 +8,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { fetchAndVerify } from '@wai-steering/verifier';
+import { readDecision, toHex, unwrap } from '@wai-steering/wire';
 import { nodeBackend } from '@wai-steering/wire/node';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -351,6 +352,29 @@ describe.skipIf(!HAVE_CHROMIUM && process.env.CI !== 'true')('the console in Chr
     await page.close();
   });
 
+  it('the verifier page shows where the decision is in the decision log, verified', async () => {
+    const uri = decisionUris[0]!;
+    const digest = uri.slice(-64);
+    // Logged within the log's max_delay (2 s by default): its proof is 200 then.
+    for (let i = 0; i < 600; i++) {
+      if ((await fetch(`${server.url}/log/proof/${digest}`)).status === 200) break;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    const { page, errors } = await browser.page();
+    await page.goto(`${server.url}/console/verify?uri=${encodeURIComponent(uri)}`);
+    await page.waitForSelector('[data-testid="log"][data-log="logged"]', { timeout: 30_000 });
+    const text = (await page.textContent('[data-testid="log-text"]'))!;
+    expect(text).toMatch(
+      /^In the decision log 127\.0\.0\.1:\d+\/log at index \d+, in the checkpoint of \d+ entries signed by [0-9a-f]{64}: inclusion proof verified\.$/,
+    );
+    // Signed by the key that signs the decisions (every decision names it).
+    const decision = unwrap(readDecision(new Uint8Array(await (await fetch(uri)).arrayBuffer())));
+    expect(text).toContain(` signed by ${toHex(decision.signer)}:`);
+    await shot(page, 'verify-logged.png');
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+
   it('the verifier page pins a room: the right one is trusted, another is not', async () => {
     const roomId = Buffer.from(server.engine.room.roomId).toString('hex');
     const { page, errors } = await browser.page();
@@ -495,7 +519,18 @@ describe.skipIf(!HAVE_CHROMIUM && process.env.CI !== 'true')('the console in Chr
     const text = (await page.textContent('#result'))!;
     expect(text).toContain('the manifest served with it is the one it writes');
     expect(text).toContain('a steering URL');
-    expect(errors).toEqual([]);
+    // The decision was just made: no checkpoint holds it yet (its proof is answered 404, which
+    // the browser reports as a failed load; nothing else may fail).
+    await page.waitForSelector('[data-testid="log"]:not([data-log="checking"])');
+    const log = await page.getAttribute('[data-testid="log"]', 'data-log');
+    expect(['not_yet', 'logged']).toContain(log);
+    if (log === 'not_yet') {
+      expect(await page.textContent('[data-testid="log-text"]')).toMatch(
+        /^Not in the decision log yet: no checkpoint holds it \(the server says to ask again in \d+ s\)\.$/,
+      );
+    }
+    expect(errors.filter((e) => !/status of 404/.test(e))).toEqual([]);
+    expect(errors.length).toBeLessThanOrEqual(1);
     await page.close();
   });
 });

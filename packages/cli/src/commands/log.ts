@@ -1,0 +1,256 @@
+/**
+ * `wai-steer log watch` (a monitor: each checkpoint of a server's decision log verified, and
+ * consistent with the last one held) and `wai-steer log witness` (a tlog-witness).
+ */
+import { readFileSync } from 'node:fs';
+import type { RoomCheckpoint } from '@wai-steering/auditor';
+import { formatDuration, parseDuration } from '@wai-steering/config-text';
+import { isTlogRefusal, verifyConsistency } from '@wai-steering/tlog';
+import { nodeBackend } from '@wai-steering/wire/node';
+import { writeAtomic } from '../internal/atomic.js';
+import type { Command, Context } from '../internal/command.js';
+import { EXIT, UserError } from '../internal/errors.js';
+import { readCheckpointText } from '../internal/export-log.js';
+import { parseHexKey } from '../internal/keys.js';
+import { fetchCheckpoint, fetchRoom, LogError, tileReader } from '../internal/log-client.js';
+import { loadWitnessConfig, startWitness } from '../internal/witness.js';
+
+/** An interval option: a duration (`1s`, `500ms`, `2m`) or whole seconds, at least 10 ms. */
+function intervalMs(text: string): number {
+  const us = /^[0-9]+$/.test(text) ? BigInt(text) * 1_000_000n : parseDuration(text, 'us');
+  if (typeof us === 'string') throw new UserError(`--interval ${text}: ${us}`);
+  if (us < 10_000n || us > 86_400_000_000n) {
+    throw new UserError(`--interval ${text}: from 10ms to 1d`);
+  }
+  return Number(us / 1000n);
+}
+
+/** What a check of the log found. */
+type Watched =
+  | { kind: 'none' }
+  | { kind: 'first'; served: RoomCheckpoint }
+  | { kind: 'same'; served: RoomCheckpoint }
+  | { kind: 'grown'; served: RoomCheckpoint; from: bigint }
+  | { kind: 'fork' | 'shrink'; served: RoomCheckpoint; held: string; why: string };
+
+/** The checkpoint held in the state file, or `undefined` when there is none yet. */
+function readHeld(path: string): string | undefined {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw new UserError(`--state ${path}: cannot read (${(e as NodeJS.ErrnoException).code})`);
+  }
+  return text;
+}
+
+/** One check: the served checkpoint verified, and consistent with the held one (from the tiles). */
+async function check(base: URL, roomId: Uint8Array, statePath: string): Promise<Watched> {
+  const heldText = readHeld(statePath);
+  const held =
+    heldText === undefined ? undefined : readCheckpointText(heldText, `--state ${statePath}`);
+  const ctx = await fetchRoom(base, roomId);
+  const served = await fetchCheckpoint(base, ctx, held?.origin);
+  if (served === undefined) return { kind: 'none' };
+  if (held === undefined) return { kind: 'first', served };
+  const n = served.checkpoint.size;
+  if (n < held.size) {
+    return {
+      kind: 'shrink',
+      served,
+      held: heldText!,
+      why: `the log shrank: the checkpoint held is of ${held.size} entries, the one served of ${n}`,
+    };
+  }
+  if (n === held.size) {
+    if (Buffer.from(served.checkpoint.root).equals(Buffer.from(held.root))) {
+      return { kind: 'same', served };
+    }
+    return {
+      kind: 'fork',
+      served,
+      held: heldText!,
+      why: `the log forked: two checkpoints of ${n} entries with different roots`,
+    };
+  }
+  let proof: Uint8Array[];
+  try {
+    proof = await tileReader(base, served).consistencyProof(held.size, n);
+  } catch (e) {
+    if (isTlogRefusal(e) && e.reason === 'bad_tile') {
+      return {
+        kind: 'fork',
+        served,
+        held: heldText!,
+        why: `the log forked: its tiles do not give the checkpoint served (${e.message})`,
+      };
+    }
+    throw isTlogRefusal(e) ? new UserError(`${base.origin}: the log's tiles: ${e.message}`) : e;
+  }
+  const refused = verifyConsistency(
+    { oldSize: held.size, newSize: n, oldRoot: held.root, newRoot: served.checkpoint.root, proof },
+    nodeBackend,
+  );
+  if (refused !== undefined) {
+    return {
+      kind: 'fork',
+      served,
+      held: heldText!,
+      why: `the log forked: no consistency proof from the ${held.size} entries held to the ${n} served (${refused.message})`,
+    };
+  }
+  return { kind: 'grown', served, from: held.size };
+}
+
+export const logWatch: Command = {
+  name: ['log', 'watch'],
+  summary:
+    "Monitor a server's decision log: each checkpoint verified and consistent with the last (exit 1 on a fork).",
+  usage: ['wai-steer log watch --url SERVER --room-id HEX --state FILE [--interval 1s] [--once]'],
+  options: {
+    url: { type: 'string', arg: 'SERVER', description: 'the steering server', required: true },
+    'room-id': {
+      type: 'string',
+      arg: 'HEX',
+      description: 'the room whose keys may sign the log',
+      required: true,
+    },
+    state: {
+      type: 'string',
+      arg: 'FILE',
+      description: 'the last checkpoint verified (written atomically; created at the first)',
+      required: true,
+    },
+    interval: {
+      type: 'string',
+      arg: 'DURATION',
+      description: 'how often to check (default 1s)',
+    },
+    once: { type: 'boolean', description: 'check once, then exit (0 when all is well)' },
+  },
+  description: `
+Fetches the server's latest checkpoint (GET /log/checkpoint) and verifies it: signed under its
+origin by a key that may sign the room's decisions (the room's descriptor and key log head,
+fetched and pinned by --room-id, §3.5). Then it proves it consistent with the checkpoint held in
+FILE: a larger log by a consistency proof computed from the server's tiles (each checked against
+the root it serves), the same size by the same root. FILE then holds the checkpoint served (its
+text as served), replaced atomically; a first run creates it.
+
+When the log forks (two checkpoints of one size with different roots, or a larger one no
+consistency proof joins to the one held) or shrinks, it prints both checkpoints and exits 1,
+leaving FILE as it was. Without --once it checks every --interval; a server that does not answer
+is said on stderr and asked again at the next.`,
+  exitStatus: `
+  0 (with --once) the log is consistent with FILE; 1 the log forked or shrank;
+  2 a usage or input error, or (with --once) a server that does not answer.`,
+  async run(ctx) {
+    let base: URL;
+    try {
+      base = new URL(ctx.string('url'));
+    } catch {
+      throw new UserError(`--url ${ctx.string('url')}: not a URL`);
+    }
+    const roomId = parseHexKey(ctx.string('room-id'), '--room-id');
+    const state = ctx.path(ctx.string('state'));
+    const every = intervalMs(ctx.optional('interval') ?? '1s');
+    const once = ctx.flag('once');
+    for (;;) {
+      let w: Watched;
+      try {
+        w = await check(base, roomId, state);
+      } catch (e) {
+        if (e instanceof LogError) throw new UserError(e.message);
+        if (once || !(e instanceof UserError) || e.message.startsWith('--state')) throw e;
+        ctx.io.stderr.write(
+          `wai-steer: log watch: ${e.message}; again in ${formatDuration(BigInt(every) * 1000n)}\n`,
+        );
+        await new Promise((r) => setTimeout(r, every));
+        continue;
+      }
+      const code = report(ctx, w, state);
+      if (code !== undefined) return code;
+      if (once) return EXIT.ok;
+      await new Promise((r) => setTimeout(r, every));
+    }
+  },
+};
+
+/** Prints what a check found and keeps the state; an exit status when the watch must end. */
+function report(ctx: Context, w: Watched, state: string): number | undefined {
+  if (w.kind === 'none') {
+    ctx.out('log: the server has no checkpoint yet\n');
+    return undefined;
+  }
+  const cp = w.served.checkpoint;
+  if (w.kind === 'fork' || w.kind === 'shrink') {
+    ctx.out(`log ${cp.origin}: ${w.why}\n\nheld (${state}):\n${w.held}\nserved:\n${w.served.text}`);
+    return EXIT.refused;
+  }
+  if (w.kind !== 'same') writeAtomic(state, w.served.text);
+  const what =
+    w.kind === 'first'
+      ? `size ${cp.size}, verified; held from now on`
+      : w.kind === 'grown'
+        ? `size ${cp.size}, consistent with the ${w.from} held`
+        : `size ${cp.size}, unchanged`;
+  ctx.out(`log ${cp.origin}: ${what}\n`);
+  return undefined;
+}
+
+export const logWitness: Command = {
+  name: ['log', 'witness'],
+  summary:
+    'Run a tlog-witness: cosign the checkpoints of the logs it knows, each consistent with the last.',
+  usage: ['wai-steer log witness --config FILE'],
+  options: {
+    config: {
+      type: 'string',
+      arg: 'FILE',
+      description: "the witness's config (YAML or JSON)",
+      required: true,
+    },
+  },
+  description: `
+Runs a witness of C2SP tlog-witness. It serves POST <prefix>/add-checkpoint: a checkpoint of a
+log it knows (by origin and vkey), with the consistency proof from the size it cosigned last, is
+cosigned (cosignature/v1, its key under its name) when the log's key signed it and it extends
+the checkpoint held; otherwise 403 (no signature of the log), 404 (an unknown origin), 409 (the
+old size is not the one held: the answer is that size), 422 (the proof does not verify, or the
+same size with another root), 400 (a body that does not read). GET <prefix>/<origin hash>/checkpoint
+gives the latest checkpoint it cosigned for a log (origin hash: SHA-256 of the origin, hex).
+
+The config:
+
+  listen: { host: 127.0.0.1, port: 8090 }
+  prefix: /witness                  # default: none
+  key: witness.jwk                  # its Ed25519 key (JWK with "d"): wai-steer keygen
+  name: witness.example/w1          # its name: the key name of its cosignatures
+  state: witness-state.json         # per log, what it cosigned last (replaced atomically)
+  logs:
+    - origin: steer.example.com/log
+      vkey: steer.example.com/log+4afbb0f7+Ae…
+
+It prints where it listens and its vkey (what a steering server's log.witnesses names) on stderr,
+and runs until SIGINT or SIGTERM. The state is written (a temporary file, fsync, rename, fsync of
+the directory) before a cosignature is answered, the check of the old size and the write one
+step per log: a restart keeps every size it cosigned.`,
+  async run(ctx) {
+    const config = loadWitnessConfig(ctx.path(ctx.string('config')));
+    const witness = await startWitness(config, (line) =>
+      ctx.io.stderr.write(`wai-steer: witness: ${line}\n`),
+    );
+    ctx.io.stderr.write(
+      `wai-steer: witness ${config.name} at ${witness.url} (vkey ${config.vkey}; SIGINT or SIGTERM stops)\n`,
+    );
+    await new Promise<void>((resolve) => {
+      if (ctx.io.onStop === undefined) witness.server.once('close', () => resolve());
+      else
+        ctx.io.onStop(async () => {
+          await witness.close();
+          resolve();
+        });
+    });
+    return EXIT.ok;
+  },
+};
