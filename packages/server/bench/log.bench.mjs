@@ -167,7 +167,8 @@ async function costOfTheLog() {
   }
   for (let round = 1; round <= ROUNDS; round++) {
     const line = [];
-    for (const name of ['log', 'no log']) {
+    // Which server goes first alternates from round to round: the machine's other load drifts.
+    for (const name of round % 2 === 1 ? ['log', 'no log'] : ['no log', 'log']) {
       const s = servers[name];
       const c0 = cpuOf(s.child.pid);
       const r = await cannon({ ...steering(s.url), duration: DURATION });
