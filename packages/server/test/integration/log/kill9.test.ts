@@ -102,15 +102,16 @@ describe('the integrator killed mid-integration', () => {
     };
     const loads = [a.url, a.url, b.url, b.url].map(steer);
 
-    // A's integration seen open in the database (a transaction writing the log's entries), then
-    // A killed at once.
+    // A's integration seen open in the database (a transaction on the log's entry bundles or
+    // keys), then A killed at once.
     let open = false;
     await until(
       async () => {
         const { rows } = await db.query(
           `SELECT count(*)::int AS n FROM pg_stat_activity
            WHERE datname = current_database() AND pid <> pg_backend_pid()
-             AND xact_start IS NOT NULL AND query LIKE '%log_entries%'`,
+             AND xact_start IS NOT NULL
+             AND (query LIKE '%log_bundles%' OR query LIKE '%log_keys%')`,
         );
         open = rows[0].n > 0;
         return open;
