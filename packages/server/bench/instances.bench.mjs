@@ -210,7 +210,8 @@ async function partThree() {
   // its latest decision until ⌊t / 10^6⌋ + ttl + grace.
   const store = await PgStore.open(capUrl);
   const decisions = [];
-  for (let after = 0; ; ) {
+  // The cursor is opaque (the store's `DecisionCursor`): null, then each page's `next`.
+  for (let after = null; ; ) {
     const page = await store.listDecisions(0n, 1n << 62n, after, 5000);
     for (const d of page.decisions) {
       const r = readDecision(d.bytes);

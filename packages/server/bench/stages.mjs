@@ -23,7 +23,7 @@ export const STAGES = [
   ['signature', 'signature (Ed25519, node:crypto)'],
   ['commit', 'commit (the group commit, the store)'],
   ['metrics', 'metrics (counters, histogram)'],
-  ['log', 'log (the decision log append)'],
+  ['log', "log (the integrator's runs: hashes, tiles, checkpoint, its transaction)"],
   ['engine', "the engine's own steps (decide, awaiting the commit)"],
   ['loop', 'event loop (promises, timers, other)'],
   ['gc', 'garbage collection (main thread)'],
@@ -139,6 +139,16 @@ export function stagesOf(profilePath, fromUs, toUs, detail) {
         if (signing) stage = 'signature';
         else if (hashing && own === 'encode') stage = 'digest';
         else stage = own;
+        // The store's work for the log's integrator (its transaction, run from `log/`) is the
+        // log's, not the group commit's.
+        if (stage === 'commit' || stage === 'signature') {
+          for (let up = parent.get(id); up !== undefined; up = parent.get(up)) {
+            if (stageOfFrame(byId.get(up)) === 'log') {
+              stage = 'log';
+              break;
+            }
+          }
+        }
         break;
       }
       if (stage === undefined) stage = signing ? 'signature' : httpNode ? 'http' : 'loop';

@@ -41,7 +41,13 @@ export { type ClockCheckOptions, checkClock } from './guard/clock.js';
 export { createHttpServer, type HttpOptions } from './http.js';
 export { type RunningWorkers, runWorkers, type WorkersOptions } from './instances/workers.js';
 export { DecisionLog, type DecisionLogOptions } from './log/log.js';
-export { type LogSigning, planIntegration, type WriterMemo, writerBackend } from './log/plan.js';
+export {
+  type LogSigning,
+  planIntegration,
+  type WriterMemo,
+  writerBackend,
+  writerHashReady,
+} from './log/plan.js';
 export {
   LogReader,
   type LogReaderOptions,

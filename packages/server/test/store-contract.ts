@@ -616,6 +616,32 @@ export function storeContract(name: string, open: () => Promise<ContractStore>):
       expect((await store.logHead())?.size).toBe(3n);
     });
 
+    it('logs a digest stored twice once in a batch of hundreds, the others at their indexes', async () => {
+      const { store } = await fresh();
+      await store.beginLog(TEST_ORIGIN);
+      const ev = [[new Uint8Array(32).fill(3)]];
+      const first = Array.from({ length: 20 }, (_, i) => decisionAt(5_000_000n + BigInt(i), i, ev));
+      await store.commit({ records: [], decisions: first });
+      await integrateAll(store);
+      // 700 more in one integration (a SQLite store inserts their keys hundreds at a time), with
+      // one logged before (in the second hundreds) and one of the batch again (in the third).
+      const batch = Array.from({ length: 700 }, (_, i) =>
+        decisionAt(5_000_100n + BigInt(i), 100 + i, ev),
+      );
+      const sent = [...batch.slice(0, 300), first[7]!, ...batch.slice(300, 600), batch[450]!];
+      sent.push(...batch.slice(600));
+      for (let i = 0; i < sent.length; i += 64)
+        await store.commit({ records: [], decisions: sent.slice(i, i + 64) });
+      await integrateAll(store);
+      const entries = await store.logEntries(0n, 1000n);
+      expect(entries.map((e) => hex(e.digest))).toEqual(
+        [...first, ...batch].map((d) => hex(d.digest)),
+      );
+      expect(await store.logIndexOf(5_000_000n + 7n, first[7]!.digest)).toBe(7n);
+      expect(await store.logIndexOf(5_000_100n + 450n, batch[450]!.digest)).toBe(470n);
+      expect(await store.logIndexOf(5_000_100n + 699n, batch[699]!.digest)).toBe(719n);
+    });
+
     it('stores the tiles of level 1 and above that the writer makes, and the edge it needs', async () => {
       const { store } = await fresh();
       await store.beginLog(TEST_ORIGIN);

@@ -22,7 +22,7 @@ import { describeError, type Health } from '../health.js';
 import type { Metrics } from '../metrics.js';
 import { POLICY_LAG_US, type SteeringStore } from '../store/store.js';
 import { LogIntegrator } from './integrator.js';
-import { writerBackend } from './plan.js';
+import { writerBackend, writerHashReady } from './plan.js';
 import { LogReader } from './reader.js';
 import { Witnesses } from './witnesses.js';
 
@@ -117,9 +117,11 @@ export class DecisionLog {
             backend: o.backend,
             ...(o.log === undefined ? {} : { log: o.log }),
           });
+    // The writer hashes with hash-wasm's SHA-256 once it is instantiated (`plan.ts`; node:crypto
+    // until then, the same digests); the key signs as given.
+    await writerHashReady;
     const integrator = new LogIntegrator({
       store: o.store,
-      // The writer hashes with node:crypto's one-shot hash (`plan.ts`); the key signs as given.
       signing: { origin, signer, backend: writerBackend },
       intervalMs: settings.interval,
       maxDelayMs: settings.maxDelay,

@@ -17,17 +17,38 @@ import {
 } from '@wai-steering/tlog';
 import { bytesEqual, type CryptoBackend } from '@wai-steering/wire';
 import { nodeBackend } from '@wai-steering/wire/node';
+import { createSHA256, type IHasher } from 'hash-wasm';
 import type { LogPlan, LogPlanInput } from '../store/store.js';
 
 /**
- * `@wai-steering/wire`'s Node backend with SHA-256 answered without a copy: `node:crypto`'s
- * one-shot `hash` gives a Buffer (a Uint8Array), which the writer keeps as it is. The writer
- * hashes two small inputs an entry (its leaf, about one node): the copy and its allocation were
- * a tenth of the integration's time.
+ * The writer's SHA-256 once made: hash-wasm's (WebAssembly), whose instantiation is
+ * asynchronous, so it is made at import and `node:crypto`'s one-shot `hash` answers until then
+ * (and for good where WebAssembly is unavailable). Both give the same digests; the writer hashes
+ * two small inputs an entry (its leaf, 41 bytes, and about one node, 65), where `hash`'s cost is
+ * its call rather than its one or two blocks: hash-wasm's `init`, `update`, `digest` cost about
+ * half of it (`bench/log.bench.mjs`), and SHA-256 was over 40% of the integration's CPU.
+ */
+let wasmSha256: IHasher | undefined;
+
+/** Settles once the writer's SHA-256 is hash-wasm's, or its instantiation failed. */
+export const writerHashReady: Promise<void> = createSHA256().then(
+  (h) => {
+    wasmSha256 = h;
+  },
+  () => {},
+);
+
+/**
+ * `@wai-steering/wire`'s Node backend with the log writer's SHA-256: hash-wasm's once
+ * instantiated (`writerHashReady`), else `node:crypto`'s one-shot `hash` without a copy (a
+ * Buffer, a Uint8Array the writer keeps as it is). Each call gives a new array of its own.
  */
 export const writerBackend: CryptoBackend = Object.freeze({
   ...nodeBackend,
-  sha256: (data: Uint8Array): Uint8Array => hash('sha256', data, 'buffer'),
+  sha256: (data: Uint8Array): Uint8Array =>
+    wasmSha256 === undefined
+      ? hash('sha256', data, 'buffer')
+      : wasmSha256.init().update(data).digest('binary'),
 });
 
 /** What signs the checkpoints: the log's origin and the steering key as a note signer. */

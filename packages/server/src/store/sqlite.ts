@@ -134,8 +134,11 @@ const ENTRY = 40;
 /** Pending entries of the log are written this many to a row at most (the backfill's rows). */
 const PENDING_ROW = 4096;
 
-/** Entries' keys inserted by one statement (the integrator's common case). */
-const KEYS_AT_ONCE = 64;
+/**
+ * Entries' keys inserted by one statement (the integrator's common case), under a savepoint:
+ * three statements a chunk (768 parameters, within SQLite's 32,766).
+ */
+const KEYS_AT_ONCE = 256;
 
 /**
  * The log's key of an entry: its digest's first 6 bytes, a number (a 48-bit prefix: with the
@@ -147,10 +150,16 @@ function logKeyOf(entry: Uint8Array): number {
   return k;
 }
 
-/** An entry's t in a signed 64-bit column: a number when exact, else the bigint (two's complement). */
+/**
+ * An entry's t in a signed 64-bit column: a number when exact, else the bigint (two's
+ * complement). Read as two 32-bit words: a t of at most 2^53 − 1 (its high word below 2^21, every
+ * t of this era) makes no bigint.
+ */
 function entryTime(entry: Uint8Array): number | bigint {
-  const t = new DataView(entry.buffer, entry.byteOffset, 8).getBigUint64(0, true);
-  return t <= INT_MAX ? Number(t) : asInt64(t);
+  const lo = (entry[0]! | (entry[1]! << 8) | (entry[2]! << 16) | (entry[3]! << 24)) >>> 0;
+  const hi = (entry[4]! | (entry[5]! << 8) | (entry[6]! << 16) | (entry[7]! << 24)) >>> 0;
+  if (hi < 0x200000) return hi * 0x100000000 + lo;
+  return asInt64((BigInt(hi) << 32n) | BigInt(lo));
 }
 
 /** An index in a signed 64-bit column: a number when exact. */
@@ -1226,11 +1235,14 @@ export class SqliteStore implements SteeringStore {
       // under a savepoint, undone when one was, and that chunk taken one entry at a time.
       if (chunk.length === KEYS_AT_ONCE) {
         const first = size + BigInt(out.length);
-        chunk.forEach((e, j) => {
+        // The indexes as numbers while they are exact (every log of this era), else bigints.
+        const from = first + BigInt(KEYS_AT_ONCE) <= INT_MAX ? Number(first) : undefined;
+        for (let j = 0; j < KEYS_AT_ONCE; j++) {
+          const e = chunk[j]!;
           params[3 * j] = entryTime(e);
           params[3 * j + 1] = logKeyOf(e);
-          params[3 * j + 2] = indexColumn(first + BigInt(j));
-        });
+          params[3 * j + 2] = from === undefined ? indexColumn(first + BigInt(j)) : from + j;
+        }
         st.savepoint.run();
         if (st.addKeys.run(...params).changes === KEYS_AT_ONCE) {
           st.releaseSavepoint.run();

@@ -1,5 +1,7 @@
 // The integrator's arithmetic: from the stored edge and the pending entries, the head, the
 // tiles of level ≥ 1 and the checkpoint, the same however the entries are batched.
+
+import { createHash } from 'node:crypto';
 import {
   emptyRoot,
   encodeEntry,
@@ -9,9 +11,10 @@ import {
   readEntryBundle,
   rootOf,
 } from '@wai-steering/tlog';
+import { nodeBackend } from '@wai-steering/wire/node';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { planIntegration, stateOf } from '../../src/log/plan.js';
+import { planIntegration, stateOf, writerBackend, writerHashReady } from '../../src/log/plan.js';
 import type { LogHead, LogPlanInput } from '../../src/store/store.js';
 import { TEST_ORIGIN, testSigning } from '../helpers/log.js';
 
@@ -142,5 +145,63 @@ describe('stateOf', () => {
     expect(state.partialTiles[1]).toEqual(new Uint8Array(32).fill(7));
     const bundle = readEntryBundle(state.partialBundle, 5);
     expect(bundle.ok && bundle.value.length).toBe(5);
+  });
+});
+
+describe('writerBackend', () => {
+  it('hashes as node:crypto does, into a new array each time, once hash-wasm is instantiated', async () => {
+    await writerHashReady;
+    fc.assert(
+      fc.property(
+        fc.oneof(
+          fc.uint8Array({ minLength: 41, maxLength: 41 }),
+          fc.uint8Array({ minLength: 65, maxLength: 65 }),
+          fc.uint8Array({ maxLength: 300 }),
+        ),
+        (data) => {
+          const first = writerBackend.sha256(data);
+          const expected = new Uint8Array(createHash('sha256').update(data).digest());
+          expect(new Uint8Array(first)).toEqual(expected);
+          // The next call writes nothing into the array the first one gave.
+          writerBackend.sha256(new Uint8Array([1, 2, 3]));
+          expect(new Uint8Array(first)).toEqual(expected);
+        },
+      ),
+    );
+  });
+
+  it('gives the plans node:crypto gives: the same root, tiles, bundles and checkpoint', async () => {
+    await writerHashReady;
+    fc.assert(
+      fc.property(
+        fc.array(fc.integer({ min: 1, max: 700 }), { minLength: 1, maxLength: 4 }),
+        (sizes) => {
+          const signing = testSigning();
+          const plans = [nodeBackend, writerBackend].map((backend) => {
+            const log = new MemoryLog();
+            const out = [];
+            let i = 0;
+            for (const n of sizes) {
+              const batch = Array.from({ length: n }, () => entry(i++));
+              const input = log.input(batch);
+              const plan = planIntegration(input, { ...signing, backend }, 42n);
+              log.entries.push(...batch);
+              for (const t of plan.tiles) log.tiles.set(`${t.level}/${t.index}`, t.data);
+              log.head = { ...log.head, size: plan.size, root: plan.root };
+              log.checkpointed = plan.size;
+              out.push({
+                root: new Uint8Array(plan.root),
+                tiles: plan.tiles.map((t) => [t.level, t.index, new Uint8Array(t.data)]),
+                bundles: plan.bundles.map((b) => [b.index, new Uint8Array(b.data)]),
+                checkpoint: plan.checkpoint?.text,
+              });
+            }
+            return out;
+          });
+          expect(plans[1]).toEqual(plans[0]);
+        },
+      ),
+      { numRuns: 20 },
+    );
   });
 });

@@ -104,8 +104,8 @@ describe('the integrator killed mid-integration', () => {
     };
     const loads = [a.url, a.url, b.url, b.url].map(steer);
 
-    // A's integration seen open in the database (a transaction writing the log's entries), then
-    // A killed at once.
+    // A's integration seen open in the database (a transaction on the log's entry bundles or
+    // keys), then A killed at once.
     let open = false;
     await until(
       async () => {
