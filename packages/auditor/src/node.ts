@@ -3,6 +3,6 @@
  * limits), the decisions streamed from `decisions.bin`, the audit with `jobs` threads verifying
  * the decisions, and the archive writer.
  */
-export { type ArchiveAudit, type AuditArchiveOptions, auditArchive } from './archive-audit.js';
-export { type ArchiveMaterials, decisionFrames, readArchiveMaterials } from './materials.js';
-export { type ArchiveStart, ArchiveWriter } from './writer.js';
+export { type ArchiveAudit, type AuditArchiveOptions, auditArchive } from './node/archive-audit.js';
+export { type ArchiveMaterials, decisionFrames, readArchiveMaterials } from './node/materials.js';
+export { type ArchiveStart, ArchiveWriter } from './node/writer.js';

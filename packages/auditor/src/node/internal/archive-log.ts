@@ -6,10 +6,10 @@
 import { closeSync } from 'node:fs';
 import { join } from 'node:path';
 import { nodeBackend } from '@wai-steering/wire/node';
-import { ARCHIVE_FILES, ArchiveError, type ArchiveMeta } from '../archive.js';
-import { ArchiveLog, type LogSpan } from '../log.js';
+import { ARCHIVE_FILES, ArchiveError, type ArchiveMeta } from '../../archive.js';
+import { ArchiveLog, type LogSpan } from '../../log.js';
+import { openPinnedRoom } from '../../verdict.js';
 import type { ArchiveMaterials } from '../materials.js';
-import { openPinnedRoom } from '../verdict.js';
 import { openFile, readAt, sizeOf } from './files.js';
 
 const U64_MAX = (1n << 64n) - 1n;

@@ -3,9 +3,9 @@
  * worker reading the archive's materials itself; answers in the order asked.
  */
 import { Worker } from 'node:worker_threads';
-import { ArchiveError } from '../archive.js';
-import type { Verdict } from '../verdict.js';
-import { type PackedRefusals, unpackVerdicts } from './pack.js';
+import { ArchiveError } from '../../archive.js';
+import { type PackedRefusals, unpackVerdicts } from '../../internal/pack.js';
+import type { Verdict } from '../../verdict.js';
 
 /** Decisions sent to a worker at a time. */
 export const BATCH = 256;
@@ -13,9 +13,9 @@ export const BATCH = 256;
 /** The worker's entry, next to the bundle of this module in `dist/`. */
 function workerUrl(): URL {
   const here = new URL(import.meta.url);
-  // Run from the sources (tests, `src/internal/`), the built worker is in `dist/`.
+  // Run from the sources (tests, `src/node/internal/`), the built worker is in `dist/`.
   return here.pathname.endsWith('.ts')
-    ? new URL('../../dist/worker.js', here)
+    ? new URL('../../../dist/worker.js', here)
     : new URL('./worker.js', here);
 }
 

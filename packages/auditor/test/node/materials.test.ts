@@ -4,11 +4,12 @@ import { spawnSync } from 'node:child_process';
 import { rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ArchiveError, type ArchiveMeta } from '../src/archive.js';
-import { encodeFrames } from '../src/frames.js';
-import { decisionFrames, MAX_META_BYTES, readArchiveMaterials } from '../src/materials.js';
-import { ArchiveWriter } from '../src/writer.js';
-import { tempDir } from './helpers/world.js';
+import { ArchiveError, type ArchiveMeta } from '../../src/archive.js';
+import { encodeFrames } from '../../src/frames.js';
+import { decisionFrames, MAX_META_BYTES, readArchiveMaterials } from '../../src/node/materials.js';
+import { ArchiveWriter } from '../../src/node/writer.js';
+import { refusal } from '../helpers/refusal.js';
+import { tempDir } from '../helpers/world.js';
 
 const META: ArchiveMeta = { room: 'cd'.repeat(32), grace_s: 3 };
 
@@ -31,16 +32,6 @@ async function archive(decisions: Uint8Array[] = []): Promise<string> {
   for (const d of decisions) await w.add(d);
   await w.close();
   return t.dir;
-}
-
-function refusal(f: () => unknown): string {
-  try {
-    f();
-  } catch (e) {
-    expect(e).toBeInstanceOf(ArchiveError);
-    return (e as Error).message;
-  }
-  throw new Error('expected a refusal');
 }
 
 describe('readArchiveMaterials', () => {

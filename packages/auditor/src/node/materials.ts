@@ -6,8 +6,8 @@
  */
 import { type Stats, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { ARCHIVE_FILES, ArchiveError, type ArchiveMeta, parseArchiveMeta } from './archive.js';
-import { MAX_FRAME } from './frames.js';
+import { ARCHIVE_FILES, ArchiveError, type ArchiveMeta, parseArchiveMeta } from '../archive.js';
+import { MAX_FRAME } from '../frames.js';
 import { FileFrames, frameBatches, readFile, sizeOf } from './internal/files.js';
 
 /** The most bytes `archive.json` may hold. */

@@ -3,9 +3,9 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ArchiveError } from '../../src/archive.js';
-import { logEntryChunks, spanOfMeta } from '../../src/internal/archive-log.js';
-import { tempDir } from '../helpers/world.js';
+import { ArchiveError } from '../../../src/archive.js';
+import { logEntryChunks, spanOfMeta } from '../../../src/node/internal/archive-log.js';
+import { tempDir } from '../../helpers/world.js';
 
 const U64_MAX = 18_446_744_073_709_551_615n;
 const ROOM = { room: 'ef'.repeat(32), grace_s: 10 };

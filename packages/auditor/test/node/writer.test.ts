@@ -4,10 +4,10 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ArchiveError, type ArchiveMeta } from '../src/archive.js';
-import { decisionFrames, readArchiveMaterials } from '../src/materials.js';
-import { ArchiveWriter } from '../src/writer.js';
-import { tempDir } from './helpers/world.js';
+import { ArchiveError, type ArchiveMeta } from '../../src/archive.js';
+import { decisionFrames, readArchiveMaterials } from '../../src/node/materials.js';
+import { ArchiveWriter } from '../../src/node/writer.js';
+import { tempDir } from '../helpers/world.js';
 
 const RUNS = Number(process.env.FUZZ_RUNS ?? 25);
 const META: ArchiveMeta = { room: 'ab'.repeat(32), grace_s: 10 };

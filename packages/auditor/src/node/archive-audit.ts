@@ -8,14 +8,14 @@
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { nodeBackend } from '@wai-steering/wire/node';
-import { ARCHIVE_FILES, ArchiveError, type ArchiveMeta } from './archive.js';
-import { Audit, type AuditResult, type AuditSink, auditJsonParts, findingJson } from './audit.js';
+import { ARCHIVE_FILES, ArchiveError, type ArchiveMeta } from '../archive.js';
+import { Audit, type AuditResult, type AuditSink, auditJsonParts, findingJson } from '../audit.js';
+import type { Series } from '../series.js';
+import { DecisionVerifier, type Verdict } from '../verdict.js';
 import { logEntryChunks, readArchiveLog } from './internal/archive-log.js';
 import { BATCH, VerifyPool } from './internal/pool.js';
 import { Spill } from './internal/spill.js';
 import { decisionBatches, readArchiveMaterials } from './materials.js';
-import type { Series } from './series.js';
-import { DecisionVerifier, type Verdict } from './verdict.js';
 
 /** Options of {@link auditArchive}. */
 export interface AuditArchiveOptions {

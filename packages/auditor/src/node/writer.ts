@@ -6,8 +6,8 @@
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { type FileHandle, open } from 'node:fs/promises';
 import { join } from 'node:path';
-import { ARCHIVE_FILES, ArchiveError, type ArchiveMeta, archiveMetaJson } from './archive.js';
-import { encodeFrame, encodeFrames } from './frames.js';
+import { ARCHIVE_FILES, ArchiveError, type ArchiveMeta, archiveMetaJson } from '../archive.js';
+import { encodeFrame, encodeFrames } from '../frames.js';
 
 /** What an archive is written with at once; policies and records may come later. */
 export interface ArchiveStart {

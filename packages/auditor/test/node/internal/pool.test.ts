@@ -3,11 +3,11 @@
 import { toHex } from '@wai-steering/wire';
 import { nodeBackend } from '@wai-steering/wire/node';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ArchiveError } from '../../src/archive.js';
-import { VerifyPool } from '../../src/internal/pool.js';
-import { readArchiveMaterials } from '../../src/materials.js';
-import { DecisionVerifier } from '../../src/verdict.js';
-import { makeWorld, SimServer, sessionOf, T0, tempDir, writeArchive } from '../helpers/world.js';
+import { ArchiveError } from '../../../src/archive.js';
+import { VerifyPool } from '../../../src/node/internal/pool.js';
+import { readArchiveMaterials } from '../../../src/node/materials.js';
+import { DecisionVerifier } from '../../../src/verdict.js';
+import { makeWorld, SimServer, sessionOf, T0, tempDir, writeArchive } from '../../helpers/world.js';
 
 const cleanups: (() => Promise<void> | void)[] = [];
 afterEach(async () => {

@@ -5,8 +5,8 @@
  */
 import { closeSync, constants, fstatSync, openSync, readSync, type Stats } from 'node:fs';
 import { join } from 'node:path';
-import { ArchiveError } from '../archive.js';
-import { FrameError, FrameReader } from '../frames.js';
+import { ArchiveError } from '../../archive.js';
+import { FrameError, FrameReader } from '../../frames.js';
 
 /** The archive's files are read in chunks of this many bytes. */
 export const CHUNK = 1 << 20;

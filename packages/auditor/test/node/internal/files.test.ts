@@ -5,10 +5,16 @@ import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ArchiveError } from '../../src/archive.js';
-import { encodeFrames } from '../../src/frames.js';
-import { FileFrames, frameBatches, openFile, readFile, sizeOf } from '../../src/internal/files.js';
-import { tempDir } from '../helpers/world.js';
+import { encodeFrames } from '../../../src/frames.js';
+import {
+  FileFrames,
+  frameBatches,
+  openFile,
+  readFile,
+  sizeOf,
+} from '../../../src/node/internal/files.js';
+import { refusal } from '../../helpers/refusal.js';
+import { tempDir } from '../../helpers/world.js';
 
 const RUNS = Number(process.env.FUZZ_RUNS ?? 30);
 
@@ -21,17 +27,6 @@ function dir(): string {
   const t = tempDir();
   cleanups.push(t.remove);
   return t.dir;
-}
-
-/** The message of what `f` throws, checked to be an {@link ArchiveError}. */
-function refusal(f: () => unknown): string {
-  try {
-    f();
-  } catch (e) {
-    expect(e).toBeInstanceOf(ArchiveError);
-    return (e as Error).message;
-  }
-  throw new Error('expected a refusal');
 }
 
 describe('openFile', () => {

@@ -2,8 +2,8 @@
 // apart, in chunks, and removed on dispose.
 import { existsSync, readdirSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { findingJson, type InconsistentLoad, type RefusedResult } from '../../src/audit.js';
-import { Spill } from '../../src/internal/spill.js';
+import { findingJson, type InconsistentLoad, type RefusedResult } from '../../../src/audit.js';
+import { Spill } from '../../../src/node/internal/spill.js';
 
 function refused(i: number): RefusedResult {
   return {

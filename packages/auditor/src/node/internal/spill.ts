@@ -10,7 +10,7 @@ import {
   findingJson,
   type InconsistentLoad,
   type RefusedResult,
-} from '../audit.js';
+} from '../../audit.js';
 import { CHUNK } from './files.js';
 
 type Kind = 'refused' | 'inconsistent';
