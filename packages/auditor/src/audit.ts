@@ -28,6 +28,7 @@ import { type Series, SeriesBuilder } from './series.js';
 import { type ShareResult, ShareTally } from './shares.js';
 import {
   DecisionVerifier,
+  factsOf,
   fallbackBody,
   frameDigest,
   type Verdict,
@@ -240,18 +241,7 @@ export class Audit {
       // A verdict given without facts (verified elsewhere): the facts are read here. (This
       // audit's own verifier gives them whenever the decision reads.)
       const read = readDecision(bytes);
-      if (read.ok) {
-        const r = read.value;
-        d = {
-          t: r.t,
-          session: r.session,
-          policy: r.policy,
-          loads: r.pathways.map((pw) => pw.load),
-          first: r.priority[0]!,
-          ttl: r.ttl,
-          reason: r.reason,
-        };
-      }
+      if (read.ok) d = factsOf(read.value);
     }
     if (d !== undefined) {
       if (d.t < this.lastT) {

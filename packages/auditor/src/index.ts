@@ -3,13 +3,7 @@
 // bands' shares, the policies, the hops), its JSON result and its HTML report. Portable: file
 // reading and the worker pool are in `@wai-steering/auditor/node`.
 
-export {
-  ARCHIVE_FILES,
-  ArchiveError,
-  type ArchiveMeta,
-  archiveMetaJson,
-  parseArchiveMeta,
-} from './archive.js';
+export { ArchiveError, type ArchiveMeta, parseArchiveMeta } from './archive.js';
 export {
   Audit,
   type AuditMaterials,
@@ -18,10 +12,6 @@ export {
   type AuditSink,
   auditDecisions,
   auditJson,
-  auditJsonParts,
-  DEFAULT_HELD,
-  DEFAULT_LOAD_TOLERANCE,
-  findingJson,
   type InconsistentLoad,
   type RefusedResult,
 } from './audit.js';
@@ -31,7 +21,6 @@ export {
   encodeFrames,
   FrameError,
   FrameReader,
-  MAX_FRAME,
 } from './frames.js';
 export type { HopSpanResult } from './hops.js';
 export { renderHtml } from './html.js';
@@ -47,14 +36,13 @@ export {
   verifyDecisionProof,
   type WithheldEntry,
 } from './log.js';
-export { flattenPolicy, type PolicyChange, type PolicyResult } from './policies.js';
+export type { PolicyChange, PolicyResult } from './policies.js';
 export { LoadReplay } from './replay.js';
-export { MAX_BINS, type Series, type SeriesBin } from './series.js';
-export { type ShareResult, Z_FLAG } from './shares.js';
+export type { Series, SeriesBin } from './series.js';
+export type { ShareResult } from './shares.js';
 export {
   type DecisionFacts,
   DecisionVerifier,
-  openPinnedRoom,
   type Verdict,
   type VerifierMaterials,
   type Where,

@@ -39,6 +39,22 @@ export interface DecisionFacts {
 }
 
 /**
+ * A decision's facts, as read. `session` and `policy` are views of the decision's own copy (the
+ * reader's): a worker packs them, the audit's thread uses them at once.
+ */
+export function factsOf(d: Decision): DecisionFacts {
+  return {
+    t: d.t,
+    session: d.session,
+    policy: d.policy,
+    loads: d.pathways.map((pw) => pw.load),
+    first: d.priority[0]!,
+    ttl: d.ttl,
+    reason: d.reason,
+  };
+}
+
+/**
  * What the verification of one decision gave: accepted, or refused with its C7 reason and place;
  * with its facts when it reads. Its digest is {@link frameDigest} of its bytes, computed only
  * where it is written.
@@ -161,17 +177,7 @@ export class DecisionVerifier {
     }
     const d = read.value;
     this.lastRead = d;
-    const facts: DecisionFacts = {
-      t: d.t,
-      // Views of the decision's own copy (the reader's): a worker packs them, the audit's
-      // thread uses them at once.
-      session: d.session,
-      policy: d.policy,
-      loads: d.pathways.map((pw) => pw.load),
-      first: d.priority[0]!,
-      ttl: d.ttl,
-      reason: d.reason,
-    };
+    const facts = factsOf(d);
     const lp = this.lastPolicy;
     let policy: Uint8Array | undefined;
     if (lp !== undefined && bytesEqual(lp.digest, d.policy)) policy = lp.bytes;

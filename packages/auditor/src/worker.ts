@@ -6,7 +6,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { fromHex } from '@wai-steering/wire';
 import { nodeBackend } from '@wai-steering/wire/node';
 import { packVerdicts } from './internal/pack.js';
-import { readArchiveMaterials } from './node.js';
+import { readArchiveMaterials } from './node/materials.js';
 import { DecisionVerifier } from './verdict.js';
 
 const { dir, roomId } = workerData as { dir: string; roomId: string };

@@ -9,11 +9,11 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { toHex } from '@wai-steering/wire';
 import { afterEach, describe, expect, it } from 'vitest';
-import { auditArchive } from '../src/node.js';
-import { makeWorld, SimServer, sessionOf, T0, tempDir, writeArchive } from './helpers/world.js';
+import { auditArchive } from '../../src/node.js';
+import { makeWorld, SimServer, sessionOf, T0, tempDir, writeArchive } from '../helpers/world.js';
 
 const run = promisify(execFile);
-const CHILD = join(import.meta.dirname, 'helpers', 'audit-child.ts');
+const CHILD = join(import.meta.dirname, '..', 'helpers', 'audit-child.ts');
 /** A generous ceiling for the peak resident memory of a child (Node alone takes about 50 MB). */
 const MB = 2 ** 20;
 
