@@ -1,6 +1,7 @@
 import type { Command } from '../internal/command.js';
 import { UserError } from '../internal/errors.js';
-import { type Exported, exportFromStore, exportFromUrl, spanOf } from '../internal/export.js';
+import { type Exported, exportFromStore, spanOf } from '../internal/export.js';
+import { exportFromUrl } from '../internal/export-url.js';
 import { parseHexKey } from '../internal/keys.js';
 import { graceSeconds } from './audit.js';
 

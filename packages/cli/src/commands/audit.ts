@@ -6,7 +6,8 @@ import { type ArchiveAudit, auditArchive } from '@wai-steering/auditor/node';
 import { formatDuration, formatInstant, parseDuration } from '@wai-steering/config-text';
 import type { Command, Context } from '../internal/command.js';
 import { EXIT, UserError } from '../internal/errors.js';
-import { exportFromUrl, spanOf } from '../internal/export.js';
+import { spanOf } from '../internal/export.js';
+import { exportFromUrl } from '../internal/export-url.js';
 import { writeOutput } from '../internal/files.js';
 import { parseHexKey } from '../internal/keys.js';
 

@@ -18,23 +18,10 @@ import type { ArchiveMeta } from '@wai-steering/auditor';
 import { ArchiveWriter } from '@wai-steering/auditor/node';
 import { nowUs } from '@wai-steering/config-text';
 import { encodeEntry } from '@wai-steering/tlog';
-import {
-  bytesEqual,
-  hopRecordBodyOf,
-  readDecision,
-  readRoom,
-  roomIdOf,
-  toHex,
-} from '@wai-steering/wire';
+import { readDecision, readRoom, roomIdOf, toHex } from '@wai-steering/wire';
 import { nodeBackend } from '@wai-steering/wire/node';
 import { UserError } from './errors.js';
-import {
-  httpLogSource,
-  type LogExported,
-  latin1,
-  storeLogSource,
-  writeArchiveLog,
-} from './export-log.js';
+import { type LogExported, latin1, storeLogSource, writeArchiveLog } from './export-log.js';
 import { instantOption } from './time.js';
 
 /** The span exported: decisions with `from` ≤ `t` < `to`, room clock µs. */
@@ -55,7 +42,7 @@ export interface Exported {
   readonly log: LogExported;
 }
 
-const U64_MAX = (1n << 64n) - 1n;
+export const U64_MAX = (1n << 64n) - 1n;
 
 /**
  * A span from the options `--from` and `--to` (each an instant as every option reads it: µs,
@@ -75,7 +62,7 @@ export function spanOf(
   return span;
 }
 
-function digestHex(bytes: Uint8Array): string {
+export function digestHex(bytes: Uint8Array): string {
   return toHex(nodeBackend.sha256(bytes.subarray(0, Math.max(0, bytes.length - 64))));
 }
 
@@ -83,7 +70,7 @@ function digestHex(bytes: Uint8Array): string {
  * Collects the digests each decision names (its policy and its records), and its entry in the
  * decision log (its `t` and digest), which the log's checkpoint must hold.
  */
-class Named {
+export class Named {
   readonly policies = new Set<string>();
   readonly records = new Set<string>();
   readonly entries = new Set<string>();
@@ -98,7 +85,7 @@ class Named {
   }
 }
 
-function metaOf(
+export function metaOf(
   room: string,
   graceS: number,
   span: Span,
@@ -117,7 +104,7 @@ function metaOf(
   };
 }
 
-const sleep = (ms: number) => new Promise((done) => setTimeout(done, ms));
+export const sleep = (ms: number) => new Promise((done) => setTimeout(done, ms));
 
 /**
  * The span an export takes: one that ends after now ends now (the log's checkpoint must cover
@@ -126,7 +113,7 @@ const sleep = (ms: number) => new Promise((done) => setTimeout(done, ms));
  * most `maxDelayMs`). Now is the later of this machine's clock and `roomNow`, the room clock as
  * the store last stated it (a server whose clock is ahead of this machine's).
  */
-async function settledSpan(span: Span, maxDelayMs: number, roomNow = 0n): Promise<Span> {
+export async function settledSpan(span: Span, maxDelayMs: number, roomNow = 0n): Promise<Span> {
   const local = nowUs();
   const now = local > roomNow ? local : roomNow;
   const to = span.to <= now ? span.to : now + 1n;
@@ -135,7 +122,7 @@ async function settledSpan(span: Span, maxDelayMs: number, roomNow = 0n): Promis
   return { from: span.from, to: to > span.from ? to : span.from + 1n };
 }
 
-function roomHexOf(roomBytes: Uint8Array, where: string): string {
+export function roomHexOf(roomBytes: Uint8Array, where: string): string {
   const read = readRoom(roomBytes);
   if (!read.ok)
     throw new UserError(`${where}: the room descriptor does not read (${read.refusal.reason})`);
@@ -271,7 +258,7 @@ async function fromStore<T>(read: () => Promise<T>): Promise<T> {
  * leaves nothing behind (the directory is removed, and `out` is as it was). `out` may be absent,
  * an empty directory, or an archive (replaced); anything else is refused.
  */
-async function intoPlace<T>(out: string, write: (dir: string) => Promise<T>): Promise<T> {
+export async function intoPlace<T>(out: string, write: (dir: string) => Promise<T>): Promise<T> {
   const target = resolve(out);
   let exists = false;
   try {
@@ -316,158 +303,4 @@ async function intoPlace<T>(out: string, write: (dir: string) => Promise<T>): Pr
     if (made !== undefined) rmSync(made, { recursive: true, force: true });
     throw e;
   }
-}
-
-/** Options of {@link exportFromUrl}. */
-export interface UrlExportOptions {
-  readonly roomId: Uint8Array;
-  /** The server's grace, when given (otherwise the listing's `grace_s`, or 10 s). */
-  readonly graceS?: number;
-  readonly fetch?: typeof fetch;
-  readonly concurrency?: number;
-  readonly onProgress?: (n: number) => void;
-  /**
-   * The server's `log.max_delay`, ms (default 2000, the server's default): how long after the
-   * span's end its decisions are committed and logged.
-   */
-  readonly maxDelayMs?: number;
-}
-
-async function getBytes(
-  url: URL,
-  o: UrlExportOptions,
-  allow404 = false,
-): Promise<Uint8Array | null> {
-  let res: Response;
-  try {
-    res = await (o.fetch ?? fetch)(url, { signal: AbortSignal.timeout(30_000) });
-  } catch (e) {
-    throw new UserError(`GET ${url}: ${(e as Error).message}`);
-  }
-  if (allow404 && res.status === 404) {
-    await res.arrayBuffer().catch(() => undefined);
-    return null;
-  }
-  if (!res.ok) throw new UserError(`GET ${url}: HTTP ${res.status}`);
-  try {
-    return new Uint8Array(await res.arrayBuffer());
-  } catch (e) {
-    throw new UserError(`GET ${url}: ${(e as Error).message}`);
-  }
-}
-
-/** Runs `f` over `items`, `n` at a time; the answers in the items' order. */
-async function pool<T, R>(items: readonly T[], n: number, f: (t: T) => Promise<R>): Promise<R[]> {
-  const out: R[] = new Array(items.length);
-  let next = 0;
-  const run = async (): Promise<void> => {
-    while (next < items.length) {
-      const i = next++;
-      out[i] = await f(items[i]!);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(n, items.length) }, run));
-  return out;
-}
-
-interface ListingPage {
-  decisions: { digest: string; t: string }[];
-  next: string | null;
-  decision_uri?: string;
-  grace_s?: number;
-}
-
-/** Exports from a running server over HTTP, pinned to the room `roomId`. */
-export async function exportFromUrl(
-  server: string,
-  out: string,
-  span: Span,
-  o: UrlExportOptions,
-): Promise<Exported> {
-  let base: URL;
-  try {
-    base = new URL(server);
-  } catch {
-    throw new UserError(`--url ${server}: not a URL`);
-  }
-  const roomHex = toHex(o.roomId);
-  const roomBytes = (await getBytes(new URL(`/rooms/${roomHex}/descriptor`, base), o))!;
-  const room = roomHexOf(roomBytes, `the room descriptor of ${base.origin}`);
-  if (!bytesEqual(Buffer.from(room, 'hex'), o.roomId)) {
-    throw new UserError(`${base.origin} serves the room ${room}, not --room-id ${roomHex}`);
-  }
-  const keyLog = await getBytes(new URL(`/rooms/${roomHex}/key-log`, base), o, true);
-  const n = o.concurrency ?? 8;
-  const maxDelayMs = o.maxDelayMs ?? 2000;
-  const settled = await settledSpan(span, maxDelayMs);
-  return intoPlace(out, async (dir) => {
-    let graceS = o.graceS;
-    let writer: ArchiveWriter | undefined;
-    const named = new Named();
-    let after: string | null = null;
-    try {
-      for (;;) {
-        const q = `?from=${settled.from}&to=${settled.to}${after === null ? '' : `&after=${encodeURIComponent(after)}`}&limit=1000`;
-        const listUrl = new URL(`/decisions${q}`, base);
-        const text = new TextDecoder().decode((await getBytes(listUrl, o))!);
-        let page: ListingPage;
-        try {
-          page = JSON.parse(text) as ListingPage;
-        } catch {
-          throw new UserError(`GET ${listUrl}: not the listing's JSON`);
-        }
-        if (!Array.isArray(page.decisions))
-          throw new UserError(`GET ${listUrl}: not the listing's JSON`);
-        graceS ??= typeof page.grace_s === 'number' ? page.grace_s : 10;
-        writer ??= await ArchiveWriter.create(dir, {
-          meta: metaOf(room, graceS, settled, base.origin, 0),
-          room: roomBytes,
-          keyLog,
-        });
-        const prefix = new URL(page.decision_uri ?? '/decisions/', base).pathname;
-        const bytes = await pool(page.decisions, n, async (d) => {
-          const b = (await getBytes(new URL(`${prefix}${d.digest}`, base), o))!;
-          if (digestHex(b) !== d.digest.toLowerCase()) {
-            throw new UserError(`${prefix}${d.digest}: the bytes served are not that decision`);
-          }
-          return b;
-        });
-        for (const b of bytes) await writer.add(b, named.add(b));
-        o.onProgress?.(writer.decisions);
-        if (page.next === null || page.decisions.length === 0) break;
-        after = page.next;
-      }
-      await writer!.close();
-      const policies = (
-        await pool([...named.policies], n, (hex) =>
-          getBytes(new URL(`/policies/${hex}`, base), o, true),
-        )
-      ).filter((p): p is Uint8Array => p !== null);
-      const fetched = await pool([...named.records], n, (hex) =>
-        getBytes(new URL(`/records/${hex}`, base), o, true),
-      );
-      const records = fetched.filter(
-        (r): r is Uint8Array => r !== null && hopRecordBodyOf(r) !== undefined,
-      );
-      writer!.writePolicies(policies);
-      writer!.writeRecords(records);
-      const log = await writeArchiveLog(
-        writer!,
-        httpLogSource(base, (url, allow404) => getBytes(url, o, allow404)),
-        named.entries,
-        { pollMs: 250, deadline: Date.now() + 2 * maxDelayMs + 10_000 },
-      );
-      writer!.writeMeta(metaOf(room, graceS!, settled, base.origin, writer!.decisions, log));
-      return {
-        room,
-        decisions: writer!.decisions,
-        policies: policies.length,
-        records: records.length,
-        missing: named.records.size - records.length,
-        log,
-      };
-    } finally {
-      await writer?.close();
-    }
-  });
 }

@@ -6,19 +6,15 @@
  * with what it trusted: the room and its authority.
  */
 import '../common/style.css';
-import { verifyDecisionProof } from '@wai-steering/auditor';
 import {
   FetchError,
   fetchAndVerify,
   type NetworkVerification,
   type Outcome,
-  openRoom,
   RoomPinError,
   verifyDecision,
 } from '@wai-steering/verifier';
 import {
-  bytesEqual,
-  fromHex,
   nobleBackend,
   readDecision,
   readPolicy,
@@ -29,6 +25,7 @@ import {
 import { byId, fill, h } from '../common/dom.js';
 import { delivery, groupDigits, joules } from '../common/format.js';
 import { type HeldFile, inputsOf, kindOf } from './files.js';
+import { type LogState, logState } from './log-state.js';
 
 const CLASS_LABEL: Record<number, string> = {
   2: 'ModelBased',
@@ -269,72 +266,6 @@ function show(outcome: Outcome, trusted: Trusted): void {
   );
 }
 
-/** GETs `url`: its status, headers and bytes (a network failure throws). */
-async function get(url: URL): Promise<{ status: number; headers: Headers; bytes: Uint8Array }> {
-  const res = await fetch(url, { cache: 'no-store' });
-  return {
-    status: res.status,
-    headers: res.headers,
-    bytes: new Uint8Array(await res.arrayBuffer()),
-  };
-}
-
-/**
- * Where the decision is in the server's decision log: `GET /log/proof/<digest>` (tlog-proof),
- * verified as `wai-steer verify --url` verifies it: the checkpoint signed under its origin by a key
- * that may sign the room's decisions (the room's descriptor and key log head, fetched again and
- * held to the room verified), the inclusion proof against its root.
- */
-async function logState(v: NetworkVerification): Promise<{ state: string; text: string }> {
-  const read = readDecision(v.decision);
-  if (!read.ok) return { state: 'error', text: 'The decision does not read.' };
-  const digest = nobleBackend.sha256(read.value.body);
-  const base = new URL(v.decisionUri);
-  const descriptor = await get(new URL(`/rooms/${v.roomId}/descriptor`, base));
-  const keyLog = await get(new URL(`/rooms/${v.roomId}/key-log`, base));
-  const ctx = openRoom(descriptor.bytes, keyLog.status === 200 ? keyLog.bytes : null, {
-    backend: nobleBackend,
-  });
-  if (!ctx.ok || !bytesEqual(ctx.value.roomId, fromHex(v.roomId))) {
-    return {
-      state: 'error',
-      text: 'The room the server serves now does not verify as the one trusted.',
-    };
-  }
-  const proof = await get(new URL(`/log/proof/${toHex(digest)}`, base));
-  const body = new TextDecoder().decode(proof.bytes);
-  if (proof.status === 404) {
-    let error: unknown;
-    try {
-      error = (JSON.parse(body) as { error?: unknown }).error;
-    } catch {
-      error = undefined;
-    }
-    if (error === 'not_logged_yet') {
-      const after = proof.headers.get('retry-after');
-      return {
-        state: 'not_yet',
-        text: `Not in the decision log yet: no checkpoint holds it${after === null ? '' : ` (the server says to ask again in ${after} s)`}.`,
-      };
-    }
-    return { state: 'not_found', text: 'Not in the decision log: the server has no proof of it.' };
-  }
-  if (proof.status !== 200)
-    return { state: 'error', text: `The log's proof: HTTP ${proof.status}.` };
-  const proved = verifyDecisionProof(body, ctx.value, { t: read.value.t, digest }, nobleBackend);
-  if (!proved.ok) {
-    return {
-      state: 'bad_proof',
-      text: `The server's proof of inclusion does not verify: ${proved.message}.`,
-    };
-  }
-  const p = proved.value;
-  return {
-    state: 'logged',
-    text: `In the decision log ${p.origin} at index ${p.index}, in the checkpoint of ${p.size} entries signed by ${toHex(p.signer)}: inclusion proof verified.`,
-  };
-}
-
 /** The decision log's card, added to the outcome shown. */
 async function showLog(v: NetworkVerification): Promise<void> {
   const text = h('span', { 'data-testid': 'log-text' }, 'checking the decision log…');
@@ -346,7 +277,7 @@ async function showLog(v: NetworkVerification): Promise<void> {
   byId('result')
     .querySelector('.outcome')
     ?.insertBefore(card, byId('result').querySelector('[data-testid="trusted"]'));
-  let r: { state: string; text: string };
+  let r: LogState;
   try {
     r = await logState(v);
   } catch (e) {

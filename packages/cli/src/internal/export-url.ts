@@ -1,0 +1,173 @@
+/**
+ * `wai-steer archive export --url`: an archive of a steering server's decisions over a span,
+ * over HTTP (the listing by time, then each decision, the policies and the records it names, the
+ * room and the key log head, all by digest), written into place only when complete.
+ */
+import { ArchiveWriter } from '@wai-steering/auditor/node';
+import { bytesEqual, hopRecordBodyOf, toHex } from '@wai-steering/wire';
+import { UserError } from './errors.js';
+import {
+  digestHex,
+  type Exported,
+  intoPlace,
+  metaOf,
+  Named,
+  roomHexOf,
+  type Span,
+  settledSpan,
+} from './export.js';
+import { httpLogSource, writeArchiveLog } from './export-log.js';
+
+/** Options of {@link exportFromUrl}. */
+export interface UrlExportOptions {
+  readonly roomId: Uint8Array;
+  /** The server's grace, when given (otherwise the listing's `grace_s`, or 10 s). */
+  readonly graceS?: number;
+  readonly fetch?: typeof fetch;
+  readonly concurrency?: number;
+  readonly onProgress?: (n: number) => void;
+  /**
+   * The server's `log.max_delay`, ms (default 2000, the server's default): how long after the
+   * span's end its decisions are committed and logged.
+   */
+  readonly maxDelayMs?: number;
+}
+
+async function getBytes(
+  url: URL,
+  o: UrlExportOptions,
+  allow404 = false,
+): Promise<Uint8Array | null> {
+  let res: Response;
+  try {
+    res = await (o.fetch ?? fetch)(url, { signal: AbortSignal.timeout(30_000) });
+  } catch (e) {
+    throw new UserError(`GET ${url}: ${(e as Error).message}`);
+  }
+  if (allow404 && res.status === 404) {
+    await res.arrayBuffer().catch(() => undefined);
+    return null;
+  }
+  if (!res.ok) throw new UserError(`GET ${url}: HTTP ${res.status}`);
+  try {
+    return new Uint8Array(await res.arrayBuffer());
+  } catch (e) {
+    throw new UserError(`GET ${url}: ${(e as Error).message}`);
+  }
+}
+
+/** Runs `f` over `items`, `n` at a time; the answers in the items' order. */
+async function pool<T, R>(items: readonly T[], n: number, f: (t: T) => Promise<R>): Promise<R[]> {
+  const out: R[] = new Array(items.length);
+  let next = 0;
+  const run = async (): Promise<void> => {
+    while (next < items.length) {
+      const i = next++;
+      out[i] = await f(items[i]!);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(n, items.length) }, run));
+  return out;
+}
+
+interface ListingPage {
+  decisions: { digest: string; t: string }[];
+  next: string | null;
+  decision_uri?: string;
+  grace_s?: number;
+}
+
+/** Exports from a running server over HTTP, pinned to the room `roomId`. */
+export async function exportFromUrl(
+  server: string,
+  out: string,
+  span: Span,
+  o: UrlExportOptions,
+): Promise<Exported> {
+  let base: URL;
+  try {
+    base = new URL(server);
+  } catch {
+    throw new UserError(`--url ${server}: not a URL`);
+  }
+  const roomHex = toHex(o.roomId);
+  const roomBytes = (await getBytes(new URL(`/rooms/${roomHex}/descriptor`, base), o))!;
+  const room = roomHexOf(roomBytes, `the room descriptor of ${base.origin}`);
+  if (!bytesEqual(Buffer.from(room, 'hex'), o.roomId)) {
+    throw new UserError(`${base.origin} serves the room ${room}, not --room-id ${roomHex}`);
+  }
+  const keyLog = await getBytes(new URL(`/rooms/${roomHex}/key-log`, base), o, true);
+  const n = o.concurrency ?? 8;
+  const maxDelayMs = o.maxDelayMs ?? 2000;
+  const settled = await settledSpan(span, maxDelayMs);
+  return intoPlace(out, async (dir) => {
+    let graceS = o.graceS;
+    let writer: ArchiveWriter | undefined;
+    const named = new Named();
+    let after: string | null = null;
+    try {
+      for (;;) {
+        const q = `?from=${settled.from}&to=${settled.to}${after === null ? '' : `&after=${encodeURIComponent(after)}`}&limit=1000`;
+        const listUrl = new URL(`/decisions${q}`, base);
+        const text = new TextDecoder().decode((await getBytes(listUrl, o))!);
+        let page: ListingPage;
+        try {
+          page = JSON.parse(text) as ListingPage;
+        } catch {
+          throw new UserError(`GET ${listUrl}: not the listing's JSON`);
+        }
+        if (!Array.isArray(page.decisions))
+          throw new UserError(`GET ${listUrl}: not the listing's JSON`);
+        graceS ??= typeof page.grace_s === 'number' ? page.grace_s : 10;
+        writer ??= await ArchiveWriter.create(dir, {
+          meta: metaOf(room, graceS, settled, base.origin, 0),
+          room: roomBytes,
+          keyLog,
+        });
+        const prefix = new URL(page.decision_uri ?? '/decisions/', base).pathname;
+        const bytes = await pool(page.decisions, n, async (d) => {
+          const b = (await getBytes(new URL(`${prefix}${d.digest}`, base), o))!;
+          if (digestHex(b) !== d.digest.toLowerCase()) {
+            throw new UserError(`${prefix}${d.digest}: the bytes served are not that decision`);
+          }
+          return b;
+        });
+        for (const b of bytes) await writer.add(b, named.add(b));
+        o.onProgress?.(writer.decisions);
+        if (page.next === null || page.decisions.length === 0) break;
+        after = page.next;
+      }
+      await writer!.close();
+      const policies = (
+        await pool([...named.policies], n, (hex) =>
+          getBytes(new URL(`/policies/${hex}`, base), o, true),
+        )
+      ).filter((p): p is Uint8Array => p !== null);
+      const fetched = await pool([...named.records], n, (hex) =>
+        getBytes(new URL(`/records/${hex}`, base), o, true),
+      );
+      const records = fetched.filter(
+        (r): r is Uint8Array => r !== null && hopRecordBodyOf(r) !== undefined,
+      );
+      writer!.writePolicies(policies);
+      writer!.writeRecords(records);
+      const log = await writeArchiveLog(
+        writer!,
+        httpLogSource(base, (url, allow404) => getBytes(url, o, allow404)),
+        named.entries,
+        { pollMs: 250, deadline: Date.now() + 2 * maxDelayMs + 10_000 },
+      );
+      writer!.writeMeta(metaOf(room, graceS!, settled, base.origin, writer!.decisions, log));
+      return {
+        room,
+        decisions: writer!.decisions,
+        policies: policies.length,
+        records: records.length,
+        missing: named.records.size - records.length,
+        log,
+      };
+    } finally {
+      await writer?.close();
+    }
+  });
+}
