@@ -94,6 +94,22 @@ async function until(
   }
 }
 
+/** Waits until the server's answer to a new session puts `id` first. */
+async function firstPathwayIs(id: string, ceilingMs = 60_000): Promise<void> {
+  const deadline = performance.now() + ceilingMs;
+  let last: unknown = null;
+  for (;;) {
+    const res = await fetch(`${steering.server.url}/steer?room=players&v=1`);
+    const m = (await res.json()) as { 'PATHWAY-PRIORITY'?: unknown };
+    last = m['PATHWAY-PRIORITY'];
+    if (Array.isArray(last) && last[0] === id) return;
+    if (performance.now() > deadline) {
+      throw new Error(`the server still answers ${JSON.stringify(last)}, not ${id} first`);
+    }
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}
+
 const verifiedFirst = (s: Shown, first: string) =>
   s.steering.filter((r) => r.verified === 'accept' && r.first === first).length;
 /** The newest segments shown are all from `pathway`. */
@@ -180,6 +196,11 @@ describe('the players page', () => {
     );
     const src = `${pathways.origins.get('cdn-b')!}/s/visitor/hls/main.m3u8`;
     const script = `${pages.origin}/lib/hls.js`;
+    // The stream starts on cdn-b (its PATHWAY-ID): wait until the evidence puts cdn-b first again
+    // after the move above. hls.js 1.7.4 drops a fragment in flight when a steering answer moves
+    // it to another pathway before its first fragment is buffered, and then loads no other: a
+    // stream on demand stays stalled (docs/players.md). That is the player's, not the page's.
+    await firstPathwayIs('cdn-b');
     const page = await browser.newPage();
     try {
       await page.goto(
