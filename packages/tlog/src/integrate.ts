@@ -138,20 +138,28 @@ export function integrate(
     owned: false,
   };
 
-  let size = state.size;
+  // The size before entry i is `state.size + BigInt(i)`, made only where a tile completes: a
+  // bigint sum an entry would cost more than the entry's tree arithmetic.
+  const start = state.size;
   const tiles: TileData[] = [];
   const bundles: TileData[] = [];
   const touched: boolean[] = [];
   const leafHashes: Uint8Array[] = new Array(entries.length);
   let scratch = new Uint8Array(64);
+  // The view of the scratch hashed, kept while the entries' length stays the same (a log's
+  // entries usually all have one length).
+  let input = scratch.subarray(0, 1);
 
   for (let i = 0; i < entries.length; i++) {
     const entry = entries[i]!;
     // RFC 6962 §2.1: the leaf hash, SHA-256(0x00 ‖ entry), in a buffer reused across entries.
-    if (scratch.length < entry.length + 1) scratch = new Uint8Array(2 * (entry.length + 1));
+    if (input.length !== entry.length + 1) {
+      if (scratch.length < entry.length + 1) scratch = new Uint8Array(2 * (entry.length + 1));
+      input = scratch.subarray(0, entry.length + 1);
+    }
     scratch[0] = 0x00;
     scratch.set(entry, 1);
-    const leaf = b.sha256(scratch.subarray(0, entry.length + 1));
+    const leaf = b.sha256(input);
     leafHashes[i] = leaf;
 
     // tlog-tiles: the entry, big-endian u16 length-prefixed, at the end of the partial bundle.
@@ -172,7 +180,11 @@ export function integrate(
     store.used = bundle.used;
     bundle.count++;
     if (bundle.count === TILE_WIDTH) {
-      const tile: Tile = { level: 'entries', index: size >> 8n, width: TILE_WIDTH };
+      const tile: Tile = {
+        level: 'entries',
+        index: (start + BigInt(i)) >> 8n,
+        width: TILE_WIDTH,
+      };
       bundles.push({ tile, path: tilePath(tile), data: store.bytes.slice(0, bundle.used) });
       bundle.store = { bytes: new Uint8Array(store.bytes.length), used: 0 };
       bundle.used = 0;
@@ -208,15 +220,19 @@ export function integrate(
       l.stack.push(top);
       if (l.count < TILE_WIDTH) break;
       // A full tile: its MTH is the one subtree left.
-      const tile: Tile = { level, index: size >> BigInt(8 * (level + 1)), width: TILE_WIDTH };
+      const tile: Tile = {
+        level,
+        index: (start + BigInt(i)) >> BigInt(8 * (level + 1)),
+        width: TILE_WIDTH,
+      };
       tiles.push({ tile, path: tilePath(tile), data: l.store.bytes.slice() });
       hash = l.stack[0]!.hash;
       l.store = { bytes: new Uint8Array(TILE_BYTES), used: 0 };
       l.count = 0;
       l.stack = [];
     }
-    size += 1n;
   }
+  const size = start + BigInt(entries.length);
 
   // The partial tiles of the new size at each level the batch reached.
   const partialTiles: Uint8Array[] = [];
