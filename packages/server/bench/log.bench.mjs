@@ -36,6 +36,7 @@ import {
   planIntegration,
   SqliteStore,
   writerBackend,
+  writerHashReady,
 } from '../dist/index.js';
 import { HopSimulator, setupDemo, startPostgres } from '../dist/testkit.js';
 
@@ -283,7 +284,9 @@ const costs = process.env.LOG_BENCH_ONLY !== 'integration';
 try {
   if (costs) await costOfTheLog();
 
-  // (b) Integration, on SQLite then PostgreSQL.
+  // (b) Integration, on SQLite then PostgreSQL, with the writer's SHA-256 as a server has it
+  // (hash-wasm's, instantiated asynchronously: the store's calls alone never let it finish).
+  await writerHashReady;
   const set = new Uint8Array(97 + 35);
   set[96] = 1;
   /** `n` compact decisions: a fixed set, tails whose first 8 bytes are t, random digests. */
