@@ -1,8 +1,9 @@
 /**
  * The decision log's reads, as every instance serves them from the store (C2SP tlog-tiles): the
- * latest checkpoint (cached for at most `log.interval`), the tiles and entry bundles (level 0 and
- * the bundles derived from the entries, 256 rows; levels above as stored; full ones immutable,
- * kept in memory), and an entry's proof (tlog-proof) against the latest checkpoint.
+ * latest checkpoint (read from the store once asked, so that the answers through one address never
+ * go back, whichever worker or instance gives them), the tiles and entry bundles (level 0 and the
+ * bundles derived from the entries, 256 rows; levels above as stored; full ones immutable, kept in
+ * memory), and an entry's proof (tlog-proof) against the latest checkpoint.
  */
 import {
   encodeEntry,
@@ -36,31 +37,30 @@ export type ProofAnswer =
   | { readonly kind: 'pending'; readonly retryAfterS: number }
   | { readonly kind: 'absent' };
 
-/** The latest checkpoint, read, with a tile reader of its tree. */
+/** A checkpoint read, with a tile reader of its tree. */
 interface Current {
   readonly checkpoint: StoredCheckpoint;
   readonly root: Uint8Array;
-  readonly at: number;
   reader?: TileHashReader;
 }
 
 export interface LogReaderOptions {
-  /** How long the latest checkpoint is served from memory, ms (`log.interval`). */
+  /** `log.interval`, ms: when to ask again for a decision's proof not yet logged (`Retry-After`). */
   readonly intervalMs: number;
   readonly backend?: CryptoBackend;
   /** Full tiles and bundles kept in memory (each up to 10 KiB); default 2048. */
   readonly cacheSize?: number;
-  /** The clock of the checkpoint's cache, ms; `Date.now` by default. */
-  readonly now?: () => number;
 }
 
 export class LogReader {
+  /** The largest checkpoint read, with its tree's reader (kept while the log does not grow). */
   private current: Current | undefined;
+  /** The store's read of the latest checkpoint under way, and the one asked for after it began. */
   private reading: Promise<Current | undefined> | undefined;
+  private next: Promise<Current | undefined> | undefined;
   /** Full tiles and bundles by path: they never change. */
   private readonly full = new Map<string, Uint8Array>();
   private readonly cacheSize: number;
-  private readonly now: () => number;
   /** The tile fetcher of `@wai-steering/tlog`'s `TileHashReader`, over the store. */
   readonly fetchTile = async (tile: Tile): Promise<Uint8Array | undefined> => {
     const a = await this.tile(tile);
@@ -72,31 +72,50 @@ export class LogReader {
     private readonly o: LogReaderOptions,
   ) {
     this.cacheSize = o.cacheSize ?? 2048;
-    this.now = o.now ?? Date.now;
   }
 
-  /** The latest checkpoint, at most `log.interval` old; `undefined` before the first. */
+  /** The latest checkpoint the store holds once asked; `undefined` before the first. */
   async checkpoint(): Promise<StoredCheckpoint | undefined> {
     return (await this.latest())?.checkpoint;
   }
 
-  private async latest(fresh = false): Promise<Current | undefined> {
-    const c = this.current;
-    if (!fresh && c !== undefined && this.now() - c.at < this.o.intervalMs) return c;
-    this.reading ??= this.read().finally(() => {
-      this.reading = undefined;
+  /**
+   * The latest checkpoint, from a read of the store begun after the call. The store's latest only
+   * grows, so an answer is never older than one that any instance on the store (a worker of
+   * `serve --workers N`, an instance behind the same balancer) gave before the call: a client
+   * that asks again, wherever its request lands, never sees the log go back. A read already under
+   * way may have begun before the call: the calls made meanwhile share the next one, begun once it
+   * is done (one read in flight at a time).
+   */
+  private latest(): Promise<Current | undefined> {
+    if (this.reading === undefined) return this.begin();
+    this.next ??= this.reading.then(
+      () => this.again(),
+      () => this.again(),
+    );
+    return this.next;
+  }
+
+  private again(): Promise<Current | undefined> {
+    this.next = undefined;
+    return this.begin();
+  }
+
+  private begin(): Promise<Current | undefined> {
+    const reading = this.read().finally(() => {
+      if (this.reading === reading) this.reading = undefined;
     });
-    return this.reading;
+    this.reading = reading;
+    return reading;
   }
 
   private async read(): Promise<Current | undefined> {
-    const at = this.now();
     const checkpoint = await this.store.latestLogCheckpoint();
     if (checkpoint === undefined) return undefined;
     const held = this.current;
     if (held !== undefined && held.checkpoint.size === checkpoint.size) {
       // The same tree (its cosignatures may have grown): the tile reader stays.
-      this.current = { ...held, checkpoint, at };
+      this.current = { ...held, checkpoint };
       return this.current;
     }
     const note = parseNote(checkpoint.text);
@@ -104,8 +123,9 @@ export class LogReader {
     if (read === undefined || !read.ok) {
       throw new Error(`the decision log's checkpoint of size ${checkpoint.size} does not read`);
     }
-    this.current = { checkpoint, root: read.value.root, at };
-    return this.current;
+    const current: Current = { checkpoint, root: read.value.root };
+    if (held === undefined || checkpoint.size > held.checkpoint.size) this.current = current;
+    return current;
   }
 
   /**
@@ -171,8 +191,8 @@ export class LogReader {
     const t = new DataView(decision.buffer, decision.byteOffset + 101, 8).getBigUint64(0, true);
     const index = await this.store.logIndexOf(t, digest);
     if (index === undefined) return pending;
-    let c = await this.latest();
-    if (c === undefined || index >= c.checkpoint.size) c = await this.latest(true);
+    // Logged, but maybe in no checkpoint yet (one is signed once the batch is complete).
+    const c = await this.latest();
     if (c === undefined || index >= c.checkpoint.size) return pending;
     c.reader ??= new TileHashReader(
       { size: c.checkpoint.size, root: c.root },

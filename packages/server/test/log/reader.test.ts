@@ -1,5 +1,6 @@
-// The log's reads from the store: the checkpoint cached for at most an interval, tiles derived
-// (level 0, bundles) or stored (above), a partial width the log has passed, pruned tiles, proofs.
+// The log's reads from the store: the checkpoint read when asked (an answer never goes back behind
+// one another instance gave before it), tiles derived (level 0, bundles) or stored (above), a
+// partial width the log has passed, pruned tiles, proofs.
 import {
   encodeEntry,
   leafHash,
@@ -31,17 +32,48 @@ async function logOf(n: number) {
 }
 
 describe('LogReader', () => {
-  it('serves the checkpoint from memory for at most an interval', async () => {
+  it('never answers a checkpoint older than one another instance on the store gave before', async () => {
+    // Two readers on one store: two workers of `serve --workers 2`, or two instances behind one
+    // balancer. A client asks one, then the other; the second answer is no older than the first.
     const { store } = await logOf(3);
-    let now = 0;
-    const reader = new LogReader(store, { intervalMs: 1000, now: () => now });
-    expect((await reader.checkpoint())?.size).toBe(3n);
+    const a = new LogReader(store, { intervalMs: 60_000 });
+    const b = new LogReader(store, { intervalMs: 60_000 });
+    expect((await a.checkpoint())?.size).toBe(3n);
     await store.commit({ records: [], decisions: [decisionAt(5000n, 99, [[]])] });
     await integrateAll(store);
-    now = 999;
-    expect((await reader.checkpoint())?.size).toBe(3n);
-    now = 1000;
-    expect((await reader.checkpoint())?.size).toBe(4n);
+    expect((await b.checkpoint())?.size).toBe(4n);
+    expect((await a.checkpoint())?.size).toBe(4n);
+  });
+
+  it('reads the checkpoint after it is asked: a read begun before is not shared', async () => {
+    const { store } = await logOf(3);
+    // The store's first read of the latest checkpoint is held before it answers (a read in flight
+    // on a connection of PostgreSQL), having read the store as it was.
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let reads = 0;
+    const slow = Object.assign(Object.create(store) as SqliteStore, {
+      latestLogCheckpoint: async () => {
+        const c = await store.latestLogCheckpoint();
+        if (++reads === 1) await held;
+        return c;
+      },
+    });
+    const reader = new LogReader(slow, { intervalMs: 60_000 });
+    const first = reader.checkpoint();
+    await store.commit({ records: [], decisions: [decisionAt(5000n, 99, [[]])] });
+    await integrateAll(store);
+    // Asked after the checkpoint of 4 was signed, while the read of the first is in flight.
+    const second = reader.checkpoint();
+    const third = reader.checkpoint();
+    release();
+    expect((await first)?.size).toBe(3n);
+    expect((await second)?.size).toBe(4n);
+    expect((await third)?.size).toBe(4n);
+    // The two asked meanwhile share one read, begun once the first was done.
+    expect(reads).toBe(2);
   });
 
   it('derives level 0 and the bundles from the entries, and serves a passed width as a prefix', async () => {
