@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, renameSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -13,14 +13,17 @@ let built: Promise<string> | undefined;
 /**
  * Bundles `test/fixtures/child-server.ts` (the server from its sources, the workspace packages
  * from their builds) into `node_modules/.cache/server-test/child-server.js`, once per test process.
+ * Test files run in several processes at once, each building it: each builds in a folder of its
+ * own and renames the bundle into place, so that a child never starts from a file half written.
  */
 export function buildChild(): Promise<string> {
   built ??= (async () => {
-    mkdirSync(outDir, { recursive: true });
+    const own = join(outDir, `.build-${process.pid}`);
+    mkdirSync(own, { recursive: true });
     const { build } = await import('tsup');
     await build({
       entry: { 'child-server': join(root, 'test', 'fixtures', 'child-server.ts') },
-      outDir,
+      outDir: own,
       format: ['esm'],
       platform: 'node',
       target: 'node20',
@@ -32,6 +35,8 @@ export function buildChild(): Promise<string> {
       external: ['better-sqlite3', 'pg'],
       noExternal: [/^@wai-steering\//],
     });
+    renameSync(join(own, 'child-server.js'), join(outDir, 'child-server.js'));
+    rmSync(own, { recursive: true, force: true });
     return join(outDir, 'child-server.js');
   })();
   return built;
