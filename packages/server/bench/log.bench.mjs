@@ -198,7 +198,10 @@ async function costOfTheLog() {
   }
   console.log(`(a) the logged server's store: ${stats.store.decisions} decisions`);
   const serverUs = median(servers['no log'].cpu);
-  const rate = Math.max(100, Math.round(median(servers.log.rps)));
+  // LOG_BENCH_RATE: batches of that many entries instead (to compare runs whose rates differ).
+  const rate = Number(
+    process.env.LOG_BENCH_RATE ?? Math.max(100, Math.round(median(servers.log.rps))),
+  );
 
   // (a, in parts) The append: group commits of 16 decisions of the served shape (a tail of 135
   // bytes, an evidence set of 36 records), with and without it, alternating.
@@ -285,7 +288,7 @@ try {
   if (costs) await costOfTheLog();
 
   // (b) Integration, on SQLite then PostgreSQL, with the writer's SHA-256 as a server has it
-  // (hash-wasm's, instantiated asynchronously: the store's calls alone never let it finish).
+  // (WebAssembly, instantiated asynchronously: the store's calls alone never let it finish).
   await writerHashReady;
   const set = new Uint8Array(97 + 35);
   set[96] = 1;

@@ -28,6 +28,7 @@ export {
   integrate,
   type LogState,
   type TileData,
+  type TreeHashing,
 } from './integrate.js';
 export {
   type ConsistencyInput,

@@ -3,7 +3,7 @@
 // that a server can keep it in one transaction with the checkpoint it signs.
 import { type CryptoBackend, getBackend } from '@wai-steering/wire';
 import { readEntryBundle } from './entries.js';
-import { checkU64, foldRight, HASH_SIZE, hashChildren, subtreeInTile } from './internal/hash.js';
+import { checkU64, foldRight, HASH_SIZE, subtreeInTile } from './internal/hash.js';
 import { emptyRoot } from './merkle.js';
 import { TILE_WIDTH, type Tile, tilePath } from './tiles.js';
 
@@ -112,7 +112,7 @@ const TILE_BYTES = TILE_WIDTH * HASH_SIZE;
 export function integrate(
   state: LogState,
   entries: readonly Uint8Array[],
-  backend?: CryptoBackend,
+  backend?: CryptoBackend & Partial<TreeHashing>,
 ): Integration {
   const b = backend ?? getBackend();
   const from = edgeOf(state, b);
@@ -144,24 +144,9 @@ export function integrate(
   const tiles: TileData[] = [];
   const bundles: TileData[] = [];
   const touched: boolean[] = [];
-  const leafHashes: Uint8Array[] = new Array(entries.length);
-  let scratch = new Uint8Array(64);
-  // The view of the scratch hashed, kept while the entries' length stays the same (a log's
-  // entries usually all have one length).
-  let input = scratch.subarray(0, 1);
 
   for (let i = 0; i < entries.length; i++) {
     const entry = entries[i]!;
-    // RFC 6962 §2.1: the leaf hash, SHA-256(0x00 ‖ entry), in a buffer reused across entries.
-    if (input.length !== entry.length + 1) {
-      if (scratch.length < entry.length + 1) scratch = new Uint8Array(2 * (entry.length + 1));
-      input = scratch.subarray(0, entry.length + 1);
-    }
-    scratch[0] = 0x00;
-    scratch.set(entry, 1);
-    const leaf = b.sha256(input);
-    leafHashes[i] = leaf;
-
     // tlog-tiles: the entry, big-endian u16 length-prefixed, at the end of the partial bundle.
     if (!bundle.owned) {
       bundle.store = own(bundle.store, bundle.used);
@@ -190,47 +175,119 @@ export function integrate(
       bundle.used = 0;
       bundle.count = 0;
     }
+  }
 
-    // The new hash climbs while it completes a tile: a full tile's MTH is a hash of the level above.
-    let hash = leaf;
-    for (let level = 0; ; level++) {
-      if (levels[level] === undefined) {
-        levels[level] = {
-          store: { bytes: new Uint8Array(TILE_BYTES), used: 0 },
-          count: 0,
-          stack: [],
-          owned: true,
-        };
+  // RFC 6962 §2.1: the leaf hashes, SHA-256(0x00 ‖ entry), of each run of entries of one length
+  // in one call (a log's entries usually all have one length).
+  const hashing = treeHashingOf(b);
+  const leaves = new Uint8Array(entries.length * HASH_SIZE);
+  for (let i = 0; i < entries.length; ) {
+    const length = entries[i]!.length;
+    let j = i + 1;
+    while (j < entries.length && entries[j]!.length === length) j++;
+    const run = new Uint8Array((j - i) * length);
+    for (let k = i; k < j; k++) run.set(entries[k]!, (k - i) * length);
+    leaves.set(hashesOf(hashing.leafHashes(run, j - i, length), j - i), i * HASH_SIZE);
+    i = j;
+  }
+
+  // Level by level, the new hashes of the level (its leaves, then the full tiles' MTHs of the
+  // level below) appended after its partial tile: each height's nodes hashed in one call.
+  let hashes: Uint8Array = leaves;
+  let added = entries.length;
+  let before = start; // the hashes of this level before the batch: ⌊start / 256^level⌋
+  for (let level = 0; added > 0; level++) {
+    if (levels[level] === undefined) {
+      levels[level] = {
+        store: { bytes: new Uint8Array(TILE_BYTES), used: 0 },
+        count: 0,
+        stack: [],
+        owned: true,
+      };
+    }
+    const l = levels[level]!;
+    touched[level] = true;
+    // Positions from the partial tile's first hash: the old hashes are [0, old), the new ones
+    // [old, total). `nodes[h]` holds the hashes of the aligned blocks [j·2^h, (j+1)·2^h) that
+    // end in (old, total], j from ⌊old / 2^h⌋: the blocks the batch completed. A block never
+    // crosses a tile (2^h ≤ 256), and a full tile's MTH is its block of height 8.
+    const old = l.count;
+    const total = old + added;
+    const nodes: Uint8Array[] = [hashes];
+    for (let h = 1; h <= 8; h++) {
+      const first = old >> h;
+      const count = (total >> h) - first;
+      if (count <= 0) break; // and so at every height above
+      const below = nodes[h - 1]!;
+      const firstBelow = old >> (h - 1);
+      const pairs = new Uint8Array(count * 2 * HASH_SIZE);
+      let j = first;
+      if (2 * first < firstBelow) {
+        // The left child is old: the partial tile's complete subtree of width 2^(h−1).
+        pairs.set(stackHash(l.stack, 1 << (h - 1)), 0);
+        pairs.set(below.subarray(0, HASH_SIZE), HASH_SIZE);
+        j++;
       }
-      const l = levels[level]!;
+      // The children 2j and 2j + 1 of the other nodes lie one after the other below.
+      const from = (2 * j - firstBelow) * HASH_SIZE;
+      pairs.set(
+        below.subarray(from, from + (first + count - j) * 2 * HASH_SIZE),
+        (j - first) * 2 * HASH_SIZE,
+      );
+      nodes.push(hashesOf(hashing.nodeHashes(pairs, count), count));
+    }
+
+    // The tiles: the old hashes then the new ones, a full tile every 256.
+    const full = total >> 8;
+    const rest = total & 255;
+    const firstTile = before >> 8n;
+    for (let k = 0; k < full; k++) {
+      let data: Uint8Array;
+      if (k === 0) {
+        data = new Uint8Array(TILE_BYTES);
+        data.set(l.store.bytes.subarray(0, old * HASH_SIZE));
+        data.set(hashes.subarray(0, (TILE_WIDTH - old) * HASH_SIZE), old * HASH_SIZE);
+      } else {
+        const from = (k * TILE_WIDTH - old) * HASH_SIZE;
+        data = hashes.slice(from, from + TILE_BYTES);
+      }
+      const tile: Tile = { level, index: firstTile + BigInt(k), width: TILE_WIDTH };
+      tiles.push({ tile, path: tilePath(tile), data });
+    }
+    if (full === 0) {
       if (!l.owned) {
-        l.store = own(l.store, l.count * HASH_SIZE);
+        l.store = own(l.store, old * HASH_SIZE);
         l.owned = true;
       }
-      l.store.bytes.set(hash, l.count * HASH_SIZE);
-      l.count++;
-      l.store.used = l.count * HASH_SIZE;
-      touched[level] = true;
-      // Merge equal neighbours: the subtrees of the tile stay complete and maximal.
-      let top: Subtree = { width: 1, hash };
-      while (l.stack.length > 0 && l.stack[l.stack.length - 1]!.width === top.width) {
-        const left = l.stack.pop()!;
-        top = { width: 2 * top.width, hash: hashChildren(left.hash, top.hash, b) };
-      }
-      l.stack.push(top);
-      if (l.count < TILE_WIDTH) break;
-      // A full tile: its MTH is the one subtree left.
-      const tile: Tile = {
-        level,
-        index: (start + BigInt(i)) >> BigInt(8 * (level + 1)),
-        width: TILE_WIDTH,
-      };
-      tiles.push({ tile, path: tilePath(tile), data: l.store.bytes.slice() });
-      hash = l.stack[0]!.hash;
-      l.store = { bytes: new Uint8Array(TILE_BYTES), used: 0 };
-      l.count = 0;
-      l.stack = [];
+      l.store.bytes.set(hashes.subarray(0, added * HASH_SIZE), old * HASH_SIZE);
+    } else {
+      const bytes = new Uint8Array(TILE_BYTES);
+      bytes.set(hashes.subarray((total - rest - old) * HASH_SIZE, added * HASH_SIZE));
+      l.store = { bytes, used: 0 };
+      l.owned = true;
     }
+    l.count = rest;
+    l.store.used = rest * HASH_SIZE;
+
+    // The new partial tile's complete subtrees: its hashes' binary counter, widest first.
+    const stack: Subtree[] = [];
+    let at = total - rest;
+    for (let h = 7; h >= 0; h--) {
+      const width = 1 << h;
+      if ((rest & width) === 0) continue;
+      if (at + width <= old) {
+        stack.push({ width, hash: stackHash(l.stack, width) });
+      } else {
+        const i = ((at >> h) - (old >> h)) * HASH_SIZE;
+        stack.push({ width, hash: nodes[h]!.subarray(i, i + HASH_SIZE) });
+      }
+      at += width;
+    }
+    l.stack = stack;
+
+    hashes = full > 0 ? nodes[8]! : new Uint8Array(0);
+    added = full;
+    before >>= 8n;
   }
   const size = start + BigInt(entries.length);
 
@@ -271,7 +328,75 @@ export function integrate(
   };
   const next = { size, partialTiles: Object.freeze(partialTiles), partialBundle };
   Object.defineProperty(next, EDGE, { value: edge });
-  return { state: Object.freeze(next), size, root, leafHashes, tiles, bundles };
+  let leafHashes: Uint8Array[] | undefined;
+  return {
+    state: Object.freeze(next),
+    size,
+    root,
+    // Made when read: a view of each leaf hash costs more than its share of the hashing.
+    get leafHashes() {
+      leafHashes ??= Array.from({ length: entries.length }, (_, i) =>
+        leaves.subarray(i * HASH_SIZE, (i + 1) * HASH_SIZE),
+      );
+      return leafHashes;
+    },
+    tiles,
+    bundles,
+  };
+}
+
+/**
+ * RFC 6962 hashes of many messages in one call, which a backend may offer beside `sha256`:
+ * where a call costs more than the one or two blocks a leaf or a node hashes, {@link integrate}
+ * hashes its leaves, and each height's nodes, in one call each. Both give new arrays.
+ */
+export interface TreeHashing {
+  /**
+   * The leaf hashes SHA-256(0x00 ‖ entry) of `count` entries of `length` bytes each, one after
+   * the other in `entries`: 32 × `count` bytes.
+   */
+  leafHashes(entries: Uint8Array, count: number, length: number): Uint8Array;
+  /**
+   * The node hashes SHA-256(0x01 ‖ left ‖ right) of `count` pairs of 32-byte hashes, one after
+   * the other in `pairs` (left, then right): 32 × `count` bytes.
+   */
+  nodeHashes(pairs: Uint8Array, count: number): Uint8Array;
+}
+
+/** The backend's batch hashing, else one `sha256` call a message. */
+function treeHashingOf(b: CryptoBackend & Partial<TreeHashing>): TreeHashing {
+  if (typeof b.leafHashes === 'function' && typeof b.nodeHashes === 'function') {
+    return b as TreeHashing;
+  }
+  const each = (prefix: number, data: Uint8Array, count: number, length: number) => {
+    const out = new Uint8Array(count * HASH_SIZE);
+    const message = new Uint8Array(1 + length);
+    message[0] = prefix;
+    for (let i = 0; i < count; i++) {
+      message.set(data.subarray(i * length, (i + 1) * length), 1);
+      out.set(b.sha256(message), i * HASH_SIZE);
+    }
+    return out;
+  };
+  return {
+    leafHashes: (entries, count, length) => each(0x00, entries, count, length),
+    nodeHashes: (pairs, count) => each(0x01, pairs, count, 2 * HASH_SIZE),
+  };
+}
+
+/** A backend's batch of `count` hashes, checked for its length. */
+function hashesOf(bytes: Uint8Array, count: number): Uint8Array {
+  if (!(bytes instanceof Uint8Array) || bytes.length !== count * HASH_SIZE) {
+    throw new TypeError(`integrate: the backend gave no ${count} hashes of 32 bytes`);
+  }
+  return bytes;
+}
+
+/** The hash of the complete subtree of `width` hashes in a partial tile's stack. */
+function stackHash(stack: readonly Subtree[], width: number): Uint8Array {
+  const found = stack.find((t) => t.width === width);
+  if (found === undefined) throw new Error(`integrate: no subtree of width ${width} on the edge`);
+  return found.hash;
 }
 
 /** The edge of a state: kept on it when `integrate` made it, else read from it (and checked). */

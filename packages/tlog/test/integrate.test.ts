@@ -195,4 +195,51 @@ describe('integrate', () => {
     const read = readEntryBundle(r.bundles[0]!.data, 3);
     expect(read.ok && read.value.map(hex)).toEqual(odd.map(hex));
   });
+
+  it('hashes a backend’s batches alike: a call for each run of leaves and each height of nodes', () => {
+    const calls = { leaves: 0, nodes: 0 };
+    const batching = {
+      ...nobleBackend,
+      leafHashes(data: Uint8Array, count: number, length: number) {
+        calls.leaves++;
+        const out = new Uint8Array(32 * count);
+        for (let i = 0; i < count; i++)
+          out.set(sha256(Uint8Array.of(0), data.subarray(i * length, (i + 1) * length)), 32 * i);
+        return out;
+      },
+      nodeHashes(pairs: Uint8Array, count: number) {
+        calls.nodes++;
+        const out = new Uint8Array(32 * count);
+        for (let i = 0; i < count; i++)
+          out.set(sha256(Uint8Array.of(1), pairs.subarray(64 * i, 64 * i + 64)), 32 * i);
+        return out;
+      },
+    };
+    // Batches of sizes that start and end anywhere in a tile, onto states made both ways.
+    const cuts = [0, 1, 2, 255, 256, 257, 700, 65_535, 65_536, 65_537, 66_000, SIZE];
+    let batched = emptyLogState();
+    let single = emptyLogState();
+    for (let k = 1; k < cuts.length; k++) {
+      const batch = leaves.slice(cuts[k - 1]!, cuts[k]!);
+      calls.leaves = 0;
+      calls.nodes = 0;
+      const a = integrate(batched, batch, batching);
+      const b = integrate(single, batch, nobleBackend);
+      expect(hex(a.root)).toEqual(hex(rootOf(leafHashes.slice(0, cuts[k]!))));
+      expect(hex(a.root)).toEqual(hex(b.root));
+      expect(a.tiles.map((t) => [t.path, hex(t.data)])).toEqual(
+        b.tiles.map((t) => [t.path, hex(t.data)]),
+      );
+      expect(a.leafHashes.map(hex)).toEqual(leafHashes.slice(cuts[k - 1]!, cuts[k]!).map(hex));
+      expect(calls.leaves).toBe(1);
+      // At most 8 heights a level, and a level above each 256 of the one below.
+      expect(calls.nodes).toBeLessThanOrEqual(
+        8 * Math.ceil(Math.log(batch.length + 1) / Math.log(256) + 1),
+      );
+      batched = a.state;
+      single = b.state;
+    }
+    const wrong = { ...batching, nodeHashes: () => new Uint8Array(31) };
+    expect(() => integrate(emptyLogState(), leaves.slice(0, 2), wrong)).toThrow(TypeError);
+  });
 });

@@ -117,8 +117,8 @@ export class DecisionLog {
             backend: o.backend,
             ...(o.log === undefined ? {} : { log: o.log }),
           });
-    // The writer hashes with hash-wasm's SHA-256 once it is instantiated (`plan.ts`; node:crypto
-    // until then, the same digests); the key signs as given.
+    // The writer hashes with its WebAssembly SHA-256 once it is instantiated (`plan.ts`;
+    // node:crypto until then, the same digests); the key signs as given.
     await writerHashReady;
     const integrator = new LogIntegrator({
       store: o.store,

@@ -14,48 +14,71 @@ import {
   leafHash,
   type NoteSigner,
   signCheckpoint,
+  type TreeHashing,
 } from '@wai-steering/tlog';
 import { bytesEqual, type CryptoBackend } from '@wai-steering/wire';
 import { nodeBackend } from '@wai-steering/wire/node';
-import { createSHA256, type IHasher } from 'hash-wasm';
 import type { LogPlan, LogPlanInput } from '../store/store.js';
+import { type WasmSha256, wasmSha256 } from './sha256/index.js';
 
 /**
- * The writer's SHA-256 once made: hash-wasm's (WebAssembly), whose instantiation is
- * asynchronous, so it is made at import and `node:crypto`'s one-shot `hash` answers until then
- * (and for good where WebAssembly is unavailable). Both give the same digests; the writer hashes
- * two small inputs an entry (its leaf, 41 bytes, and about one node, 65), where `hash`'s cost is
- * its call rather than its one or two blocks: hash-wasm's `init`, `update`, `digest` cost about
- * half of it (`bench/log.bench.mjs`), and SHA-256 was over 40% of the integration's CPU.
+ * The writer's SHA-256 once made: `sha256/` (WebAssembly), whose instantiation is asynchronous,
+ * so it is made at import and `node:crypto`'s one-shot `hash` answers until then (and for good
+ * where WebAssembly is unavailable). Both give the same digests. The writer hashes two small
+ * messages an entry (its leaf, 41 bytes, and about one node, 65), where a call of `hash` or of
+ * hash-wasm costs more than the one or two blocks it hashes; the module hashes a batch's leaves,
+ * and each height's nodes, in one call (`TreeHashing`, docs/performance.md).
  */
-let wasmSha256: IHasher | undefined;
+let wasm: WasmSha256 | undefined;
 
-/** Settles once the writer's SHA-256 is hash-wasm's, or its instantiation failed. */
-export const writerHashReady: Promise<void> = createSHA256().then(
+/** Settles once the writer's SHA-256 is the WebAssembly module's, or its instantiation failed. */
+export const writerHashReady: Promise<void> = wasmSha256().then(
   (h) => {
-    wasmSha256 = h;
+    wasm = h;
   },
   () => {},
 );
 
 /**
- * `@wai-steering/wire`'s Node backend with the log writer's SHA-256: hash-wasm's once
- * instantiated (`writerHashReady`), else `node:crypto`'s one-shot `hash` without a copy (a
- * Buffer, a Uint8Array the writer keeps as it is). Each call gives a new array of its own.
+ * `@wai-steering/wire`'s Node backend with the log writer's SHA-256 and batch hashing: the
+ * WebAssembly module's once instantiated (`writerHashReady`), else `node:crypto`'s one-shot
+ * `hash` without a copy (a Buffer, a Uint8Array the writer keeps as it is). Each call gives a
+ * new array of its own.
  */
-export const writerBackend: CryptoBackend = Object.freeze({
+export const writerBackend: CryptoBackend & TreeHashing = Object.freeze({
   ...nodeBackend,
   sha256: (data: Uint8Array): Uint8Array =>
-    wasmSha256 === undefined
-      ? hash('sha256', data, 'buffer')
-      : wasmSha256.init().update(data).digest('binary'),
+    wasm === undefined || data.length > 65_536 ? hash('sha256', data, 'buffer') : wasm.sha256(data),
+  leafHashes: (entries: Uint8Array, count: number, length: number): Uint8Array =>
+    wasm === undefined
+      ? prefixedOneByOne(0x00, entries, count, length)
+      : wasm.leafHashes(entries, count, length),
+  nodeHashes: (pairs: Uint8Array, count: number): Uint8Array =>
+    wasm === undefined ? prefixedOneByOne(0x01, pairs, count, 64) : wasm.nodeHashes(pairs, count),
 });
+
+/** SHA-256(prefix ‖ message) of `count` messages of `length` bytes, a `hash` call each. */
+function prefixedOneByOne(
+  prefix: number,
+  data: Uint8Array,
+  count: number,
+  length: number,
+): Uint8Array {
+  const out = new Uint8Array(count * 32);
+  const message = new Uint8Array(1 + length);
+  message[0] = prefix;
+  for (let i = 0; i < count; i++) {
+    message.set(data.subarray(i * length, (i + 1) * length), 1);
+    out.set(hash('sha256', message, 'buffer'), i * 32);
+  }
+  return out;
+}
 
 /** What signs the checkpoints: the log's origin and the steering key as a note signer. */
 export interface LogSigning {
   readonly origin: string;
   readonly signer: NoteSigner;
-  readonly backend?: CryptoBackend;
+  readonly backend?: CryptoBackend & Partial<TreeHashing>;
 }
 
 /**

@@ -149,7 +149,7 @@ describe('stateOf', () => {
 });
 
 describe('writerBackend', () => {
-  it('hashes as node:crypto does, into a new array each time, once hash-wasm is instantiated', async () => {
+  it('hashes as node:crypto does, into a new array each time, once its WebAssembly is instantiated', async () => {
     await writerHashReady;
     fc.assert(
       fc.property(
