@@ -13,7 +13,7 @@ import {
 } from '@wai-steering/tlog';
 import { nodeBackend } from '@wai-steering/wire/node';
 import fc from 'fast-check';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { planIntegration, stateOf, writerBackend, writerHashReady } from '../../src/log/plan.js';
 import type { LogHead, LogPlanInput } from '../../src/store/store.js';
 import { TEST_ORIGIN, testSigning } from '../helpers/log.js';
@@ -168,6 +168,34 @@ describe('writerBackend', () => {
         },
       ),
     );
+  });
+
+  it('hashes leaves and nodes with node:crypto where WebAssembly is unavailable', async () => {
+    vi.resetModules();
+    vi.stubGlobal('WebAssembly', undefined);
+    try {
+      const plan = await import('../../src/log/plan.js');
+      await plan.writerHashReady;
+      const entries = new Uint8Array(3 * 40).map((_, i) => i);
+      const pairs = new Uint8Array(2 * 64).map((_, i) => 255 - i);
+      const leaves = plan.writerBackend.leafHashes(entries, 3, 40);
+      const nodes = plan.writerBackend.nodeHashes(pairs, 2);
+      const sha = (p: number, m: Uint8Array) =>
+        new Uint8Array(createHash('sha256').update(Uint8Array.of(p)).update(m).digest());
+      for (let i = 0; i < 3; i++) {
+        expect(leaves.subarray(32 * i, 32 * i + 32)).toEqual(
+          sha(0, entries.subarray(40 * i, 40 * i + 40)),
+        );
+      }
+      for (let i = 0; i < 2; i++) {
+        expect(nodes.subarray(32 * i, 32 * i + 32)).toEqual(
+          sha(1, pairs.subarray(64 * i, 64 * i + 64)),
+        );
+      }
+    } finally {
+      vi.unstubAllGlobals();
+      vi.resetModules();
+    }
   });
 
   it('gives the plans node:crypto gives: the same root, tiles, bundles and checkpoint', async () => {
