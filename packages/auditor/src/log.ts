@@ -16,6 +16,7 @@ import {
   parseNote,
   parseTlogProof,
   SIGNATURE_TYPE,
+  type TreeHashing,
   type VerifierKey,
   verifierKey,
   verifyTlogProof,
@@ -236,7 +237,12 @@ export class ArchiveLog {
     checkpointText: string,
     ctx: RoomContext,
     private readonly span: LogSpan,
-    options: { readonly origin?: string; readonly backend?: CryptoBackend } = {},
+    options: {
+      readonly origin?: string;
+      readonly backend?: CryptoBackend;
+      /** Batch hashing for the entries' root (`wasmTreeHashing` of `@wai-steering/tlog`). */
+      readonly hashing?: TreeHashing;
+    } = {},
   ) {
     this.backend = options.backend ?? getBackend();
     const opened = openRoomCheckpoint(checkpointText, ctx, options);
@@ -244,17 +250,21 @@ export class ArchiveLog {
     this.origin = opened.value.checkpoint.origin;
     this.size = opened.value.checkpoint.size;
     this.root = opened.value.checkpoint.root;
-    this.builder = new RootBuilder(this.backend);
+    this.builder = new RootBuilder(
+      options.hashing === undefined ? this.backend : { ...this.backend, ...options.hashing },
+    );
   }
 
   /** Entries in log order, `bytes` a whole number of 40-byte entries. */
   add(bytes: Uint8Array): void {
     if (bytes.length % ENTRY_LENGTH !== 0)
       throw new TypeError('ArchiveLog.add: give whole entries');
-    for (let o = 0; o < bytes.length; o += ENTRY_LENGTH) {
+    const first = Number(this.builder.size);
+    const entries: Uint8Array[] = new Array(bytes.length / ENTRY_LENGTH);
+    for (let o = 0, i = 0; o < bytes.length; o += ENTRY_LENGTH, i++) {
       const entry = bytes.subarray(o, o + ENTRY_LENGTH);
-      const index = Number(this.builder.size);
-      this.builder.add(entry);
+      entries[i] = entry;
+      const index = first + i;
       const t = tOf(entry);
       if (t >= this.span.from && t < this.span.to) {
         const key = entryKeyOf(entry);
@@ -262,6 +272,7 @@ export class ArchiveLog {
         if (!this.inSpan.has(key)) this.inSpan.set(key, index);
       }
     }
+    this.builder.add(entries);
   }
 
   /**

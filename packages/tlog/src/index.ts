@@ -101,6 +101,7 @@ export {
   tilePath,
   tilesOf,
 } from './tiles.js';
+export { type WasmTreeHashing, wasmTreeHashing } from './tree-hashing.js';
 export {
   type AddCheckpointAnswer,
   type AddCheckpointContext,

@@ -7,6 +7,7 @@
  */
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
+import { wasmTreeHashing } from '@wai-steering/tlog';
 import { nodeBackend } from '@wai-steering/wire/node';
 import { ARCHIVE_FILES, ArchiveError, type ArchiveMeta } from '../archive.js';
 import { Audit, type AuditResult, type AuditSink, auditJsonParts, findingJson } from '../audit.js';
@@ -101,7 +102,11 @@ async function runAudit(
     );
   }
   const jobs = Math.max(1, Math.min(options.jobs ?? 1, Math.max(64, availableParallelism())));
-  const log = m.checkpoint === null ? undefined : readArchiveLog(dir, m, options.roomId);
+  // The entries' root with SHA-256 in WebAssembly, a batch a call; node:crypto where it is missing.
+  const log =
+    m.checkpoint === null
+      ? undefined
+      : readArchiveLog(dir, m, options.roomId, await wasmTreeHashing().catch(() => undefined));
   const audit = new Audit(m, {
     ...(log === undefined ? {} : { log }),
     roomId: options.roomId,

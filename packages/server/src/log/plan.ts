@@ -15,24 +15,25 @@ import {
   type NoteSigner,
   signCheckpoint,
   type TreeHashing,
+  type WasmTreeHashing,
+  wasmTreeHashing,
 } from '@wai-steering/tlog';
 import { bytesEqual, type CryptoBackend } from '@wai-steering/wire';
 import { nodeBackend } from '@wai-steering/wire/node';
 import type { LogPlan, LogPlanInput } from '../store/store.js';
-import { type WasmSha256, wasmSha256 } from './sha256/index.js';
 
 /**
- * The writer's SHA-256 once made: `sha256/` (WebAssembly), whose instantiation is asynchronous,
- * so it is made at import and `node:crypto`'s one-shot `hash` answers until then (and for good
- * where WebAssembly is unavailable). Both give the same digests. The writer hashes two small
+ * The writer's SHA-256 once made: `wasmTreeHashing` of `@wai-steering/tlog` (WebAssembly), whose
+ * instantiation is asynchronous, so it is made at import and `node:crypto`'s one-shot `hash`
+ * answers until then (and for good where WebAssembly is unavailable). Both give the same digests. The writer hashes two small
  * messages an entry (its leaf, 41 bytes, and about one node, 65), where a call of `hash` or of
  * hash-wasm costs more than the one or two blocks it hashes; the module hashes a batch's leaves,
  * and each height's nodes, in one call (`TreeHashing`, docs/performance.md).
  */
-let wasm: WasmSha256 | undefined;
+let wasm: WasmTreeHashing | undefined;
 
 /** Settles once the writer's SHA-256 is the WebAssembly module's, or its instantiation failed. */
-export const writerHashReady: Promise<void> = wasmSha256().then(
+export const writerHashReady: Promise<void> = wasmTreeHashing().then(
   (h) => {
     wasm = h;
   },

@@ -5,6 +5,7 @@
  */
 import { closeSync } from 'node:fs';
 import { join } from 'node:path';
+import type { TreeHashing } from '@wai-steering/tlog';
 import { nodeBackend } from '@wai-steering/wire/node';
 import { ARCHIVE_FILES, ArchiveError, type ArchiveMeta } from '../../archive.js';
 import { ArchiveLog, type LogSpan } from '../../log.js';
@@ -46,7 +47,12 @@ export function* logEntryChunks(path: string): Generator<Uint8Array> {
  * The archive's log, checked before any decision: the checkpoint signed by a key of the room
  * under its origin (archive.json's), and the root of `log-entries.bin` the checkpoint's.
  */
-export function readArchiveLog(dir: string, m: ArchiveMaterials, roomId: Uint8Array): ArchiveLog {
+export function readArchiveLog(
+  dir: string,
+  m: ArchiveMaterials,
+  roomId: Uint8Array,
+  hashing?: TreeHashing,
+): ArchiveLog {
   const ctx = openPinnedRoom(m.room, m.keyLog, roomId, nodeBackend);
   const path = join(dir, ARCHIVE_FILES.logEntries);
   let log: ArchiveLog;
@@ -54,6 +60,7 @@ export function readArchiveLog(dir: string, m: ArchiveMaterials, roomId: Uint8Ar
     log = new ArchiveLog(m.checkpoint!, ctx, spanOfMeta(m.meta), {
       ...(m.meta.log === undefined ? {} : { origin: m.meta.log.origin }),
       backend: nodeBackend,
+      ...(hashing === undefined ? {} : { hashing }),
     });
   } catch (e) {
     if (e instanceof ArchiveError) throw new ArchiveError(join(dir, e.message));

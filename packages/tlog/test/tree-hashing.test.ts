@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { wasmSha256 } from '../../../src/log/sha256/index.js';
+import { wasmTreeHashing } from '../src/index.js';
 
-const h = await wasmSha256();
+const h = await wasmTreeHashing();
 
 const sha256 = (...parts: Uint8Array[]): Uint8Array => {
   const hash = createHash('sha256');
@@ -21,7 +21,7 @@ const messages = (maxLength: number, maxCount: number) =>
         .map((data) => ({ data, length, count })),
     );
 
-describe('the writer’s WebAssembly SHA-256', () => {
+describe('wasmTreeHashing', () => {
   it('hashes one message as node:crypto does, every length of one and two blocks of padding', () => {
     for (let length = 0; length <= 200; length++) {
       const data = new Uint8Array(length).map((_, i) => (i * 131 + length) & 0xff);

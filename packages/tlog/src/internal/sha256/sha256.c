@@ -1,9 +1,10 @@
 /*
- * SHA-256 (FIPS 180-4) for the decision log's writer, compiled to WebAssembly
- * (`build.sh`, into `module.ts`): the RFC 6962 hashes of a whole batch in one call, four
- * messages at a time with 128-bit SIMD. hash-wasm and node:crypto hash one message a call, and
- * for the writer's 41- and 65-byte messages the call costs as much as the hashing
- * (docs/performance.md). Checked against node:crypto in `test/log/sha256/index.test.ts`.
+ * SHA-256 (FIPS 180-4) for a log's writer and its checkers, compiled to WebAssembly by
+ * `build.sh` into `module.ts` (used through `../../tree-hashing.ts`): the RFC 6962 hashes of a
+ * whole batch in one call, four messages at a time with 128-bit SIMD. node:crypto, hash-wasm and
+ * @noble/hashes hash one message a call, and for RFC 6962's 41- and 65-byte messages the call
+ * costs as much as the hashing (docs/performance.md). Checked against node:crypto in
+ * `test/tree-hashing.test.ts`.
  *
  * Memory: the caller writes its messages at `input()` and reads the digests at `output()`.
  */
