@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // Adds up the `test-results.json` each package's test run writes, and prints one closing line:
-// "Tests: N passed, M failed". Exits non-zero when a test failed or no test ran.
+// "Tests: N passed, M failed". Exits non-zero when a test failed or no test ran, or a run failed
+// outside its tests (a hook such as `beforeAll` that threw: its tests count as skipped).
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
@@ -14,6 +15,7 @@ const dirs = [
 let passed = 0;
 let failed = 0;
 let skipped = 0;
+const failedRuns = [];
 for (const dir of dirs) {
   const file = join(dir, 'test-results.json');
   if (!existsSync(file)) continue;
@@ -21,9 +23,13 @@ for (const dir of dirs) {
   passed += r.numPassedTests ?? 0;
   failed += r.numFailedTests ?? 0;
   skipped += (r.numPendingTests ?? 0) + (r.numTodoTests ?? 0);
+  const outside = r.success === false && (r.numFailedTests ?? 0) === 0;
+  if (outside) failedRuns.push(dir.slice(root.length));
   console.log(
-    `  ${dir.slice(root.length)}: ${r.numPassedTests} passed, ${r.numFailedTests} failed`,
+    `  ${dir.slice(root.length)}: ${r.numPassedTests} passed, ${r.numFailedTests} failed${outside ? `; the run failed outside its tests (${r.numFailedTestSuites} suite(s))` : ''}`,
   );
 }
-console.log(`Tests: ${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}`);
-process.exit(failed > 0 || passed === 0 ? 1 : 0);
+console.log(
+  `Tests: ${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}${failedRuns.length > 0 ? `; failed outside a test: ${failedRuns.join(', ')}` : ''}`,
+);
+process.exit(failed > 0 || passed === 0 || failedRuns.length > 0 ? 1 : 0);
