@@ -7,6 +7,9 @@
 //
 //   node bench/integrate.bench.mjs   (BENCH_ROUNDS, BENCH_SECONDS, BENCH_CLOCK, BENCH_NOBLE=0 to skip noble)
 //
+// Backends: node:crypto's (a call a hash), the same with `wasmTreeHashing` (a batch's leaves, and
+// each height's nodes, a call), and noble's (portable JavaScript).
+//
 // The raw baseline hashes what `integrate` hashes, counted over the whole run of batches by a
 // backend that counts: each entry's 0x00 ‖ entry, and the node inputs (65 bytes) of a batch on
 // average. Its ratio is raw µs / integrate µs: the share of raw hashing speed the writer keeps.
@@ -37,7 +40,11 @@ export async function benchIntegrate({
   rounds ??= run.rounds;
   seconds ??= run.seconds;
   const { clock } = run;
-  const { emptyLogState, encodeEntry, integrate } = await import(new URL('index.js', dist).href);
+  const { emptyLogState, encodeEntry, integrate, wasmTreeHashing } = await import(
+    new URL('index.js', dist).href
+  );
+  // The node backend with the WebAssembly batch hashing, as the server's writer has it.
+  const wasm = { ...nodeBackend, ...(await wasmTreeHashing()) };
 
   const entryAt = (i) => {
     const digest = new Uint8Array(32);
@@ -93,7 +100,7 @@ export async function benchIntegrate({
         current = integrate(current, batches[at++], backend).state;
       };
     };
-    const ops = { node: chain(nodeBackend) };
+    const ops = { node: chain(nodeBackend), 'node + wasmTreeHashing': chain(wasm) };
     if (noble) ops.noble = chain(nobleBackend);
     const batchSize = n >= 1000 ? 1 : n >= 100 ? 4 : 64;
     const got = compare(baseline, ops, { rounds, seconds, clock, batch: batchSize, warmup: 0.3 });

@@ -185,7 +185,7 @@ export function integrate(
     const length = entries[i]!.length;
     let j = i + 1;
     while (j < entries.length && entries[j]!.length === length) j++;
-    const run = new Uint8Array((j - i) * length);
+    const run = scratchOf(0, (j - i) * length);
     for (let k = i; k < j; k++) run.set(entries[k]!, (k - i) * length);
     leaves.set(hashesOf(hashing.leafHashes(run, j - i, length), j - i), i * HASH_SIZE);
     i = j;
@@ -220,7 +220,7 @@ export function integrate(
       if (count <= 0) break; // and so at every height above
       const below = nodes[h - 1]!;
       const firstBelow = old >> (h - 1);
-      const pairs = new Uint8Array(count * 2 * HASH_SIZE);
+      const pairs = scratchOf(1, count * 2 * HASH_SIZE);
       let j = first;
       if (2 * first < firstBelow) {
         // The left child is old: the partial tile's complete subtree of width 2^(h−1).
@@ -348,7 +348,8 @@ export function integrate(
 /**
  * RFC 6962 hashes of many messages in one call, which a backend may offer beside `sha256`:
  * where a call costs more than the one or two blocks a leaf or a node hashes, {@link integrate}
- * hashes its leaves, and each height's nodes, in one call each. Both give new arrays.
+ * hashes its leaves, and each height's nodes, in one call each. Both give new arrays, and keep
+ * nothing of their input (a buffer `integrate` reuses).
  */
 export interface TreeHashing {
   /**
@@ -363,25 +364,50 @@ export interface TreeHashing {
   nodeHashes(pairs: Uint8Array, count: number): Uint8Array;
 }
 
+/**
+ * Two buffers reused for what is hashed (a run of entries, a height's pairs): a backend hashes
+ * synchronously and keeps nothing of its input, and a new buffer of this size for each costs
+ * more than a small batch's hashing.
+ */
+const scratch = [new Uint8Array(4096), new Uint8Array(4096)];
+
+/** The first `bytes` bytes of scratch buffer `k`, grown as needed. */
+function scratchOf(k: 0 | 1, bytes: number): Uint8Array {
+  if (scratch[k]!.length < bytes)
+    scratch[k] = new Uint8Array(Math.max(bytes, 2 * scratch[k]!.length));
+  return scratch[k]!.subarray(0, bytes);
+}
+
+/** The batch hashing made for a backend without its own, per backend. */
+const oneByOne = new WeakMap<CryptoBackend, TreeHashing>();
+/** The message hashed, reused: the backends hash synchronously and keep nothing. */
+let message = new Uint8Array(1 + 2 * HASH_SIZE);
+
 /** The backend's batch hashing, else one `sha256` call a message. */
 function treeHashingOf(b: CryptoBackend & Partial<TreeHashing>): TreeHashing {
   if (typeof b.leafHashes === 'function' && typeof b.nodeHashes === 'function') {
     return b as TreeHashing;
   }
+  let made = oneByOne.get(b);
+  if (made !== undefined) return made;
   const each = (prefix: number, data: Uint8Array, count: number, length: number) => {
     const out = new Uint8Array(count * HASH_SIZE);
-    const message = new Uint8Array(1 + length);
-    message[0] = prefix;
+    if (message.length < 1 + length) message = new Uint8Array(1 + length);
+    const m = message.length === 1 + length ? message : message.subarray(0, 1 + length);
+    m[0] = prefix;
     for (let i = 0; i < count; i++) {
-      message.set(data.subarray(i * length, (i + 1) * length), 1);
-      out.set(b.sha256(message), i * HASH_SIZE);
+      // Copied byte by byte: a view of each message would cost more than its 40 or 64 bytes.
+      for (let j = 0, at = i * length; j < length; j++) m[1 + j] = data[at + j]!;
+      out.set(b.sha256(m), i * HASH_SIZE);
     }
     return out;
   };
-  return {
+  made = {
     leafHashes: (entries, count, length) => each(0x00, entries, count, length),
     nodeHashes: (pairs, count) => each(0x01, pairs, count, 2 * HASH_SIZE),
   };
+  oneByOne.set(b, made);
+  return made;
 }
 
 /** A backend's batch of `count` hashes, checked for its length. */
