@@ -42,23 +42,38 @@ export const writerHashReady: Promise<void> = wasmTreeHashing().then(
 
 /**
  * `@wai-steering/wire`'s Node backend with the log writer's SHA-256 and batch hashing: the
- * WebAssembly module's once instantiated (`writerHashReady`); until then (and for good where
- * WebAssembly is unavailable) `node:crypto`'s one-shot `hash` without a copy (a Buffer, a
- * Uint8Array the writer keeps as it is) and no batch hashing, so that `integrate` hashes a
- * `sha256` call a hash (the getters give `undefined`, which `integrate` takes as none). Each
- * call gives a new array of its own.
+ * WebAssembly module's once instantiated (`writerHashReady`), else `node:crypto`'s one-shot
+ * `hash` without a copy (a Buffer, a Uint8Array the writer keeps as it is). Each call gives a
+ * new array of its own.
  */
-export const writerBackend = Object.freeze({
+export const writerBackend: CryptoBackend & TreeHashing = Object.freeze({
   ...nodeBackend,
   sha256: (data: Uint8Array): Uint8Array =>
     wasm === undefined || data.length > 65_536 ? hash('sha256', data, 'buffer') : wasm.sha256(data),
-  get leafHashes() {
-    return wasm?.leafHashes;
-  },
-  get nodeHashes() {
-    return wasm?.nodeHashes;
-  },
-}) as CryptoBackend & Partial<TreeHashing>;
+  leafHashes: (entries: Uint8Array, count: number, length: number): Uint8Array =>
+    wasm === undefined
+      ? prefixedOneByOne(0x00, entries, count, length)
+      : wasm.leafHashes(entries, count, length),
+  nodeHashes: (pairs: Uint8Array, count: number): Uint8Array =>
+    wasm === undefined ? prefixedOneByOne(0x01, pairs, count, 64) : wasm.nodeHashes(pairs, count),
+});
+
+/** SHA-256(prefix ‖ message) of `count` messages of `length` bytes, a `hash` call each. */
+function prefixedOneByOne(
+  prefix: number,
+  data: Uint8Array,
+  count: number,
+  length: number,
+): Uint8Array {
+  const out = new Uint8Array(count * 32);
+  const message = new Uint8Array(1 + length);
+  message[0] = prefix;
+  for (let i = 0; i < count; i++) {
+    message.set(data.subarray(i * length, (i + 1) * length), 1);
+    out.set(hash('sha256', message, 'buffer'), i * 32);
+  }
+  return out;
+}
 
 /** What signs the checkpoints: the log's origin and the steering key as a note signer. */
 export interface LogSigning {

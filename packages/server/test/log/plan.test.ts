@@ -3,7 +3,6 @@
 
 import { createHash } from 'node:crypto';
 import {
-  emptyLogState,
   emptyRoot,
   encodeEntry,
   integrate,
@@ -177,22 +176,22 @@ describe('writerBackend', () => {
     try {
       const plan = await import('../../src/log/plan.js');
       await plan.writerHashReady;
-      // No batch hashing then: `integrate` hashes a `sha256` call (node:crypto's) a hash.
-      expect(plan.writerBackend.leafHashes).toBeUndefined();
-      expect(plan.writerBackend.nodeHashes).toBeUndefined();
-      const entries = [0, 1, 2].map((k) => new Uint8Array(40).map((_, i) => 40 * k + i));
-      const step = integrate(emptyLogState(), entries, plan.writerBackend);
-      const sha = (p: number, ...m: Uint8Array[]) => {
-        const h = createHash('sha256').update(Uint8Array.of(p));
-        for (const x of m) h.update(x);
-        return new Uint8Array(h.digest());
-      };
-      const leaves = entries.map((e) => sha(0, e));
+      const entries = new Uint8Array(3 * 40).map((_, i) => i);
+      const pairs = new Uint8Array(2 * 64).map((_, i) => 255 - i);
+      const leaves = plan.writerBackend.leafHashes(entries, 3, 40);
+      const nodes = plan.writerBackend.nodeHashes(pairs, 2);
+      const sha = (p: number, m: Uint8Array) =>
+        new Uint8Array(createHash('sha256').update(Uint8Array.of(p)).update(m).digest());
       for (let i = 0; i < 3; i++) {
-        expect(new Uint8Array(step.leafHashes[i]!)).toEqual(leaves[i]);
+        expect(leaves.subarray(32 * i, 32 * i + 32)).toEqual(
+          sha(0, entries.subarray(40 * i, 40 * i + 40)),
+        );
       }
-      // RFC 6962: MTH of 3 leaves = node(node(l0, l1), l2).
-      expect(new Uint8Array(step.root)).toEqual(sha(1, sha(1, leaves[0]!, leaves[1]!), leaves[2]!));
+      for (let i = 0; i < 2; i++) {
+        expect(nodes.subarray(32 * i, 32 * i + 32)).toEqual(
+          sha(1, pairs.subarray(64 * i, 64 * i + 64)),
+        );
+      }
     } finally {
       vi.unstubAllGlobals();
       vi.resetModules();
