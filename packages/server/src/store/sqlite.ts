@@ -79,7 +79,16 @@ try {
   parentPort.postMessage({ failed: String(e && e.message) });
   process.exit(0);
 }
-const run = () => { try { db.pragma('wal_checkpoint(PASSIVE)'); } catch {} };
+const run = () => {
+  try {
+    const r = db.pragma('wal_checkpoint(PASSIVE)')[0];
+    // A writer that never pauses keeps some frames uncopied at every passive checkpoint, and a WAL
+    // starts again from its beginning only after one that copied them all: so, past
+    // restartFrames, one that waits for the writer between two commits and copies the rest
+    // (little, after the passive one), after which the next commit writes from the WAL's start.
+    if (r !== undefined && r.log >= workerData.restartFrames) db.pragma('wal_checkpoint(RESTART)');
+  } catch {}
+};
 const timer = setInterval(run, workerData.intervalMs);
 parentPort.on('message', () => {
   clearInterval(timer);
@@ -97,7 +106,16 @@ function isBusy(e: unknown): boolean {
   return code === 'SQLITE_BUSY';
 }
 
-/** Past this size the WAL is checkpointed inline (RESTART), whatever the worker managed. */
+/**
+ * Past this many frames the checkpointer restarts the WAL (16 384: 64 MiB of 4 KiB pages), so
+ * that its file stays about that size under a steady load.
+ */
+const WAL_RESTART_FRAMES = 16_384;
+
+/**
+ * Past this size the WAL is checkpointed inline, and its file truncated, whatever the worker
+ * managed (a file restarted keeps its size: truncated, it is not found past the limit again).
+ */
 const WAL_LIMIT = 256 * 1024 * 1024;
 
 /**
@@ -303,6 +321,7 @@ export class SqliteStore implements SteeringStore {
           sqlite: createRequire(import.meta.url).resolve('better-sqlite3'),
           path,
           intervalMs: 250,
+          restartFrames: WAL_RESTART_FRAMES,
         },
       });
       this.worker.unref();
@@ -1462,7 +1481,7 @@ export class SqliteStore implements SteeringStore {
     } catch {
       return;
     }
-    if (size > WAL_LIMIT) this.db.pragma('wal_checkpoint(RESTART)');
+    if (size > WAL_LIMIT) this.db.pragma('wal_checkpoint(TRUNCATE)');
   }
 
   /** Runs a WAL checkpoint (TRUNCATE): the bench measures the database file after it. */
