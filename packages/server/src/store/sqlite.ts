@@ -86,7 +86,13 @@ const run = () => {
     // starts again from its beginning only after one that copied them all: so, past
     // restartFrames, one that waits for the writer between two commits and copies the rest
     // (little, after the passive one), after which the next commit writes from the WAL's start.
-    if (r !== undefined && r.log >= workerData.restartFrames) db.pragma('wal_checkpoint(RESTART)');
+    // It holds the write lock while it waits for the readers: tried only when the passive one
+    // copied every frame (no reader holds an older snapshot, as a long export would), and given
+    // up after 10 ms, so that commits never wait on it for longer.
+    if (r !== undefined && r.log >= workerData.restartFrames && r.checkpointed === r.log) {
+      db.pragma('busy_timeout = 10');
+      try { db.pragma('wal_checkpoint(RESTART)'); } finally { db.pragma('busy_timeout = 5000'); }
+    }
   } catch {}
 };
 const timer = setInterval(run, workerData.intervalMs);
@@ -1481,7 +1487,16 @@ export class SqliteStore implements SteeringStore {
     } catch {
       return;
     }
-    if (size > WAL_LIMIT) this.db.pragma('wal_checkpoint(TRUNCATE)');
+    if (size <= WAL_LIMIT) return;
+    // Without waiting: a reader holding an old snapshot (a long export) would hold the event loop.
+    this.stmt.busyNoWait.get();
+    try {
+      this.db.pragma('wal_checkpoint(TRUNCATE)');
+    } catch {
+      // Tried again 256 commits later.
+    } finally {
+      this.stmt.busyWait.get();
+    }
   }
 
   /** Runs a WAL checkpoint (TRUNCATE): the bench measures the database file after it. */
