@@ -65,6 +65,11 @@ export interface SqliteStoreOptions {
    * at commit (the log is always on otherwise).
    */
   readonly logAppend?: boolean;
+  /**
+   * Internal, for tests: the WAL's frames past which the checkpointer restarts it (default
+   * 16 384: 64 MiB of 4 KiB pages).
+   */
+  readonly walRestartFrames?: number;
 }
 
 /** The checkpointer: a worker thread with its own connection (WAL allows it beside the writer). */
@@ -327,7 +332,7 @@ export class SqliteStore implements SteeringStore {
           sqlite: createRequire(import.meta.url).resolve('better-sqlite3'),
           path,
           intervalMs: 250,
-          restartFrames: WAL_RESTART_FRAMES,
+          restartFrames: options.walRestartFrames ?? WAL_RESTART_FRAMES,
         },
       });
       this.worker.unref();

@@ -160,6 +160,48 @@ describe('SqliteStore', () => {
     await store.close();
   });
 
+  it('commits while another connection holds a read transaction open', async () => {
+    const { dir, remove } = tempDir();
+    cleanup.push(remove);
+    const path = `${dir}/r.sqlite`;
+    // The checkpointer restarts the WAL past 64 frames; a restart holds the write lock while it
+    // waits for the readers, and a reader that holds an old snapshot (a long export, here another
+    // connection) must not make the commits wait for it.
+    const store = new SqliteStore(path, { walRestartFrames: 64 });
+    const set = new Uint8Array(97 + 35);
+    set[96] = 1;
+    let n = 0;
+    const commit = async (): Promise<void> => {
+      // An event-loop turn apart, as a server's group commits are.
+      await new Promise((turn) => setImmediate(turn));
+      const decisions = Array.from({ length: 25 }, () => {
+        const tail = new Uint8Array(47 + 5 + 7 + 64);
+        new DataView(tail.buffer).setUint32(8, n++, true);
+        return { digest: createHash('sha256').update(tail).digest(), set, tail };
+      });
+      await store.commit({ records: [], decisions });
+    };
+    // Until the checkpointer (a worker thread, started with the store) has copied pages into the
+    // database file: it is running.
+    const empty = statSync(path).size;
+    for (let i = 0; i < 100_000 && statSync(path).size === empty; i++) await commit();
+    const reader = new Database(path, { readonly: true });
+    reader.prepare('BEGIN').run();
+    const seen = reader.prepare('SELECT count(*) FROM decisions').pluck().get();
+    expect(seen).toBe(n);
+    const walSize = (): number => statSync(`${path}-wal`).size;
+    // Until the WAL, which the reader keeps from being restarted, has grown by 64 MiB (a second or
+    // more of commits, during which the checkpointer runs every 250 ms, past the 64 frames each
+    // time): a commit that waited for the reader would fail after 5 s.
+    const from = walSize();
+    while (walSize() < from + 64 * 1024 * 1024) await commit();
+    expect(reader.prepare('SELECT count(*) FROM decisions').pluck().get()).toBe(seen);
+    reader.prepare('COMMIT').run();
+    reader.close();
+    expect((await store.stats()).decisions).toBe(n);
+    await store.close();
+  });
+
   it('stores a decision of 36 named records in far fewer bytes than the record', async () => {
     const store = new SqliteStore(':memory:');
     cleanup.push(() => store.close());
