@@ -1,15 +1,15 @@
 // `pnpm bench:server`, its last part: the decision log.
 //
-// (a) What the log costs a steering server: the same steering load (autocannon, a distinct
-//     session per request, 3 pathways, 36 records named per decision, SQLite) against a server
-//     that logs every decision (the pending entry at commit, the integrator every second, in
-//     the same process) and one with the log's append off (an internal switch of the bench: its
-//     integrator has nothing to do), rounds alternating; the server's CPU per request. On a
-//     loaded machine the rounds' ratios swing by more than the log costs, so the cost is also
-//     measured in parts, in this process, rounds alternating: a group commit of 16 decisions
-//     with and without the append (the hot path), and the integration of a second's entries at
-//     the rate served (the process's CPU, and its main thread's alone); their sum against the
-//     server's CPU per decision.
+// (a) What the log costs a steering server: the same steering load (Debian's wrk, as the
+//     server's bench, autocannon where it is missing; a distinct session per request, 3
+//     pathways, 36 records named per decision, SQLite) on one server whose log's append is
+//     switched on and off between rounds (an internal switch of the bench: with it off, the
+//     integrator has nothing to do), rounds alternating; the server's CPU per request. The
+//     rounds' ratios swing by more than the log costs, so the cost is also measured in parts, in
+//     this process, rounds alternating: a group commit of 16 decisions with and without the
+//     append (the hot path), and the integration of a second's entries at the rate served (the
+//     process's CPU, and its main thread's alone); their sum against the server's CPU per
+//     decision.
 // (b) Integration: entries pending in the store (one row per commit of 64 decisions, as a
 //     server writes them) integrated in batches as the integrator takes them (the leaf hashes,
 //     the tiles, the checkpoint signed, the store's writes), entries a second of CPU time: on
@@ -28,7 +28,6 @@ import { fileURLToPath } from 'node:url';
 import { median } from '@wai-steering/bench';
 import { ed25519Signer } from '@wai-steering/tlog';
 import { nodeBackend } from '@wai-steering/wire/node';
-import autocannon from 'autocannon';
 import Database from 'better-sqlite3';
 import {
   monotonicClock,
@@ -39,12 +38,13 @@ import {
   writerHashReady,
 } from '../dist/index.js';
 import { HopSimulator, setupDemo, startPostgres } from '../dist/testkit.js';
+import { LOADER, loadRun } from './load.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const DURATION = Number(process.env.BENCH_DURATION ?? 10);
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 3);
-const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+// Six rounds by default: a round's ratio moves by more than the log costs.
+const ROUNDS = Number(process.env.LOG_BENCH_ROUNDS ?? process.env.BENCH_ROUNDS ?? 6);
 const ENTRIES = Number(process.env.LOG_BENCH_ENTRIES ?? 200_000);
 
 function freePort() {
@@ -105,29 +105,6 @@ function stop(child) {
   });
 }
 
-function cannon(options) {
-  return new Promise((resolve, reject) => {
-    autocannon({ connections: CONNECTIONS, pipelining: 1, ...options }, (err, result) =>
-      err ? reject(err) : resolve(result),
-    );
-  });
-}
-
-let counter = 0;
-const steering = (url) => ({
-  url,
-  requests: [
-    {
-      method: 'GET',
-      setupRequest: (req) => {
-        const session = (counter++).toString(16).padStart(32, '0');
-        req.path = `/steer/reload?wai_session=${session}&_HLS_pathway=%22cdn-a%22&_HLS_throughput=5000000`;
-        return req;
-      },
-    },
-  ],
-});
-
 async function room(dir) {
   const port = await freePort();
   const setup = setupDemo(dir, { port, periodMs: 10_000, windowPeriods: 6, budgets: false });
@@ -147,60 +124,65 @@ const signing = {
 
 /** (a): the same load with the log and without its append, and the log's cost in parts. */
 async function costOfTheLog() {
-  const servers = {};
-  for (const [name, env] of [
-    ['log', {}],
-    ['no log', { WAI_BENCH_LOG_APPEND: 'off' }],
-  ]) {
-    const setup = await room(join(dir, name.replace(' ', '-')));
-    const s = await start(setup.configPath, env);
-    const sim = new HopSimulator({
-      policy: setup.policy,
-      roomId: setup.roomId,
-      hops: setup.hops,
-      base: s.url,
-      clock: monotonicClock(),
-      history: 7,
+  // One server, its append switched on and off between rounds: two processes, even of the same
+  // build, differ by more than the log costs (their JIT's choices, where their memory lies), and
+  // a comparison between two was as often below 0 as above.
+  const setup = await room(join(dir, 'log'));
+  const server = await start(setup.configPath, {});
+  const sim = new HopSimulator({
+    policy: setup.policy,
+    roomId: setup.roomId,
+    hops: setup.hops,
+    base: server.url,
+    clock: monotonicClock(),
+    history: 7,
+  });
+  await sim.start();
+  await loadRun(server.url, { duration: WARMUP });
+  const switchAppend = (on) =>
+    new Promise((resolve) => {
+      server.child.once('message', resolve);
+      server.child.send({ cmd: 'log-append', on });
     });
-    await sim.start();
-    await cannon({ ...steering(s.url), duration: WARMUP });
-    servers[name] = { ...s, sim, cpu: [], rps: [] };
-  }
+  const runs = { log: { cpu: [], rps: [] }, 'no log': { cpu: [], rps: [] } };
   for (let round = 1; round <= ROUNDS; round++) {
     const line = [];
-    // Which server goes first alternates from round to round: the machine's other load drifts.
+    // Which goes first alternates from round to round: the machine's other load drifts.
     for (const name of round % 2 === 1 ? ['log', 'no log'] : ['no log', 'log']) {
-      const s = servers[name];
-      const c0 = cpuOf(s.child.pid);
-      const r = await cannon({ ...steering(s.url), duration: DURATION });
-      const us = ((cpuOf(s.child.pid) - c0) / r.requests.total) * 1e6;
-      s.cpu.push(us);
-      s.rps.push(r.requests.average);
+      await switchAppend(name === 'log');
+      // The integrator's run of what the other half left pending, before the measure.
+      await new Promise((resolve) => setTimeout(resolve, 1500));
+      const c0 = cpuOf(server.child.pid);
+      const r = await loadRun(server.url, { duration: DURATION });
+      const us = ((cpuOf(server.child.pid) - c0) / r.total) * 1e6;
+      runs[name].cpu.push(us);
+      runs[name].rps.push(r.rps);
       line.push(
-        `${name} ${Math.round(r.requests.average)} req/s, ${us.toFixed(1)} µs CPU/request (${r.non2xx} non-2xx)`,
+        `${name} ${Math.round(r.rps)} req/s, ${us.toFixed(1)} µs CPU/request (${r.bad} non-2xx or errors)`,
       );
     }
-    const ratio = servers.log.cpu.at(-1) / servers['no log'].cpu.at(-1);
-    console.log(`(a) round ${round}: ${line.join('; ')}; log/no log = ${ratio.toFixed(3)}`);
+    const ratio = runs.log.cpu.at(-1) / runs['no log'].cpu.at(-1);
+    console.log(
+      `(a) round ${round} (${LOADER}): ${line.join('; ')}; log/no log = ${ratio.toFixed(3)}`,
+    );
   }
-  const ratios = servers.log.cpu.map((c, i) => c / servers['no log'].cpu[i]);
-  const extra = servers.log.cpu.map((c, i) => c - servers['no log'].cpu[i]);
+  const ratios = runs.log.cpu.map((c, i) => c / runs['no log'].cpu[i]);
+  const extra = runs.log.cpu.map((c, i) => c - runs['no log'].cpu[i]);
   console.log(
-    `(a) the log's cost: median of ${ROUNDS} rounds ${((median(ratios) - 1) * 100).toFixed(1)}% of the server's CPU per decision (${median(extra).toFixed(1)} µs of ${median(servers['no log'].cpu).toFixed(1)}; rounds ${ratios.map((r) => `${((r - 1) * 100).toFixed(1)}%`).join(', ')}; goal ≤ 3%)`,
+    `(a) the log's cost: median of ${ROUNDS} rounds ${((median(ratios) - 1) * 100).toFixed(1)}% of the server's CPU per decision (${median(extra).toFixed(1)} µs of ${median(runs['no log'].cpu).toFixed(1)}; rounds ${ratios.map((r) => `${((r - 1) * 100).toFixed(1)}%`).join(', ')}; goal ≤ 3%)`,
   );
+  await switchAppend(true);
   const stats = await new Promise((resolve) => {
-    servers.log.child.once('message', resolve);
-    servers.log.child.send({ cmd: 'stats' });
+    server.child.once('message', resolve);
+    server.child.send({ cmd: 'stats' });
   });
-  for (const name of ['log', 'no log']) {
-    await servers[name].sim.stop();
-    await stop(servers[name].child);
-  }
+  await sim.stop();
+  await stop(server.child);
   console.log(`(a) the logged server's store: ${stats.store.decisions} decisions`);
-  const serverUs = median(servers['no log'].cpu);
+  const serverUs = median(runs['no log'].cpu);
   // LOG_BENCH_RATE: batches of that many entries instead (to compare runs whose rates differ).
   const rate = Number(
-    process.env.LOG_BENCH_RATE ?? Math.max(100, Math.round(median(servers.log.rps))),
+    process.env.LOG_BENCH_RATE ?? Math.max(100, Math.round(median(runs.log.rps))),
   );
 
   // (a, in parts) The append: group commits of 16 decisions of the served shape (a tail of 135
@@ -282,10 +264,14 @@ function realDecisions(sample) {
 }
 
 const dir = mkdtempSync(join(tmpdir(), 'wai-bench-log-'));
-// `LOG_BENCH_ONLY=integration`: part (b) alone.
+// `LOG_BENCH_ONLY=integration`: part (b) alone; `LOG_BENCH_ONLY=cost`: part (a) alone.
 const costs = process.env.LOG_BENCH_ONLY !== 'integration';
 try {
   if (costs) await costOfTheLog();
+  if (process.env.LOG_BENCH_ONLY === 'cost') {
+    rmSync(dir, { recursive: true, force: true });
+    process.exit(0);
+  }
 
   // (b) Integration, on SQLite then PostgreSQL, with the writer's SHA-256 as a server has it
   // (WebAssembly, instantiated asynchronously: the store's calls alone never let it finish).

@@ -1,5 +1,6 @@
 // Bench (b): the steering server from the build, on a configuration file, in its own process.
-// `WAI_BENCH_LOG_APPEND=off`: without the decision log's append (the log bench's baseline).
+// `WAI_BENCH_LOG_APPEND=off`: without the decision log's append; the message `log-append`
+// switches it (the log bench's rounds).
 import { loadConfig, startServer } from '../dist/index.js';
 
 const server = await startServer(
@@ -8,6 +9,11 @@ const server = await startServer(
 );
 process.send?.({ ready: true, url: server.url });
 process.on('message', async (m) => {
+  // The log bench's switch, between its rounds: the decision log's append on or off.
+  if (m?.cmd === 'log-append') {
+    server.store.logAppend = m.on;
+    process.send?.({ logAppend: server.store.logAppend });
+  }
   if (m?.cmd === 'stats') {
     process.send?.({
       rss: process.memoryUsage().rss,

@@ -304,7 +304,11 @@ export class SqliteStore implements SteeringStore {
   /** Where each decision's tail is cut (bound, and so copied, by the insert). */
   private scratch = new Uint8Array(4096);
   /** Whether commits append to the decision log (always, but in the server's bench). */
-  private readonly logAppend: boolean;
+  /**
+   * @internal Whether a commit writes the decision log's pending entries (always, but in the
+   * server's bench, which switches it between rounds: `SqliteStoreOptions.logAppend`).
+   */
+  logAppend: boolean;
   private logStmtCache: ReturnType<SqliteStore['logStatements']> | undefined;
   /**
    * The database file, its `-wal` and its `-shm`, as opened: to notice one removed or replaced
