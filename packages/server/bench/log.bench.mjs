@@ -18,13 +18,10 @@
 //
 // `node bench/log.bench.mjs` runs it alone (after `pnpm build`).
 
-import { fork } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { median } from '@wai-steering/bench';
 import { ed25519Signer } from '@wai-steering/tlog';
 import { nodeBackend } from '@wai-steering/wire/node';
@@ -38,71 +35,17 @@ import {
   writerHashReady,
 } from '../dist/index.js';
 import { HopSimulator, setupDemo, startPostgres } from '../dist/testkit.js';
-import { LOADER, loadRun } from './load.mjs';
+import { childrenOf, cpuOf, freePort, LOADER, loadRun, start, stop } from './load.mjs';
 
-const here = dirname(fileURLToPath(import.meta.url));
 const DURATION = Number(process.env.BENCH_DURATION ?? 10);
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 3);
 // Six rounds by default: a round's ratio moves by more than the log costs.
 const ROUNDS = Number(process.env.LOG_BENCH_ROUNDS ?? process.env.BENCH_ROUNDS ?? 6);
 const ENTRIES = Number(process.env.LOG_BENCH_ENTRIES ?? 200_000);
 
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address();
-      s.close(() => resolve(port));
-    });
-  });
-}
-
-/** CPU seconds (user + system) of a process, from /proc (Linux). */
-function cpuOf(pid) {
-  try {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / 100;
-  } catch {
-    return 0;
-  }
-}
-
 /** The calling thread's time on the CPU, ns (Linux's schedstat: exact, not in clock ticks). */
 function mainThreadNs() {
   return Number(readFileSync('/proc/thread-self/schedstat', 'utf8').split(' ')[0]);
-}
-
-/** The processes whose parent is `pid` (the PostgreSQL backends of a postmaster). */
-function childrenOf(pid) {
-  const out = [];
-  for (const name of readdirSync('/proc')) {
-    if (!/^\d+$/.test(name)) continue;
-    try {
-      const fields = readFileSync(`/proc/${name}/stat`, 'utf8').split(') ')[1].split(' ');
-      if (Number(fields[1]) === pid) out.push(Number(name));
-    } catch {}
-  }
-  return out;
-}
-
-function start(config, env) {
-  const child = fork(join(here, 'steering-server.mjs'), [config], {
-    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-    env: { ...process.env, ...env },
-  });
-  return new Promise((resolve, reject) => {
-    child.once('exit', (code) => reject(new Error(`steering-server exited (${code})`)));
-    child.once('message', (m) => (m?.ready ? resolve({ child, url: m.url }) : reject(m)));
-  });
-}
-
-function stop(child) {
-  return new Promise((resolve) => {
-    child.removeAllListeners('exit');
-    child.once('exit', resolve);
-    child.send({ cmd: 'stop' });
-  });
 }
 
 async function room(dir) {
@@ -128,7 +71,7 @@ async function costOfTheLog() {
   // build, differ by more than the log costs (their JIT's choices, where their memory lies), and
   // a comparison between two was as often below 0 as above.
   const setup = await room(join(dir, 'log'));
-  const server = await start(setup.configPath, {});
+  const server = await start('steering-server.mjs', [setup.configPath]);
   const sim = new HopSimulator({
     policy: setup.policy,
     roomId: setup.roomId,

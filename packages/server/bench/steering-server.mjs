@@ -1,12 +1,8 @@
 // Bench (b): the steering server from the build, on a configuration file, in its own process.
-// `WAI_BENCH_LOG_APPEND=off`: without the decision log's append; the message `log-append`
-// switches it (the log bench's rounds).
+// The message `log-append` switches the decision log's append on or off (the log bench's rounds).
 import { loadConfig, startServer } from '../dist/index.js';
 
-const server = await startServer(
-  loadConfig(process.argv[2]),
-  process.env.WAI_BENCH_LOG_APPEND === 'off' ? { logAppend: false } : {},
-);
+const server = await startServer(loadConfig(process.argv[2]));
 process.send?.({ ready: true, url: server.url });
 process.on('message', async (m) => {
   // The log bench's switch, between its rounds: the decision log's append on or off.

@@ -100,11 +100,6 @@ export interface StartOptions {
    * workers' loads and records (`process` in a `node:cluster` worker).
    */
   readonly worker?: IpcChannel;
-  /**
-   * Internal, for the server's bench only: `false` writes no pending entry of the decision log at
-   * commit, so that the bench measures the log's cost (the log is always on otherwise).
-   */
-  readonly logAppend?: boolean;
 }
 
 /** The clock against the store (`guard/clock.ts`), and the newest instants it holds. */
@@ -214,10 +209,7 @@ export async function startServer(
 ): Promise<RunningServer> {
   const backend = options.backend ?? nodeBackend;
   const m = readMaterials(config, backend);
-  const store = await openConfiguredStore(config, {
-    ...(options.init === true ? { init: true } : {}),
-    ...(options.logAppend === false ? { logAppend: false } : {}),
-  });
+  const store = await openConfiguredStore(config, options.init === true ? { init: true } : {});
   const clock = options.clock ?? monotonicClock();
   const activity = new ConsoleActivity(m.policy.pathways.length, {
     lag: { lagUs: m.policy.lag_us, now: clock },

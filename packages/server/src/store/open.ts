@@ -31,8 +31,6 @@ export interface OpenStoreOptions {
   readonly create?: boolean;
   /** ms the `quick_check` may take; 0 skips it. */
   readonly checkTimeoutMs?: number;
-  /** Internal, for the server's bench only: no pending entry of the decision log at commit. */
-  readonly logAppend?: boolean;
 }
 
 const HEADER = 'SQLite format 3\u0000';
@@ -162,8 +160,7 @@ export async function openStore(
   options: OpenStoreOptions = {},
 ): Promise<SqliteStore> {
   const synchronous = options.synchronous ?? 'normal';
-  const log = options.logAppend === false ? { logAppend: false } : {};
-  if (path === ':memory:') return new SqliteStore(path, { synchronous, ...log });
+  if (path === ':memory:') return new SqliteStore(path, { synchronous });
   let exists = true;
   try {
     statSync(path);
@@ -195,7 +192,7 @@ export async function openStore(
     if (timeout > 0) await quickCheck(path, timeout);
   }
   try {
-    return new SqliteStore(path, { synchronous, ...log });
+    return new SqliteStore(path, { synchronous });
   } catch (e) {
     if (e instanceof StoreSchemaError)
       throw storeError(path, `is not readable by this server: ${e.message}`);
@@ -210,14 +207,11 @@ export async function openStore(
  */
 export async function openConfiguredStore(
   config: ServerConfig,
-  options: { readonly init?: boolean; readonly logAppend?: boolean } = {},
+  options: { readonly init?: boolean } = {},
 ): Promise<SteeringStore> {
   if (config.store.url !== undefined) {
     try {
-      return await PgStore.open(
-        config.store.url,
-        options.logAppend === false ? { logAppend: false } : {},
-      );
+      return await PgStore.open(config.store.url);
     } catch (e) {
       throw new ConfigError([`store.url: ${(e as Error).message}`]);
     }
@@ -226,6 +220,5 @@ export async function openConfiguredStore(
     synchronous: config.store.synchronous,
     create: config.store.create || options.init === true,
     checkTimeoutMs: config.store.checkTimeout,
-    ...(options.logAppend === false ? { logAppend: false } : {}),
   });
 }

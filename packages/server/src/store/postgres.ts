@@ -59,11 +59,6 @@ export interface PgStoreOptions {
   readonly readers?: number;
   /** Days of partitions created ahead of today (and one behind); default 3. */
   readonly daysAhead?: number;
-  /**
-   * Internal, for the server's bench only: `false` writes no pending entry of the decision log
-   * at commit (the log is always on otherwise).
-   */
-  readonly logAppend?: boolean;
 }
 
 /** A notification of the store: a record or a blob another connection committed. */
@@ -194,8 +189,6 @@ export class PgStore implements SteeringStore {
     private writer: pg.Client,
     private readonly pool: pg.Pool,
     private readonly daysAhead: number,
-    /** Whether commits append to the decision log (always, but in the server's bench). */
-    private readonly logAppend: boolean,
   ) {}
 
   /**
@@ -217,7 +210,7 @@ export class PgStore implements SteeringStore {
       throw new Error(`${where}: cannot connect (${(e as Error).message})`);
     }
     const pool = new pg.Pool({ connectionString: url, max: options.readers ?? 4 });
-    const store = new PgStore(url, writer, pool, options.daysAhead ?? 3, options.logAppend ?? true);
+    const store = new PgStore(url, writer, pool, options.daysAhead ?? 3);
     // An idle connection of the pool that drops (the database restarted): the pool opens
     // another at the next query; told once until a query works again.
     pool.on('error', (e) =>
@@ -341,7 +334,7 @@ export class PgStore implements SteeringStore {
     const lastT = new Map<string, bigint>();
     let scratch = new Uint8Array(4096);
     // The decision log's pending entries of the batch: one row, in the batch's order.
-    const entries = this.logAppend ? Buffer.alloc(ENTRY * batch.decisions.length) : null;
+    const entries = Buffer.alloc(ENTRY * batch.decisions.length);
     for (const d of batch.decisions) {
       let tail: Uint8Array;
       let set: Uint8Array | undefined;
@@ -374,10 +367,8 @@ export class PgStore implements SteeringStore {
         };
       }
       const id = this.current!.id;
-      if (entries !== null) {
-        entries.set(tail.subarray(0, 8), ENTRY * ts.length);
-        entries.set(d.digest, ENTRY * ts.length + 8);
-      }
+      entries.set(tail.subarray(0, 8), ENTRY * ts.length);
+      entries.set(d.digest, ENTRY * ts.length + 8);
       ts.push(t);
       keys.push(keyOf(d.digest));
       setIds.push(id);

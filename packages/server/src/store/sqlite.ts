@@ -61,8 +61,8 @@ export interface SqliteStoreOptions {
    */
   readonly checkpoint?: 'background' | 'inline';
   /**
-   * Internal, for the server's bench only: `false` writes no pending entry of the decision log
-   * at commit (the log is always on otherwise).
+   * Internal, for the log's bench only: `false` writes no pending entry of the decision log at
+   * commit (the log is always on otherwise).
    */
   readonly logAppend?: boolean;
   /**
@@ -303,7 +303,6 @@ export class SqliteStore implements SteeringStore {
   private commits = 0;
   /** Where each decision's tail is cut (bound, and so copied, by the insert). */
   private scratch = new Uint8Array(4096);
-  /** Whether commits append to the decision log (always, but in the server's bench). */
   /**
    * @internal Whether a commit writes the decision log's pending entries (always, but in the
    * server's bench, which switches it between rounds: `SqliteStoreOptions.logAppend`).
