@@ -90,13 +90,18 @@ export interface Row {
   readonly ceiling?: number;
 }
 
+// An error to the first request is followed by the tag's order (no move) and, a TTL later, the
+// move: hls.js, given a move while it loads its very first fragment, drops that fragment and
+// stalls for good (docs/players.md), which a retry after about 1 s would meet on a slow machine.
+// Such a row waits for a Retry-After, a TTL and a few segments before it gives up.
 const errorRow = (id: string, title: string, event: Answer, first = false): Row => ({
   id,
   title,
-  script: () => (first ? [event, ok(toA)] : [ok(before), event, ok(toA)]),
+  script: () => (first ? [event, ok(before), ok(toA)] : [ok(before), event, ok(toA)]),
   event: first ? 0 : 1,
   target: 'cdn-a',
   ttlAfter: TTL,
+  ...(first ? { ceiling: RETRY_AFTER + TTL + 8 } : {}),
 });
 
 const retryHeaders = (exposed: boolean) => ({
