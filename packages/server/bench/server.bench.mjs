@@ -134,6 +134,28 @@ try {
     history: 7,
   });
   await sim.start();
+  // (b′): the same steering server, in a room and store of its own, signing with node:crypto
+  // (OpenSSL) instead of libsodium: what the signing library gives, in the same rounds.
+  const setupO = setupDemo(join(dir, 'openssl'), {
+    port: await freePort(),
+    periodMs: 10_000,
+    windowPeriods: 6,
+    budgets: false,
+  });
+  const bO = await start(
+    'steering-server.mjs',
+    [setupO.configPath],
+    ['--require', join(here, 'no-libsodium.cjs')],
+  );
+  const simO = new HopSimulator({
+    policy: setupO.policy,
+    roomId: setupO.roomId,
+    hops: setupO.hops,
+    base: bO.url,
+    clock: monotonicClock(),
+    history: 7,
+  });
+  await simO.start();
   // One decision, to show what is archived.
   const manifest = await (await fetch(`${b.url}/steer`)).json();
   const decision = new Uint8Array(
@@ -156,20 +178,25 @@ try {
   // Warm both, then alternate (a) and (b): the machine's other load moves both alike.
   await loadRun(a.url, { duration: WARMUP, steering: false });
   await loadRun(b.url, { duration: WARMUP });
+  await loadRun(bO.url, { duration: WARMUP });
   const as = [];
   const bs = [];
+  const bOs = [];
   for (let round = 1; round <= ROUNDS; round++) {
     const ra = await measured([a.child.pid], a.url, { duration: DURATION, steering: false });
     const rb = await measured([b.child.pid], b.url, { duration: DURATION });
+    const rbO = await measured([bO.child.pid], bO.url, { duration: DURATION });
     as.push(ra);
     bs.push(rb);
+    bOs.push(rbO);
     console.log(`round ${round}:`);
     console.log(`  (a) node:http + one Ed25519 signature of 300 bytes: ${summary(ra)}`);
     console.log(
       `  (b) steering, a distinct session per request, 3 pathways, ${named} records named per decision (${decision.length}-byte WSD1), archive on: ${summary(rb)}`,
     );
+    console.log(`  (b′) the same, signing with node:crypto (OpenSSL): ${summary(rbO)}`);
     console.log(
-      `  (b)/(a) = ${(rb.rps / ra.rps).toFixed(3)} in requests per second; ${(ra.cpuUs / rb.cpuUs).toFixed(3)} in server CPU per request`,
+      `  (b)/(a) = ${(rb.rps / ra.rps).toFixed(3)} in requests per second; ${(ra.cpuUs / rb.cpuUs).toFixed(3)} in server CPU per request; (b′)/(a) = ${(rbO.rps / ra.rps).toFixed(3)}; ${(ra.cpuUs / rbO.cpuUs).toFixed(3)}`,
     );
   }
   const rpsRatios = as.map((ra, i) => bs[i].rps / ra.rps);
@@ -181,6 +208,12 @@ try {
   console.log(
     `(a) least CPU per request ${best(as, (r) => -r.cpuUs).cpuUs.toFixed(0)} µs, (b) ${best(bs, (r) => -r.cpuUs).cpuUs.toFixed(0)} µs; best rates (a) ${Math.round(best(as, (r) => r.rps).rps)} req/s, (b) ${Math.round(best(bs, (r) => r.rps).rps)} req/s`,
   );
+  const libRatios = bs.map((rb, i) => bOs[i].cpuUs / rb.cpuUs);
+  console.log(
+    `(b) signing with libsodium against (b′) with node:crypto: ${median(bs.map((r) => r.cpuUs)).toFixed(0)} and ${median(bOs.map((r) => r.cpuUs)).toFixed(0)} µs of server CPU per request (medians), (b′)/(b) ${median(libRatios).toFixed(3)} (rounds ${libRatios.map((r) => r.toFixed(3)).join(', ')}); (b′)/(a) median ${median(as.map((ra, i) => ra.cpuUs / bOs[i].cpuUs)).toFixed(3)} in server CPU per request`,
+  );
+  await simO.stop();
+  await stop(bO.child);
   const stats = await ask(b.child, 'stats');
   await sim.stop();
   await stop(b.child);

@@ -20,7 +20,7 @@ export const STAGES = [
   ['assembly', 'assembly (§5 evidence cache, §6 draw and rule, §7.1 fields)'],
   ['encode', 'encode (the WSD1 bytes, the manifest text)'],
   ['digest', 'digest (§7.3, SHA-256 of the decision)'],
-  ['signature', 'signature (Ed25519, node:crypto)'],
+  ['signature', 'signature (Ed25519: node:crypto in (a), libsodium in (b) where it loads)'],
   ['commit', 'commit (the group commit, the store)'],
   ['metrics', 'metrics (counters, histogram)'],
   ['log', "log (the integrator's runs: hashes, tiles, checkpoint, its transaction)"],
@@ -48,6 +48,7 @@ function stageOfSource(source) {
     if (file === 'sessions.ts' || file.startsWith('guard/') || file === 'instances/loads.ts') {
       return 'sessions';
     }
+    if (file === 'ed25519.ts') return 'signature';
     if (file === 'encode.ts' || file === 'engine/signer.ts') return 'encode';
     if (file === 'engine/commit.ts' || file.startsWith('store/')) return 'commit';
     if (file === 'metrics.ts' || file === 'engine/gauges.ts') return 'metrics';
@@ -130,7 +131,7 @@ export function stagesOf(profilePath, fromUs, toUs, detail) {
       for (let id = leafId; id !== undefined; id = parent.get(id)) {
         const n = byId.get(id);
         const { functionName, url } = n.callFrame;
-        if (url === 'node:internal/crypto/sig') signing = true;
+        if (url === 'node:internal/crypto/sig' || url.includes('/sodium-native/')) signing = true;
         if (url === 'node:internal/crypto/hash') hashing = true;
         if (HTTP_NODE.test(url) || functionName === 'writev' || functionName === 'writeUtf8String')
           httpNode = true;

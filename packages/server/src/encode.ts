@@ -8,20 +8,17 @@
  * for every decision of a window. Here each evidence object's pathway chunks are encoded once, a
  * decision is the fixed prefix, its own 47 bytes, each pathway's load and limits with the chunk,
  * then the TTL, reason and priority, written straight after the signing domain (C2) so that the
- * message signed is not copied again, and signed with a `node:crypto` key made once.
+ * message signed is not copied again, and signed with a key made once (libsodium where it loads,
+else `node:crypto`: `ed25519.ts`).
  *
  * The bytes are exactly wire's: a test checks them against `encodeDecision` and `signDecision`
  * (Ed25519 is deterministic, so the signatures agree too), and `DecisionSigner.selfCheck`
  * (`engine/signer.ts`) compares them before a policy is put in force.
  */
-import { createPrivateKey, createPublicKey, hash, type KeyObject, sign } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { Evidence } from '@wai-steering/evidence';
 import { bytesEqual, type DecisionFields, DOMAIN_TAGS } from '@wai-steering/wire';
-
-/** PKCS #8 (RFC 8410) DER of an Ed25519 private key, before its 32-byte seed. */
-const PKCS8_PREFIX = Buffer.from('302e020100300506032b657004220420', 'hex');
-/** SubjectPublicKeyInfo (RFC 8410) DER of an Ed25519 public key, before its 32 bytes. */
-const SPKI_PREFIX_LENGTH = 12;
+import { type Ed25519Library, type Ed25519SigningKey, ed25519SigningKey } from './ed25519.js';
 
 /** C2: "wai:steering-decision" then 0x01. */
 const DOMAIN = Buffer.from(`${DOMAIN_TAGS.WSD1}\u0001`, 'latin1');
@@ -73,7 +70,7 @@ function u64(v: bigint): bigint {
 
 export class DecisionEncoder {
   private readonly prefix: Uint8Array;
-  private readonly key: KeyObject;
+  private readonly key: Ed25519SigningKey;
   private readonly encoded = new WeakMap<Evidence, EncodedEvidence>();
   /** The message buffer: the domain, then the body; grown when a decision needs more. */
   private message = new Uint8Array(4096);
@@ -88,18 +85,14 @@ export class DecisionEncoder {
     readonly signer: Uint8Array,
     readonly policyDigest: Uint8Array,
     secretKey: Uint8Array,
+    options: { readonly prefer?: Ed25519Library } = {},
   ) {
     if (room.length !== 32 || signer.length !== 32 || policyDigest.length !== 32) {
       throw new RangeError('DecisionEncoder: room, signer and policy are 32 bytes each');
     }
     if (secretKey.length !== 32) throw new RangeError('DecisionEncoder: a 32-byte secret key');
-    this.key = createPrivateKey({
-      key: Buffer.concat([PKCS8_PREFIX, secretKey]),
-      format: 'der',
-      type: 'pkcs8',
-    });
-    const spki = createPublicKey(this.key).export({ format: 'der', type: 'spki' });
-    if (!bytesEqual(new Uint8Array(spki.subarray(SPKI_PREFIX_LENGTH)), signer)) {
+    this.key = ed25519SigningKey(secretKey, options);
+    if (!bytesEqual(this.key.publicKey, signer)) {
       throw new RangeError("DecisionEncoder: the secret key is not the signer's");
     }
     const p = new Uint8Array(PREFIX);
@@ -108,6 +101,11 @@ export class DecisionEncoder {
     p.set(signer, 37);
     p.set(policyDigest, 69);
     this.prefix = p;
+  }
+
+  /** What signs this encoder's decisions (the same bytes either way). */
+  get library(): Ed25519Library {
+    return this.key.library;
   }
 
   /** The pathway chunks of an evidence object, encoded once. */
@@ -152,7 +150,7 @@ export class DecisionEncoder {
   encode(fields: DecisionFields, evidence: Evidence): EncodedDecision {
     const size = this.write(fields, evidence);
     const set = this.set;
-    const sig = sign(null, this.message.subarray(0, D + size), this.key);
+    const sig = this.key.sign(this.message.subarray(0, D + size));
     const bytes = new Uint8Array(size + 64);
     bytes.set(this.message.subarray(D, D + size), 0);
     bytes.set(sig, size);
@@ -169,7 +167,7 @@ export class DecisionEncoder {
     const size = this.write(fields, evidence);
     const { set, after, loadAt: loads } = this;
     const msg = this.message;
-    const sig = sign(null, msg.subarray(0, D + size), this.key);
+    const sig = this.key.sign(msg.subarray(0, D + size));
     // §7.3: SHA-256 over the body, with node:crypto's one-shot hash, the result used in place.
     const h = hash('sha256', msg.subarray(D, D + size), 'buffer');
     const digest = new Uint8Array(h.buffer, h.byteOffset, h.byteLength);
