@@ -8,8 +8,8 @@
  * for every decision of a window. Here each evidence object's pathway chunks are encoded once, a
  * decision is the fixed prefix, its own 47 bytes, each pathway's load and limits with the chunk,
  * then the TTL, reason and priority, written straight after the signing domain (C2) so that the
- * message signed is not copied again, and signed with a key made once (libsodium where it loads,
-else `node:crypto`: `ed25519.ts`).
+ * message signed is not copied again, and signed with a key made once (libsodium where it
+ * loads, else `node:crypto`: `ed25519.ts`).
  *
  * The bytes are exactly wire's: a test checks them against `encodeDecision` and `signDecision`
  * (Ed25519 is deterministic, so the signatures agree too), and `DecisionSigner.selfCheck`
