@@ -1,6 +1,6 @@
 // Bench (b′): preloaded (`--require`) into a steering server so that `sodium-native` does not
 // load and the server signs its decisions with node:crypto (OpenSSL), as where libsodium is
-// missing: the same server with either library, in one run.
+// missing: the same server signing either way, in one run.
 const Module = require('node:module');
 const load = Module._load;
 Module._load = function (request, ...rest) {

@@ -135,7 +135,7 @@ try {
   });
   await sim.start();
   // (b′): the same steering server, in a room and store of its own, signing with node:crypto
-  // (OpenSSL) instead of libsodium: what the signing library gives, in the same rounds.
+  // (OpenSSL) instead of libsodium: what libsodium's signature gives, in the same rounds.
   const setupO = setupDemo(join(dir, 'openssl'), {
     port: await freePort(),
     periodMs: 10_000,

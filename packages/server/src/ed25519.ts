@@ -42,10 +42,10 @@ function loadSodium(): Sodium | null {
 }
 
 /** What signs: `libsodium` or `openssl`. */
-export type Ed25519Library = 'libsodium' | 'openssl';
+export type Ed25519Provider = 'libsodium' | 'openssl';
 
 export interface Ed25519SigningKey {
-  readonly library: Ed25519Library;
+  readonly provider: Ed25519Provider;
   /** The 32-byte public key. */
   readonly publicKey: Uint8Array;
   /** The 64-byte signature of `message` (RFC 8032 §5.1.6). */
@@ -58,7 +58,7 @@ export interface Ed25519SigningKey {
  */
 export function ed25519SigningKey(
   secretKey: Uint8Array,
-  options: { readonly prefer?: Ed25519Library } = {},
+  options: { readonly prefer?: Ed25519Provider } = {},
 ): Ed25519SigningKey {
   if (!(secretKey instanceof Uint8Array) || secretKey.length !== 32) {
     throw new TypeError('ed25519SigningKey: a 32-byte secret key');
@@ -71,7 +71,7 @@ export function ed25519SigningKey(
   const spki = createPublicKey(key).export({ format: 'der', type: 'spki' });
   const publicKey = new Uint8Array(spki.subarray(SPKI_PREFIX_LENGTH));
   const openssl: Ed25519SigningKey = {
-    library: 'openssl',
+    provider: 'openssl',
     publicKey,
     sign: (message) => sign(null, message, key),
   };
@@ -82,7 +82,7 @@ export function ed25519SigningKey(
     const sk = new Uint8Array(64);
     lib.crypto_sign_seed_keypair(pk, sk, secretKey);
     const sodiumKey: Ed25519SigningKey = {
-      library: 'libsodium',
+      provider: 'libsodium',
       publicKey,
       sign: (message) => {
         const sig = new Uint8Array(64);

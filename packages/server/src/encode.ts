@@ -18,7 +18,7 @@
 import { hash } from 'node:crypto';
 import type { Evidence } from '@wai-steering/evidence';
 import { bytesEqual, type DecisionFields, DOMAIN_TAGS } from '@wai-steering/wire';
-import { type Ed25519Library, type Ed25519SigningKey, ed25519SigningKey } from './ed25519.js';
+import { type Ed25519SigningKey, ed25519SigningKey } from './ed25519.js';
 
 /** C2: "wai:steering-decision" then 0x01. */
 const DOMAIN = Buffer.from(`${DOMAIN_TAGS.WSD1}\u0001`, 'latin1');
@@ -85,13 +85,12 @@ export class DecisionEncoder {
     readonly signer: Uint8Array,
     readonly policyDigest: Uint8Array,
     secretKey: Uint8Array,
-    options: { readonly prefer?: Ed25519Library } = {},
   ) {
     if (room.length !== 32 || signer.length !== 32 || policyDigest.length !== 32) {
       throw new RangeError('DecisionEncoder: room, signer and policy are 32 bytes each');
     }
     if (secretKey.length !== 32) throw new RangeError('DecisionEncoder: a 32-byte secret key');
-    this.key = ed25519SigningKey(secretKey, options);
+    this.key = ed25519SigningKey(secretKey);
     if (!bytesEqual(this.key.publicKey, signer)) {
       throw new RangeError("DecisionEncoder: the secret key is not the signer's");
     }
@@ -101,11 +100,6 @@ export class DecisionEncoder {
     p.set(signer, 37);
     p.set(policyDigest, 69);
     this.prefix = p;
-  }
-
-  /** What signs this encoder's decisions (the same bytes either way). */
-  get library(): Ed25519Library {
-    return this.key.library;
   }
 
   /** The pathway chunks of an evidence object, encoded once. */

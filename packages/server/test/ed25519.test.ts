@@ -8,16 +8,16 @@ const message = fc.uint8Array({ maxLength: 4096 });
 
 describe('ed25519SigningKey', () => {
   it('signs on libsodium where it is installed (it is, as an optional dependency, here)', () => {
-    expect(ed25519SigningKey(new Uint8Array(32).fill(3)).library).toBe('libsodium');
+    expect(ed25519SigningKey(new Uint8Array(32).fill(3)).provider).toBe('libsodium');
   });
 
   it("stays on OpenSSL when asked to (the comparison's other side)", () => {
-    expect(ed25519SigningKey(new Uint8Array(32).fill(3), { prefer: 'openssl' }).library).toBe(
+    expect(ed25519SigningKey(new Uint8Array(32).fill(3), { prefer: 'openssl' }).provider).toBe(
       'openssl',
     );
   });
 
-  it("gives noble's public key and signature, on both libraries, for any key and message", () => {
+  it("gives noble's public key and signature, with both, for any key and message", () => {
     fc.assert(
       fc.property(seed, message, (sk, m) => {
         const expected = nobleBackend.sign(sk, m);
