@@ -122,40 +122,29 @@ console.log(
 const a = await start('baseline-server.mjs');
 const dir = mkdtempSync(join(tmpdir(), 'wai-bench-'));
 try {
-  const port = await freePort();
-  const setup = setupDemo(dir, { port, periodMs: 10_000, windowPeriods: 6, budgets: false });
-  const b = await start('steering-server.mjs', [setup.configPath]);
-  const sim = new HopSimulator({
-    policy: setup.policy,
-    roomId: setup.roomId,
-    hops: setup.hops,
-    base: b.url,
-    clock: monotonicClock(),
-    history: 7,
-  });
-  await sim.start();
+  /** A steering server on a demo room in `at`, its hops posting. */
+  const steering = async (at, execArgv = []) => {
+    const port = await freePort();
+    const setup = setupDemo(at, { port, periodMs: 10_000, windowPeriods: 6, budgets: false });
+    const server = await start('steering-server.mjs', [setup.configPath], execArgv);
+    const sim = new HopSimulator({
+      policy: setup.policy,
+      roomId: setup.roomId,
+      hops: setup.hops,
+      base: server.url,
+      clock: monotonicClock(),
+      history: 7,
+    });
+    await sim.start();
+    return { setup, server, sim };
+  };
+  const { setup, server: b, sim } = await steering(dir);
   // (b′): the same steering server, in a room and store of its own, signing with node:crypto
   // (OpenSSL) instead of libsodium: what libsodium's signature gives, in the same rounds.
-  const setupO = setupDemo(join(dir, 'openssl'), {
-    port: await freePort(),
-    periodMs: 10_000,
-    windowPeriods: 6,
-    budgets: false,
-  });
-  const bO = await start(
-    'steering-server.mjs',
-    [setupO.configPath],
-    ['--require', join(here, 'no-libsodium.cjs')],
-  );
-  const simO = new HopSimulator({
-    policy: setupO.policy,
-    roomId: setupO.roomId,
-    hops: setupO.hops,
-    base: bO.url,
-    clock: monotonicClock(),
-    history: 7,
-  });
-  await simO.start();
+  const { server: bO, sim: simO } = await steering(join(dir, 'openssl'), [
+    '--require',
+    join(here, 'no-libsodium.cjs'),
+  ]);
   // One decision, to show what is archived.
   const manifest = await (await fetch(`${b.url}/steer`)).json();
   const decision = new Uint8Array(
