@@ -1,5 +1,6 @@
 // `pnpm bench:server`: the steering server against a minimal signing server, on loopback; then
-// the store and the instances (`instances.bench.mjs`), and the decision log (`log.bench.mjs`).
+// the store's commit alone (`commit.bench.mjs`), the store and the instances
+// (`instances.bench.mjs`), and the decision log (`log.bench.mjs`).
 //
 // (a) a minimal node:http server signing a fixed 300-byte message with node:crypto per request;
 // (b) the steering server answering steering requests, each from a distinct session, 3 pathways,
@@ -38,6 +39,16 @@ import {
 import { stagesOf, stageTable } from './stages.mjs';
 
 const mb = (b) => `${(b / 1048576).toFixed(1)} MB`;
+
+/** The server's group commits so far, and the items they wrote (its `/metrics`). */
+async function commitsOf(url) {
+  const text = await (await fetch(`${url}/metrics`)).text();
+  const value = (name) => Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(text)?.[1] ?? Number.NaN);
+  return {
+    commits: value('wai_steering_commit_batch_size_count'),
+    items: value('wai_steering_commit_batch_size_sum'),
+  };
+}
 
 /**
  * The stage table: (a) and (b) started again with `--cpu-prof`, loaded alike (b's store and
@@ -93,7 +104,9 @@ async function stageRun(setup, unprofiled) {
       ...unprofiled[name],
     });
   }
-  rmSync(profDir, { recursive: true, force: true });
+  // BENCH_KEEP_PROFILES=1 keeps the profiles, to be read apart (Chrome's DevTools opens them).
+  if (process.env.BENCH_KEEP_PROFILES === '1') console.log(`the CPU profiles are in ${profDir}`);
+  else rmSync(profDir, { recursive: true, force: true });
   const pad = (x, n) => String(x).padStart(n);
   console.log(
     `stages of a request, µs of CPU: the shares of each server's main thread from a CPU profile (--cpu-prof every 250 µs, ${DURATION} s each; load average ${runs.a.load} and ${runs.b.load}), times its CPU per request in the rounds (median):`,
@@ -173,7 +186,11 @@ try {
   const bOs = [];
   for (let round = 1; round <= ROUNDS; round++) {
     const ra = await measured([a.child.pid], a.url, { duration: DURATION, steering: false });
+    const c0 = await commitsOf(b.url);
     const rb = await measured([b.child.pid], b.url, { duration: DURATION });
+    const c1 = await commitsOf(b.url);
+    rb.commits = c1.commits - c0.commits;
+    rb.perCommit = (c1.items - c0.items) / rb.commits;
     const rbO = await measured([bO.child.pid], bO.url, { duration: DURATION });
     as.push(ra);
     bs.push(rb);
@@ -181,7 +198,7 @@ try {
     console.log(`round ${round}:`);
     console.log(`  (a) node:http + one Ed25519 signature of 300 bytes: ${summary(ra)}`);
     console.log(
-      `  (b) steering, a distinct session per request, 3 pathways, ${named} records named per decision (${decision.length}-byte WSD1), archive on: ${summary(rb)}`,
+      `  (b) steering, a distinct session per request, 3 pathways, ${named} records named per decision (${decision.length}-byte WSD1), archive on: ${summary(rb)}; ${rb.commits} group commits, ${rb.perCommit.toFixed(1)} items each`,
     );
     console.log(`  (b′) the same, signing with node:crypto (OpenSSL): ${summary(rbO)}`);
     console.log(
@@ -257,6 +274,13 @@ for (const n of [100_000, 1_000_000]) {
   console.log(
     `sessions: ${m.sessions} live: RSS ${mb(m.rssAfter)} (${mb(m.rssAfter - m.rssBefore)} over the empty table; typed arrays ${mb(m.tableBytes)}, ${m.slots} slots)`,
   );
+}
+
+// The SQLite store's commit alone, with and without its decisions' digest index (a process of its
+// own, its CPU time its own).
+if (process.env.BENCH_COMMIT !== '0') {
+  const r = spawnSync(process.execPath, [join(here, 'commit.bench.mjs')], { stdio: 'inherit' });
+  if (r.status !== 0) throw new Error('the commit bench failed');
 }
 
 // The store and the instances: SQLite against PostgreSQL, --workers 2 against 1, the capacity
