@@ -10,7 +10,8 @@
 //       prepared again by SQLite; the commits do not read the index).
 //
 // Each store is filled with `FILL` decisions first, since a random index's inserts cost more as it
-// outgrows the page cache. Run: `node packages/server/bench/commit.bench.mjs` after a build.
+// outgrows the page cache. `BENCH_PAGE_SIZE=1024` makes both stores' files with pages of that size
+// (SQLite's default is 4096). Run: `node packages/server/bench/commit.bench.mjs` after a build.
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -23,6 +24,8 @@ const BATCH = Number(process.env.BENCH_BATCH ?? 28);
 const FILL = Number(process.env.BENCH_FILL ?? 200_000);
 const MEASURED = Number(process.env.BENCH_MEASURED ?? 50_000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const PAGE_SIZE =
+  process.env.BENCH_PAGE_SIZE === undefined ? undefined : Number(process.env.BENCH_PAGE_SIZE);
 
 const dir = mkdtempSync(join(tmpdir(), 'wai-commit-bench-'));
 // One evidence set for every decision: 97 bytes, no pathway (the store reads its count at 96).
@@ -52,6 +55,13 @@ try {
   const stores = {};
   for (const name of ['s', 'n']) {
     const path = join(dir, `${name}.sqlite`);
+    if (PAGE_SIZE !== undefined) {
+      // The page size is the file's from its first write: set before the store makes its tables.
+      const db = new Database(path);
+      db.pragma(`page_size = ${PAGE_SIZE}`);
+      db.pragma('journal_mode = WAL');
+      db.close();
+    }
     const store = new SqliteStore(path);
     if (name === 'n') {
       const db = new Database(path);
@@ -71,7 +81,7 @@ try {
   const s = median(us.s);
   const n = median(us.n);
   console.log(
-    `the store's commit, batches of ${BATCH}, after ${FILL} decisions: ${s.toFixed(1)} µs of CPU a decision; without the digest index ${n.toFixed(1)} µs: the index ${(s - n).toFixed(1)} µs, ${((100 * (s - n)) / s).toFixed(0)} % (medians of ${ROUNDS} rounds)`,
+    `the store's commit, batches of ${BATCH}, after ${FILL} decisions${PAGE_SIZE === undefined ? '' : `, pages of ${PAGE_SIZE} bytes`}: ${s.toFixed(1)} µs of CPU a decision; without the digest index ${n.toFixed(1)} µs: the index ${(s - n).toFixed(1)} µs, ${((100 * (s - n)) / s).toFixed(0)} % (medians of ${ROUNDS} rounds)`,
   );
   for (const store of Object.values(stores)) await store.close();
 } finally {
