@@ -67,6 +67,8 @@ export interface Recovery {
   readonly target: string;
   /** The manifests it got after the phase verified (§9.1). */
   readonly verified: boolean;
+  /** Why they did not (the outcome, or what failed, with the exchange's time), or null. */
+  readonly why: string | null;
   /** The policy the first decision after the phase names (hex digest). */
   readonly policy: string | null;
 }
@@ -274,18 +276,24 @@ export async function runRecovery(): Promise<RecoveryRun> {
         const answered = mine.find((e) => e.at > end && e.status === 200);
         const f = followed(r, end, phase.target);
         let verified = false;
+        let why: string | null = null;
         let policy: string | null = null;
         const check = [answered, f?.manifest].filter((e) => e !== undefined) as Exchange[];
-        try {
-          for (const e of check) {
+        for (const e of check) {
+          const at = `the answer at ${Math.round(e.at - end)} ms (${e.target})`;
+          try {
             const v = await verifier.verify(new Uint8Array(e.body));
-            if (v.outcome.outcome !== 'accept') throw new Error(JSON.stringify(v.outcome));
+            if (v.outcome.outcome !== 'accept') {
+              why = `${at}: ${JSON.stringify(v.outcome)}`;
+              break;
+            }
             if (e === answered) policy = toHex(v.decision.policy);
+          } catch (error) {
+            why = `${at}: ${error instanceof Error ? error.message : String(error)}`;
+            break;
           }
-          verified = check.length > 0;
-        } catch {
-          verified = false;
         }
+        verified = check.length > 0 && why === null;
         results.push({
           phase: phase.name,
           player: r.player,
@@ -294,6 +302,7 @@ export async function runRecovery(): Promise<RecoveryRun> {
           followedMs: f === undefined ? null : Math.round(f.at - end),
           target: phase.target,
           verified,
+          why,
           policy,
         });
       }

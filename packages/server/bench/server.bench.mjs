@@ -246,7 +246,7 @@ try {
   try {
     const rows = db.prepare('SELECT name, sum(pgsize) AS bytes FROM dbstat GROUP BY name').all();
     for (const r of rows)
-      if (r.name === 'decisions' || r.name === 'decisions_key') decisionBytes += r.bytes;
+      if (r.name === 'decisions' || r.name === 'decision_keys') decisionBytes += r.bytes;
     perTable = rows.map((r) => `${r.name} ${mb(r.bytes)}`).join(', ');
   } catch {
     decisionBytes = Number.NaN;

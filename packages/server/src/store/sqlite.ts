@@ -5,9 +5,13 @@
  *   and pruning.
  * - `sets` and `decisions`: compact decisions (`compact.ts`). A decision row holds its tail (what
  *   differs per decision, about 135 bytes for 3 pathways) and the id of its window's evidence set;
- *   its digest is not stored, only its first 8 bytes as an indexed integer: `getDecision` rebuilds
+ *   its digest is not stored, only its first 8 bytes as an integer (`key`): `getDecision` rebuilds
  *   the bytes of each row of that key and returns the one whose SHA-256 is the digest, so that a
  *   decision served is always checked against the digest it is asked by.
+ * - `decision_keys`: the decisions' index by key, written in sorted batches rather than at commit
+ *   (a random B-tree insert per decision was most of a commit's cost): each (key, id) of the
+ *   decisions up to `keys_through` (in `meta`); the decisions after it (at most a few batches)
+ *   are found by a scan of their rows. See {@link KEY_MERGE_ROWS}.
  * - `blobs`: policies, room descriptors and key log heads, by digest.
  *
  * The store interface is asynchronous (`store.ts`); SQLite here is synchronous inside, each
@@ -70,6 +74,8 @@ export interface SqliteStoreOptions {
    * 16 384: 64 MiB of 4 KiB pages).
    */
   readonly walRestartFrames?: number;
+  /** Internal, for tests and the bench: {@link KEY_MERGE_ROWS}. */
+  readonly keyMergeRows?: number;
 }
 
 /** The checkpointer: a worker thread with its own connection (WAL allows it beside the writer). */
@@ -133,9 +139,33 @@ const WAL_LIMIT = 256 * 1024 * 1024;
  * The schema's version: 2 adds each decision's `t` (clamped to 2^53 − 1), indexed, for the
  * listing by time, and the decision log's tables (`log_*`). A store of version 1 is migrated
  * when opened: the `t` column filled from the tails, and every decision it holds made a pending
- * entry of the log, in the order they were stored.
+ * entry of the log, in the order they were stored. 3 replaces the index on `decisions (key)` by
+ * `decision_keys`, merged in batches ({@link KEY_MERGE_ROWS}); a store of version 2 is migrated
+ * when opened (the table filled from the decisions held, in one transaction).
  */
-const SCHEMA_VERSION = 2;
+const SCHEMA_VERSION = 3;
+
+/**
+ * The decisions not yet in `decision_keys` past which a merge starts (after a commit): 16 384.
+ *
+ * A decision's key is the first 8 bytes of its digest, random: an index on it kept at commit
+ * costs a random B-tree insert per decision, whose leaf page the WAL writes and the checkpointer
+ * copies again, commit after commit (two thirds of a group commit's cost with 200 000 decisions
+ * held: `bench/commit.bench.mjs`). Merged in batches of this many, sorted, the inserts share
+ * their pages: a few decisions a page instead of one. The decisions past `keys_through` are
+ * looked up by a scan of their rows (by row id: about 1 ms for this many), the merge runs in
+ * {@link KEY_SLICES} transactions apart, between commits, each over a part of the key range.
+ */
+const KEY_MERGE_ROWS = 16_384;
+/** The merge's transactions, each over 1/8 of the keys (a few ms each, between commits). */
+const KEY_SLICES = 8;
+/** How long a merge waits for another process's write lock before it gives up (till the next). */
+const KEY_MERGE_WAIT_MS = 5000;
+/** The lower bound of each slice's keys (signed 64-bit), and the last one's upper bound. */
+const KEY_BOUNDS: readonly bigint[] = Array.from(
+  { length: KEY_SLICES + 1 },
+  (_, i) => -(1n << 63n) + (BigInt(i) << 64n) / BigInt(KEY_SLICES),
+);
 /** SQLite integers are signed 64-bit: the columns that index a u64 clamp it (the bytes are exact). */
 const INT_MAX = BigInt(Number.MAX_SAFE_INTEGER);
 
@@ -301,6 +331,22 @@ export class SqliteStore implements SteeringStore {
   private worker: Worker | undefined;
   private exited: Promise<void> = Promise.resolve();
   private commits = 0;
+  /** The decisions through this id are in `decision_keys` (as this connection last knew it). */
+  private keysThrough = 0;
+  /** The latest decision's id this connection committed. */
+  private lastDecisionId = 0;
+  private readonly keyMergeRows: number;
+  /** The merge under way: its span of ids (from, to] and its next slice. */
+  private keyMerge: { from: number; to: number; slice: number; deadline: number } | undefined;
+  /**
+   * The decisions after `keys_through`, by key, as this connection last read them (for lookups:
+   * `readKey`): from `through`, the rows read up to `seen` (its key `seenKey`).
+   */
+  private tail:
+    | { through: number; seen: number; seenKey: bigint; ids: Map<bigint, number[]> }
+    | undefined;
+  /** Resolves the merge's waiters (tests) when it ends. */
+  private keyMergeWaiters: (() => void)[] = [];
   /** Where each decision's tail is cut (bound, and so copied, by the insert). */
   private scratch = new Uint8Array(4096);
   /**
@@ -318,6 +364,7 @@ export class SqliteStore implements SteeringStore {
   constructor(path: string, options: SqliteStoreOptions = {}) {
     this.path = path;
     this.logAppend = options.logAppend ?? true;
+    this.keyMergeRows = options.keyMergeRows ?? KEY_MERGE_ROWS;
     this.db = new Database(path);
     this.db.pragma('journal_mode = WAL');
     this.db.pragma(`synchronous = ${options.synchronous === 'full' ? 'FULL' : 'NORMAL'}`);
@@ -351,6 +398,7 @@ export class SqliteStore implements SteeringStore {
     }
     this.stmt = this.prepare();
     this.loadCurrent();
+    this.keysThrough = (this.stmt.keysThrough.get() as number | undefined) ?? 0;
     this.commitTx = this.db.transaction((batch: CommitBatch) => this.write(batch));
     if (!memory) {
       this.watched = [path, `${path}-wal`, `${path}-shm`].map((p) => ({
@@ -452,7 +500,11 @@ export class SqliteStore implements SteeringStore {
         tail BLOB NOT NULL,
         t INTEGER NOT NULL
       );
-      CREATE INDEX IF NOT EXISTS decisions_key ON decisions (key);
+      CREATE TABLE IF NOT EXISTS decision_keys (
+        key INTEGER NOT NULL,
+        id INTEGER NOT NULL,
+        PRIMARY KEY (key, id)
+      ) WITHOUT ROWID;
       CREATE TABLE IF NOT EXISTS blobs (
         digest BLOB NOT NULL,
         kind TEXT NOT NULL,
@@ -532,13 +584,15 @@ export class SqliteStore implements SteeringStore {
       | undefined;
     if (row === undefined) {
       this.db.prepare("INSERT INTO meta (k, v) VALUES ('schema', ?)").run(SCHEMA_VERSION);
-    } else if (row.v === 1) {
-      this.migrateFrom1();
+    } else if (row.v === 1 || row.v === 2) {
+      if (row.v === 1) this.migrateFrom1();
+      this.migrateFrom2();
     } else if (row.v !== SCHEMA_VERSION) {
       throw new StoreSchemaError(
         `the store's schema is version ${row.v}; this server reads version ${SCHEMA_VERSION}`,
       );
     }
+    this.db.prepare("INSERT OR IGNORE INTO meta (k, v) VALUES ('keys_through', 0)").run();
     // The listing by time: `t`, then the row id (the index holds it).
     this.db.exec('CREATE INDEX IF NOT EXISTS decisions_t ON decisions (t)');
   }
@@ -584,6 +638,23 @@ export class SqliteStore implements SteeringStore {
         }
       }
       if (n > 0) insert.run(chunk.subarray(0, n * ENTRY));
+      db.prepare("UPDATE meta SET v = 2 WHERE k = 'schema'").run();
+    }).immediate();
+  }
+
+  /**
+   * Version 2 to 3, in one transaction: the index on `decisions (key)` becomes `decision_keys`,
+   * filled with every decision held (in key order), and `keys_through` their latest id.
+   */
+  private migrateFrom2(): void {
+    const db = this.db;
+    db.transaction(() => {
+      db.exec(`
+        INSERT OR IGNORE INTO decision_keys (key, id) SELECT key, id FROM decisions ORDER BY key, id;
+        DROP INDEX IF EXISTS decisions_key;
+        INSERT OR REPLACE INTO meta (k, v)
+          VALUES ('keys_through', (SELECT coalesce(max(id), 0) FROM decisions));
+      `);
       db.prepare("UPDATE meta SET v = ? WHERE k = 'schema'").run(SCHEMA_VERSION);
     }).immediate();
   }
@@ -609,7 +680,35 @@ export class SqliteStore implements SteeringStore {
         'INSERT INTO decisions (key, set_id, tail, t) VALUES (?, ?, ?, ?)',
       ),
       insertPending: db.prepare('INSERT INTO log_pending (entries) VALUES (?)'),
-      getDecisions: db.prepare('SELECT set_id, tail FROM decisions WHERE key = ?'),
+      // The rows of a key merged into `decision_keys` (those after it: `tailIds`).
+      getDecisions: db.prepare(
+        `SELECT d.id, d.set_id, d.tail FROM decision_keys k JOIN decisions d ON d.id = k.id
+           WHERE k.key = @key AND d.key = @key`,
+      ),
+      getDecisionById: db.prepare(
+        'SELECT id, set_id, tail FROM decisions WHERE id = ? AND key = ?',
+      ),
+      tailSince: db
+        .prepare('SELECT id, key FROM decisions WHERE id > ? ORDER BY id')
+        .safeIntegers(true),
+      keyAt: db.prepare('SELECT key FROM decisions WHERE id = ?').pluck().safeIntegers(true),
+      keysThrough: db.prepare("SELECT v FROM meta WHERE k = 'keys_through'").pluck(),
+      maxDecisionId: db.prepare('SELECT coalesce(max(id), 0) FROM decisions').pluck(),
+      // One slice of a merge: the decisions of ids (from, to] whose key is in [lo, hi), sorted.
+      mergeKeys: db.prepare(
+        `INSERT OR IGNORE INTO decision_keys (key, id)
+           SELECT key, id FROM decisions WHERE id > ? AND id <= ? AND key >= ? AND key < ?
+           ORDER BY key, id`,
+      ),
+      mergeLastKeys: db.prepare(
+        `INSERT OR IGNORE INTO decision_keys (key, id)
+           SELECT key, id FROM decisions WHERE id > ? AND id <= ? AND key >= ?
+           ORDER BY key, id`,
+      ),
+      // Moved on only from the value the merge began at: a prune that emptied the table (row ids
+      // start again from 1) or another process's merge moved it meanwhile.
+      setKeysThrough: db.prepare("UPDATE meta SET v = ? WHERE k = 'keys_through' AND v = ?"),
+      deleteKeysBefore: db.prepare('DELETE FROM decision_keys WHERE id < ?'),
       // In (t, id) order after the cursor (t, id): the index's range on t, then the rows of the
       // cursor's own t that come before it filtered out.
       // Safe integers: the key is a full signed 64-bit integer.
@@ -678,6 +777,12 @@ export class SqliteStore implements SteeringStore {
       // than failing the upgrade of a read snapshot (SQLITE_BUSY_SNAPSHOT).
       const result = this.commitTx.immediate(batch);
       if (this.worker !== undefined && ++this.commits % 256 === 0) this.limitWal();
+      if (
+        this.keyMerge === undefined &&
+        this.lastDecisionId - this.keysThrough >= this.keyMergeRows
+      ) {
+        this.startKeyMerge();
+      }
       return result;
     } catch (e) {
       // The transaction rolled back: the current set may be one it had written.
@@ -686,6 +791,80 @@ export class SqliteStore implements SteeringStore {
     } finally {
       if (!wait) this.stmt.busyWait.get();
     }
+  }
+
+  /** Starts a merge of the decisions after `keys_through` into `decision_keys`, a slice a turn. */
+  private startKeyMerge(): void {
+    this.keyMerge = { from: -1, to: -1, slice: 0, deadline: Date.now() + KEY_MERGE_WAIT_MS };
+    setImmediate(() => this.keyMergeStep());
+  }
+
+  /**
+   * One transaction of the merge: the first reads its span, each writes a slice, the last moves
+   * `keys_through`. Another process holding the write lock: tried again shortly (up to
+   * {@link KEY_MERGE_WAIT_MS}); any other failure (the store closed or removed) ends it, and the
+   * next commit past the threshold starts another.
+   */
+  private keyMergeStep(): void {
+    const m = this.keyMerge;
+    if (m === undefined) return;
+    if (!this.db.open) {
+      this.endKeyMerge();
+      return;
+    }
+    const s = this.stmt;
+    s.busyNoWait.get();
+    try {
+      this.db
+        .transaction(() => {
+          if (m.slice === 0) {
+            m.from = (s.keysThrough.get() as number | undefined) ?? 0;
+            m.to = s.maxDecisionId.get() as number;
+          }
+          const lo = KEY_BOUNDS[m.slice]!;
+          if (m.slice === KEY_SLICES - 1) s.mergeLastKeys.run(m.from, m.to, lo);
+          else s.mergeKeys.run(m.from, m.to, lo, KEY_BOUNDS[m.slice + 1]!);
+          if (m.slice === KEY_SLICES - 1 && s.setKeysThrough.run(m.to, m.from).changes > 0) {
+            this.keysThrough = m.to;
+          }
+        })
+        .immediate();
+    } catch (e) {
+      if (isBusy(e) && Date.now() < m.deadline) {
+        setTimeout(() => this.keyMergeStep(), 2);
+        return;
+      }
+      this.endKeyMerge();
+      return;
+    } finally {
+      if (this.db.open) s.busyWait.get();
+    }
+    if (++m.slice < KEY_SLICES && m.to > m.from) {
+      setImmediate(() => this.keyMergeStep());
+      return;
+    }
+    // Another process's merge, or a prune, moved it: this connection reads where it is now.
+    if (m.slice < KEY_SLICES || this.keysThrough !== m.to) {
+      this.keysThrough = (s.keysThrough.get() as number | undefined) ?? 0;
+    }
+    this.endKeyMerge();
+  }
+
+  private endKeyMerge(): void {
+    this.keyMerge = undefined;
+    const waiters = this.keyMergeWaiters;
+    this.keyMergeWaiters = [];
+    for (const w of waiters) w();
+  }
+
+  /**
+   * @internal For tests: resolves when no merge of `decision_keys` is under way; with `now`,
+   * starts one first (whatever the decisions after `keys_through`).
+   */
+  keyMergeSettled(now = false): Promise<void> {
+    if (now && this.keyMerge === undefined) this.startKeyMerge();
+    if (this.keyMerge === undefined) return Promise.resolve();
+    return new Promise((resolve) => this.keyMergeWaiters.push(resolve));
   }
 
   private loadCurrent(): void {
@@ -745,7 +924,9 @@ export class SqliteStore implements SteeringStore {
           touched = true;
         }
         // better-sqlite3 copies a bound blob: the scratch is reused.
-        s.insertDecision.run(keyOf(d.digest), cur.id, tail, timeColumn(t));
+        this.lastDecisionId = Number(
+          s.insertDecision.run(keyOf(d.digest), cur.id, tail, timeColumn(t)).lastInsertRowid,
+        );
         // The decision log's entry: `t` (the tail's first 8 bytes, u64 little-endian), digest.
         if (entries !== undefined) {
           entries.set(tail.subarray(0, 8), n * ENTRY);
@@ -797,7 +978,7 @@ export class SqliteStore implements SteeringStore {
   private getDecisionSync(digest: Uint8Array): Uint8Array | undefined {
     if (digest.length !== 32) return undefined;
     const key = keyOf(digest);
-    const rows = this.stmt.getDecisions.all(key) as { set_id: number; tail: Buffer }[];
+    const rows = this.readKey(key);
     // A row of this key whose bytes do not rebuild a digest of this key is damage; one that
     // rebuilds another digest of the key is another decision (or a digest no decision has).
     let damaged = false;
@@ -813,6 +994,46 @@ export class SqliteStore implements SteeringStore {
     }
     if (damaged) throw new StoreDamagedError('decision', toHex(digest));
     return undefined;
+  }
+
+  /**
+   * The rows of a key, in one read transaction: those of `decision_keys`, and those after
+   * `keys_through` from {@link SqliteStore.tail}, brought up to date first (the rows committed
+   * since, by any connection, read by id).
+   */
+  private readKey(key: bigint): { set_id: number; tail: Buffer }[] {
+    const s = this.stmt;
+    return this.db.transaction(() => {
+      const rows = s.getDecisions.all({ key }) as { id: number; set_id: number; tail: Buffer }[];
+      const through = (s.keysThrough.get() as number | undefined) ?? 0;
+      let tail = this.tail;
+      // Another start: a merge moved keys_through, or a prune took the row last read (a prune of
+      // every decision starts the row ids again from 1).
+      if (
+        tail === undefined ||
+        tail.through !== through ||
+        (tail.seen > through && s.keyAt.get(tail.seen) !== tail.seenKey)
+      ) {
+        tail = { through, seen: through, seenKey: 0n, ids: new Map() };
+        this.tail = tail;
+      }
+      for (const r of s.tailSince.iterate(tail.seen) as Iterable<{ id: bigint; key: bigint }>) {
+        const id = Number(r.id);
+        const held = tail.ids.get(r.key);
+        if (held === undefined) tail.ids.set(r.key, [id]);
+        else held.push(id);
+        tail.seen = id;
+        tail.seenKey = r.key;
+      }
+      for (const id of tail.ids.get(key) ?? []) {
+        if (rows.some((r) => r.id === id)) continue;
+        const row = s.getDecisionById.get(id, key) as
+          | { id: number; set_id: number; tail: Buffer }
+          | undefined;
+        if (row !== undefined) rows.push(row);
+      }
+      return rows;
+    })();
   }
 
   /** A decision's bytes from its set and tail; `undefined` when its set is gone or they do not join. */
@@ -1058,9 +1279,15 @@ export class SqliteStore implements SteeringStore {
         // No decision is kept: every set goes, the current one included.
         decisions = this.db.prepare('DELETE FROM decisions').run().changes;
         sets = this.db.prepare('DELETE FROM sets').run().changes;
+        // Row ids start again from 1: every one after `keys_through` again.
+        this.db.prepare('DELETE FROM decision_keys').run();
+        this.db.prepare("UPDATE meta SET v = 0 WHERE k = 'keys_through'").run();
+        this.keysThrough = 0;
+        this.lastDecisionId = 0;
         this.current = undefined;
       } else {
         decisions = s.deleteDecisionsBefore.run(kept.first_decision).changes;
+        s.deleteKeysBefore.run(kept.first_decision);
         sets = s.deleteSetsBefore.run(kept.id).changes;
       }
       if (sets > 0) this.setCache.clear();

@@ -128,7 +128,7 @@ describe('SqliteStore', () => {
     ).toEqual(made.map((d) => Buffer.from(d.digest).toString('hex')));
     await store.close();
     const check = new Database(path, { readonly: true });
-    expect(check.prepare("SELECT v FROM meta WHERE k = 'schema'").pluck().get()).toBe(2);
+    expect(check.prepare("SELECT v FROM meta WHERE k = 'schema'").pluck().get()).toBe(3);
     check.close();
   });
 
@@ -247,5 +247,176 @@ describe('SqliteStore', () => {
     // Goal: the stored size does not grow with the records named (36 × 32 bytes here).
     expect(per).toBeLessThan(300);
     expect((await store.stats()).sets).toBe(1);
+  });
+});
+
+describe('SqliteStore: the decisions’ keys, merged in batches', () => {
+  const open = (options: { keyMergeRows?: number } = {}) => {
+    const { dir, remove } = tempDir();
+    cleanup.push(remove);
+    const path = `${dir}/s.sqlite`;
+    return { path, store: new SqliteStore(path, options) };
+  };
+  /** What another connection sees: the keys merged, `keys_through`, the decisions held. */
+  const inside = (path: string) => {
+    const db = new Database(path, { readonly: true });
+    try {
+      return {
+        merged: db.prepare('SELECT count(*) FROM decision_keys').pluck().get() as number,
+        through: db.prepare("SELECT v FROM meta WHERE k = 'keys_through'").pluck().get() as number,
+        decisions: db.prepare('SELECT count(*) FROM decisions').pluck().get() as number,
+        maxId: db.prepare('SELECT coalesce(max(id), 0) FROM decisions').pluck().get() as number,
+        index: db
+          .prepare(
+            "SELECT count(*) FROM sqlite_master WHERE type = 'index' AND name = 'decisions_key'",
+          )
+          .pluck()
+          .get() as number,
+        schema: db.prepare("SELECT v FROM meta WHERE k = 'schema'").pluck().get() as number,
+      };
+    } finally {
+      db.close();
+    }
+  };
+  const batchOf = (seed: number, n: number) =>
+    fc
+      .sample(fieldsArb, { seed, numRuns: n })
+      .map((f, i) => sign({ ...(f as DecisionFields), t: BigInt(seed * 1000 + i) }));
+  const expectFound = async (
+    store: SqliteStore,
+    ds: { bytes: Uint8Array; digest: Uint8Array }[],
+  ) => {
+    for (const d of ds) {
+      const got = await store.getDecision(d.digest);
+      expect(got === undefined ? 'absent' : Buffer.from(got).equals(Buffer.from(d.bytes))).toBe(
+        true,
+      );
+    }
+  };
+
+  it('finds every decision, merged or not yet, and merges once past the threshold', async () => {
+    const { path, store } = open({ keyMergeRows: 16 });
+    const all: { bytes: Uint8Array; digest: Uint8Array }[] = [];
+    let merges = 0;
+    for (let k = 1; k <= 12; k++) {
+      const batch = batchOf(k, 1 + (k % 7));
+      await store.commit({ records: [], decisions: batch });
+      all.push(...batch);
+      // Before the merge (if one started) and after it.
+      await expectFound(store, all);
+      await store.keyMergeSettled();
+      await expectFound(store, all);
+      const s = inside(path);
+      expect(s.decisions).toBe(all.length);
+      // Every decision through keys_through is merged, and the rest are fewer than a merge's rows.
+      expect(s.merged).toBe(s.through);
+      expect(s.maxId - s.through).toBeLessThan(16);
+      if (s.through > 0) merges++;
+    }
+    expect(merges).toBeGreaterThan(0);
+    const absent = all[0]!.digest.slice();
+    absent[31]! ^= 1;
+    expect(await store.getDecision(absent)).toBeUndefined();
+    await store.close();
+  });
+
+  it('answers a merged decision altered inside the database as damage', async () => {
+    const { path, store } = open({ keyMergeRows: 1 << 30 });
+    const batch = batchOf(7, 6);
+    await store.commit({ records: [], decisions: batch });
+    await store.keyMergeSettled(true);
+    expect(inside(path).through).toBe(6);
+    const db = new Database(path);
+    const row = db
+      .prepare('SELECT id, tail FROM decisions WHERE key = ?')
+      .get(keyOf(batch[2]!.digest)) as { id: number; tail: Buffer };
+    db.prepare('UPDATE decisions SET tail = ? WHERE id = ?').run(altered(row.tail), row.id);
+    db.close();
+    await expect(store.getDecision(batch[2]!.digest)).rejects.toMatchObject({
+      name: 'StoreDamagedError',
+    });
+    await expectFound(store, [...batch.slice(0, 2), ...batch.slice(3)]);
+    await store.close();
+  });
+
+  it('starts the keys again after a prune of every decision (row ids start again from 1)', async () => {
+    const { path, store } = open({ keyMergeRows: 4 });
+    const old = batchOf(3, 10);
+    await store.commit({ records: [], decisions: old });
+    await store.keyMergeSettled();
+    expect(inside(path).through).toBe(10);
+    await store.prune(0n, 1n << 62n);
+    expect(inside(path)).toMatchObject({ decisions: 0, merged: 0, through: 0 });
+    const fresh = batchOf(4, 3);
+    await store.commit({ records: [], decisions: fresh });
+    await expectFound(store, fresh);
+    for (const d of old) expect(await store.getDecision(d.digest)).toBeUndefined();
+    await store.commit({ records: [], decisions: batchOf(5, 3) });
+    await store.keyMergeSettled();
+    await expectFound(store, [...fresh, ...batchOf(5, 3)]);
+    expect(inside(path).through).toBe(6);
+    await store.close();
+  });
+
+  it('drops the keys of the decisions a prune drops, and keeps the others', async () => {
+    const { path, store } = open({ keyMergeRows: 4 });
+    const early = batchOf(1, 5);
+    const late = batchOf(9, 5);
+    await store.commit({ records: [], decisions: early });
+    await store.commit({ records: [], decisions: late });
+    await store.keyMergeSettled();
+    expect(inside(path)).toMatchObject({ merged: 10, through: 10 });
+    // The early ones (t 1000…) go, the late ones (t 9000…) stay.
+    await store.prune(0n, 5000n);
+    const s = inside(path);
+    expect(s.decisions).toBe(5);
+    expect(s.merged).toBe(5);
+    for (const d of early) expect(await store.getDecision(d.digest)).toBeUndefined();
+    await expectFound(store, late);
+    await store.close();
+  });
+
+  it('two connections to one file (workers) find each other’s decisions, merged by either', async () => {
+    const { path, store: a } = open({ keyMergeRows: 8 });
+    const b = new SqliteStore(path, { keyMergeRows: 8 });
+    const all: { bytes: Uint8Array; digest: Uint8Array }[] = [];
+    for (let k = 1; k <= 10; k++) {
+      const batch = batchOf(100 + k, 3);
+      await (k % 2 === 0 ? a : b).commit({ records: [], decisions: batch });
+      all.push(...batch);
+      await Promise.all([a.keyMergeSettled(), b.keyMergeSettled()]);
+      await expectFound(a, all);
+      await expectFound(b, all);
+    }
+    const s = inside(path);
+    expect(s.merged).toBe(s.through);
+    expect(s.through).toBeGreaterThan(0);
+    await b.close();
+    await a.close();
+  });
+
+  it('migrates a store of schema 2: its index on the key becomes decision_keys', async () => {
+    const { path, store } = open();
+    const batch = batchOf(9, 9);
+    await store.commit({ records: [], decisions: batch });
+    await store.close();
+    // Version 2: the key indexed at commit, no decision_keys, no keys_through.
+    const db = new Database(path);
+    db.exec(`
+      DROP TABLE decision_keys;
+      CREATE INDEX decisions_key ON decisions (key);
+      DELETE FROM meta WHERE k = 'keys_through';
+      UPDATE meta SET v = 2 WHERE k = 'schema';
+    `);
+    db.close();
+    const again = new SqliteStore(path, { keyMergeRows: 4 });
+    expect(inside(path)).toMatchObject({ schema: 3, index: 0, merged: 9, through: 9 });
+    await expectFound(again, batch);
+    const more = batchOf(10, 5);
+    await again.commit({ records: [], decisions: more });
+    await again.keyMergeSettled();
+    await expectFound(again, [...batch, ...more]);
+    expect(inside(path)).toMatchObject({ merged: 14, through: 14 });
+    await again.close();
   });
 });
