@@ -32,7 +32,7 @@ beforeAll(async () => {
     `\n[recovery] ${run.ms} ms\n${run.results
       .map(
         (r) =>
-          `  ${r.phase} ${r.player}: declined ${JSON.stringify(r.declined)}, answered after ${r.answeredMs} ms, on ${r.target} after ${r.followedMs} ms, verified ${r.verified}${r.why === null ? "" : ` (${r.why})`}`,
+          `  ${r.phase} ${r.player}: declined ${JSON.stringify(r.declined)}, answered after ${r.answeredMs} ms, on ${r.target} after ${r.followedMs} ms, verified ${r.verified}${r.why === null ? '' : ` (${r.why})`}`,
       )
       .join('\n')}\n`,
   );
