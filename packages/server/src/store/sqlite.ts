@@ -10,8 +10,9 @@
  *   decision served is always checked against the digest it is asked by.
  * - `decision_keys`: the decisions' index by key, written in sorted batches rather than at commit
  *   (a random B-tree insert per decision was most of a commit's cost): each (key, id) of the
- *   decisions up to `keys_through` (in `meta`); the decisions after it (at most a few batches)
- *   are found by a scan of their rows. See {@link KEY_MERGE_ROWS}.
+ *   decisions up to `keys_through` (in `meta`); the decisions after it (fewer than a batch, but
+ *   while a merge runs) are found through a map by key that each connection brings up to date
+ *   by row id. See {@link KEY_MERGE_ROWS}.
  * - `blobs`: policies, room descriptors and key log heads, by digest.
  *
  * The store interface is asynchronous (`store.ts`); SQLite here is synchronous inside, each
@@ -153,7 +154,8 @@ const SCHEMA_VERSION = 3;
  * copies again, commit after commit (two thirds of a group commit's cost with 200 000 decisions
  * held: `bench/commit.bench.mjs`). Merged in batches of this many, sorted, the inserts share
  * their pages: a few decisions a page instead of one. The decisions past `keys_through` are
- * looked up by a scan of their rows (by row id: about 1 ms for this many), the merge runs in
+ * looked up through a map by key that each connection fills from their rows, by row id (once:
+ * about 1 ms for this many, then the rows since its last lookup). The merge runs in
  * {@link KEY_SLICES} transactions apart, between commits, each over a part of the key range.
  */
 const KEY_MERGE_ROWS = 16_384;
@@ -680,7 +682,7 @@ export class SqliteStore implements SteeringStore {
         'INSERT INTO decisions (key, set_id, tail, t) VALUES (?, ?, ?, ?)',
       ),
       insertPending: db.prepare('INSERT INTO log_pending (entries) VALUES (?)'),
-      // The rows of a key merged into `decision_keys` (those after it: `tailIds`).
+      // The rows of a key merged into `decision_keys` (those after it: `readKey`).
       getDecisions: db.prepare(
         `SELECT d.id, d.set_id, d.tail FROM decision_keys k JOIN decisions d ON d.id = k.id
            WHERE k.key = @key AND d.key = @key`,
