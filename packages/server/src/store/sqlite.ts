@@ -349,6 +349,8 @@ export class SqliteStore implements SteeringStore {
     | undefined;
   /** Resolves the merge's waiters (tests) when it ends. */
   private keyMergeWaiters: (() => void)[] = [];
+  /** Whether the commit under way began writing (it had the write lock). */
+  private writing = false;
   /** Where each decision's tail is cut (bound, and so copied, by the insert). */
   private scratch = new Uint8Array(4096);
   /**
@@ -774,6 +776,7 @@ export class SqliteStore implements SteeringStore {
    */
   private commitSync(batch: CommitBatch, wait = true): CommitResult {
     if (!wait) this.stmt.busyNoWait.get();
+    this.writing = false;
     try {
       // IMMEDIATE: the write lock first, so that another process's commit is waited for rather
       // than failing the upgrade of a read snapshot (SQLITE_BUSY_SNAPSHOT).
@@ -787,8 +790,9 @@ export class SqliteStore implements SteeringStore {
       }
       return result;
     } catch (e) {
-      // The transaction rolled back: the current set may be one it had written.
-      this.loadCurrent();
+      // The transaction rolled back: the current set may be one it had written. When the write
+      // lock was not had (another worker's commit: tried again), nothing was.
+      if (this.writing) this.loadCurrent();
       throw e;
     } finally {
       if (!wait) this.stmt.busyWait.get();
@@ -880,6 +884,7 @@ export class SqliteStore implements SteeringStore {
   }
 
   private write(batch: CommitBatch): CommitResult {
+    this.writing = true;
     const s = this.stmt;
     const inserted: boolean[] = [];
     for (const r of batch.records) {

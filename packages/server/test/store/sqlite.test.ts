@@ -202,6 +202,40 @@ describe('SqliteStore', () => {
     await store.close();
   });
 
+  it('waits for another connection’s write lock from the event loop, then writes the batch', async () => {
+    const { dir, remove } = tempDir();
+    cleanup.push(remove);
+    const path = `${dir}/w.sqlite`;
+    const store = new SqliteStore(path);
+    const signed = (seed: number, n: number) =>
+      fc
+        .sample(fieldsArb, { seed, numRuns: n })
+        .map((f, i) => sign({ ...(f as DecisionFields), t: BigInt(seed * 1000 + i) }));
+    const [a, b, c] = [signed(1, 5), signed(2, 5), signed(3, 5)];
+    await store.commit({ records: [], decisions: a });
+    // Another worker's transaction holds the write lock: the commit is refused at once and tried
+    // again from the event loop, which goes on meanwhile.
+    const other = new Database(path);
+    other.prepare('BEGIN IMMEDIATE').run();
+    let written = false;
+    const pending = store.commit({ records: [], decisions: b }).then(() => {
+      written = true;
+    });
+    for (let i = 0; i < 5; i++) await new Promise((turn) => setTimeout(turn, 2));
+    expect(written).toBe(false);
+    other.prepare('COMMIT').run();
+    other.close();
+    await pending;
+    await store.commit({ records: [], decisions: c });
+    for (const d of [...a, ...b, ...c]) {
+      const got = await store.getDecision(d.digest);
+      expect(got === undefined ? 'absent' : Buffer.from(got).equals(Buffer.from(d.bytes))).toBe(
+        true,
+      );
+    }
+    await store.close();
+  });
+
   it('stores a decision of 36 named records in far fewer bytes than the record', async () => {
     const store = new SqliteStore(':memory:');
     cleanup.push(() => store.close());
