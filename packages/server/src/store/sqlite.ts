@@ -163,6 +163,8 @@ const KEY_MERGE_ROWS = 16_384;
 const KEY_SLICES = 8;
 /** How long a merge waits for another process's write lock before it gives up (till the next). */
 const KEY_MERGE_WAIT_MS = 5000;
+/** How long a process whose merge found another's under way waits before it looks again. */
+const KEY_MERGE_AGAIN_MS = 100;
 /** The lower bound of each slice's keys (signed 64-bit), and the last one's upper bound. */
 const KEY_BOUNDS: readonly bigint[] = Array.from(
   { length: KEY_SLICES + 1 },
@@ -339,7 +341,20 @@ export class SqliteStore implements SteeringStore {
   private lastDecisionId = 0;
   private readonly keyMergeRows: number;
   /** The merge under way: its span of ids (from, to] and its next slice. */
-  private keyMerge: { from: number; to: number; slice: number; deadline: number } | undefined;
+  private keyMerge:
+    | {
+        from: number;
+        to: number;
+        slice: number;
+        deadline: number;
+        /** Merges however few there are (tests). */
+        readonly forced: boolean;
+        /** Left to another process's merge, or merged already. */
+        left: boolean;
+      }
+    | undefined;
+  /** No merge starts before this time (ms): another process's was under way. */
+  private keyMergeAfter = 0;
   /**
    * The decisions after `keys_through`, by key, as this connection last read them (for lookups:
    * `readKey`): from `through`, the rows read up to `seen` (its key `seenKey`).
@@ -597,6 +612,8 @@ export class SqliteStore implements SteeringStore {
       );
     }
     this.db.prepare("INSERT OR IGNORE INTO meta (k, v) VALUES ('keys_through', 0)").run();
+    // Until when (ms, the machine's clock) a process's merge of the keys runs: 0 when none does.
+    this.db.prepare("INSERT OR IGNORE INTO meta (k, v) VALUES ('keys_merging', 0)").run();
     // The listing by time: `t`, then the row id (the index holds it).
     this.db.exec('CREATE INDEX IF NOT EXISTS decisions_t ON decisions (t)');
   }
@@ -712,6 +729,8 @@ export class SqliteStore implements SteeringStore {
       // Moved on only from the value the merge began at: a prune that emptied the table (row ids
       // start again from 1) or another process's merge moved it meanwhile.
       setKeysThrough: db.prepare("UPDATE meta SET v = ? WHERE k = 'keys_through' AND v = ?"),
+      claimKeyMerge: db.prepare("UPDATE meta SET v = ? WHERE k = 'keys_merging' AND v <= ?"),
+      releaseKeyMerge: db.prepare("UPDATE meta SET v = 0 WHERE k = 'keys_merging'"),
       deleteKeysBefore: db.prepare('DELETE FROM decision_keys WHERE id < ?'),
       // In (t, id) order after the cursor (t, id): the index's range on t, then the rows of the
       // cursor's own t that come before it filtered out.
@@ -784,7 +803,8 @@ export class SqliteStore implements SteeringStore {
       if (this.worker !== undefined && ++this.commits % 256 === 0) this.limitWal();
       if (
         this.keyMerge === undefined &&
-        this.lastDecisionId - this.keysThrough >= this.keyMergeRows
+        this.lastDecisionId - this.keysThrough >= this.keyMergeRows &&
+        (this.keyMergeAfter === 0 || Date.now() >= this.keyMergeAfter)
       ) {
         this.startKeyMerge();
       }
@@ -799,17 +819,31 @@ export class SqliteStore implements SteeringStore {
     }
   }
 
-  /** Starts a merge of the decisions after `keys_through` into `decision_keys`, a slice a turn. */
-  private startKeyMerge(): void {
-    this.keyMerge = { from: -1, to: -1, slice: 0, deadline: Date.now() + KEY_MERGE_WAIT_MS };
+  /**
+   * Starts a merge of the decisions after `keys_through` into `decision_keys`, a slice a turn;
+   * `forced` (tests) merges however few there are.
+   */
+  private startKeyMerge(forced = false): void {
+    this.keyMerge = {
+      from: -1,
+      to: -1,
+      slice: 0,
+      deadline: Date.now() + KEY_MERGE_WAIT_MS,
+      forced,
+      left: false,
+    };
     setImmediate(() => this.keyMergeStep());
   }
 
   /**
-   * One transaction of the merge: the first reads its span, each writes a slice, the last moves
-   * `keys_through`. Another process holding the write lock: tried again shortly (up to
+   * One transaction of the merge: the first reads its span and claims the merge (`keys_merging`,
+   * until its deadline), each writes a slice, the last moves `keys_through` and gives the claim
+   * up. The workers of one file merge one at a time: a process that finds another's claim running,
+   * or the span merged already, leaves it (and looks again {@link KEY_MERGE_AGAIN_MS} later).
+   * Another process holding the write lock: tried again shortly (up to
    * {@link KEY_MERGE_WAIT_MS}); any other failure (the store closed or removed) ends it, and the
-   * next commit past the threshold starts another.
+   * next commit past the threshold starts another (a claim left by a merge that ended so, or by a
+   * process that died, runs out at its deadline).
    */
   private keyMergeStep(): void {
     const m = this.keyMerge;
@@ -826,12 +860,20 @@ export class SqliteStore implements SteeringStore {
           if (m.slice === 0) {
             m.from = (s.keysThrough.get() as number | undefined) ?? 0;
             m.to = s.maxDecisionId.get() as number;
+            if (
+              m.to - m.from < (m.forced ? 1 : this.keyMergeRows) ||
+              s.claimKeyMerge.run(m.deadline, Date.now()).changes === 0
+            ) {
+              m.left = true;
+              return;
+            }
           }
           const lo = KEY_BOUNDS[m.slice]!;
           if (m.slice === KEY_SLICES - 1) s.mergeLastKeys.run(m.from, m.to, lo);
           else s.mergeKeys.run(m.from, m.to, lo, KEY_BOUNDS[m.slice + 1]!);
-          if (m.slice === KEY_SLICES - 1 && s.setKeysThrough.run(m.to, m.from).changes > 0) {
-            this.keysThrough = m.to;
+          if (m.slice === KEY_SLICES - 1) {
+            if (s.setKeysThrough.run(m.to, m.from).changes > 0) this.keysThrough = m.to;
+            s.releaseKeyMerge.run();
           }
         })
         .immediate();
@@ -844,6 +886,14 @@ export class SqliteStore implements SteeringStore {
       return;
     } finally {
       if (this.db.open) s.busyWait.get();
+    }
+    if (m.left) {
+      // Merged already (by another process) or being merged by another: where it is now.
+      this.keysThrough = m.from;
+      this.keyMergeAfter =
+        this.lastDecisionId - m.from >= this.keyMergeRows ? Date.now() + KEY_MERGE_AGAIN_MS : 0;
+      this.endKeyMerge();
+      return;
     }
     if (++m.slice < KEY_SLICES && m.to > m.from) {
       setImmediate(() => this.keyMergeStep());
@@ -868,7 +918,7 @@ export class SqliteStore implements SteeringStore {
    * starts one first (whatever the decisions after `keys_through`).
    */
   keyMergeSettled(now = false): Promise<void> {
-    if (now && this.keyMerge === undefined) this.startKeyMerge();
+    if (now && this.keyMerge === undefined) this.startKeyMerge(true);
     if (this.keyMerge === undefined) return Promise.resolve();
     return new Promise((resolve) => this.keyMergeWaiters.push(resolve));
   }

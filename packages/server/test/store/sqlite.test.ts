@@ -410,6 +410,42 @@ describe('SqliteStore: the decisions’ keys, merged in batches', () => {
     await store.close();
   });
 
+  it('merges one process at a time: while another’s merge is claimed, the keys wait for it', async () => {
+    const { path, store } = open({ keyMergeRows: 4 });
+    // Another process's merge, under way for a minute (its claim in `meta`).
+    const other = new Database(path);
+    const claim = (until: number) =>
+      other.prepare("UPDATE meta SET v = ? WHERE k = 'keys_merging'").run(until);
+    claim(Date.now() + 60_000);
+    const first = batchOf(21, 10);
+    await store.commit({ records: [], decisions: first });
+    await store.keyMergeSettled();
+    expect(inside(path)).toMatchObject({ through: 0, merged: 0 });
+    // Found meanwhile, through the decisions after `keys_through`.
+    await expectFound(store, first);
+    // The other's merge ends (its claim given up): the next one past the threshold merges.
+    claim(0);
+    const second = batchOf(22, 10);
+    const more: { bytes: Uint8Array; digest: Uint8Array }[] = [];
+    for (let seed = 23; ; seed++) {
+      const one = batchOf(seed, 1);
+      more.push(...one);
+      await store.commit({ records: [], decisions: one });
+      await store.keyMergeSettled();
+      if (inside(path).through > 0) break;
+      // It looks again 100 ms after it found the claim.
+      await new Promise((later) => setTimeout(later, 20));
+    }
+    await store.commit({ records: [], decisions: second });
+    await store.keyMergeSettled();
+    const s = inside(path);
+    expect(s.through).toBeGreaterThanOrEqual(10);
+    expect(other.prepare("SELECT v FROM meta WHERE k = 'keys_merging'").pluck().get()).toBe(0);
+    await expectFound(store, [...first, ...more, ...second]);
+    other.close();
+    await store.close();
+  });
+
   it('two connections to one file (workers) find each other’s decisions, merged by either', async () => {
     const { path, store: a } = open({ keyMergeRows: 8 });
     const b = new SqliteStore(path, { keyMergeRows: 8 });
