@@ -32,6 +32,10 @@ import {
 } from './load.mjs';
 
 const HEARTBEAT_MS = 250;
+/** The connections of part (ii)'s load, each count in every round; the first is the goal's. */
+const WORKER_CONNECTIONS = (process.env.BENCH_WORKER_CONNECTIONS ?? '128,32')
+  .split(',')
+  .map(Number);
 /** `BENCH_PARTS=iii` (or `i,ii`) runs those parts alone. */
 const PARTS = (process.env.BENCH_PARTS ?? 'i,ii,iii').split(',');
 
@@ -139,14 +143,19 @@ async function partOne() {
 }
 
 // (ii) --workers 2 against 1, on SQLite and on PostgreSQL, alternating, the load from wrk when
-// installed. On SQLite a third server alternates with them: two workers each on a file of its own
+// installed, from 128 connections and from 32 (`BENCH_WORKER_CONNECTIONS`, the first the goal's):
+// a closed loop's connections are shared among the workers, so that from 32 each of two workers
+// commits batches of half the size one worker does, and the comparison mixes the cores with
+// the group commit's batch size; from 128 both are past that. On SQLite a third server alternates with them: two workers each on a file of its own
 // (`instance-server.mjs`, `own-files`), not a deployment but the measure of what the workers'
 // sharing of one file costs (SQLite's page cache is read again after another process's commit,
 // and a commit may find the write lock held).
 async function partTwo() {
   for (const store of ['SQLite', 'PostgreSQL']) {
     const kinds = store === 'SQLite' ? ['1', '2', '2-own'] : ['1', '2'];
-    const byKind = Object.fromEntries(kinds.map((k) => [k, []]));
+    const byKind = Object.fromEntries(
+      WORKER_CONNECTIONS.flatMap((c) => kinds.map((k) => [`${c}/${k}`, []])),
+    );
     const rounds = Number(process.env.BENCH_WORKER_ROUNDS ?? 2);
     const servers = {};
     const label = (kind) => (kind === '2-own' ? '--workers 2, a file each,' : `--workers ${kind}`);
@@ -172,27 +181,31 @@ async function partTwo() {
     }
     const db = store === 'SQLite' ? undefined : cluster.pid;
     for (let round = 0; round < rounds; round++) {
-      for (const kind of kinds) {
-        const out = await run(servers[kind].server, { duration: DURATION }, db);
-        byKind[kind].push(out);
-        console.log(
-          `(ii) ${label(kind)} on ${store} (${LOADER}, ${CONNECTIONS} connections): ${line(out)}`,
-        );
+      for (const connections of WORKER_CONNECTIONS) {
+        for (const kind of kinds) {
+          const out = await run(servers[kind].server, { duration: DURATION, connections }, db);
+          byKind[`${connections}/${kind}`].push(out);
+          console.log(
+            `(ii) ${label(kind)} on ${store} (${LOADER}, ${connections} connections): ${line(out)}`,
+          );
+        }
       }
     }
     for (const kind of kinds) {
       await servers[kind].sim.stop();
       await stop(servers[kind].server);
     }
-    const rps = (k) => Math.max(...byKind[k].map((r) => r.rps));
-    const cpu = (k) => Math.min(...byKind[k].map((r) => r.serverUs));
-    console.log(
-      `(ii) on ${store}: --workers 2 / --workers 1 = ${(rps('2') / rps('1')).toFixed(3)} in requests per second (best rounds; goal ≥ 1.4), ${(cpu('2') / cpu('1')).toFixed(3)}× the server's CPU per request (least rounds; goal ≤ 1.1)`,
-    );
-    if (byKind['2-own'] !== undefined) {
+    for (const c of WORKER_CONNECTIONS) {
+      const rps = (k) => Math.max(...byKind[`${c}/${k}`].map((r) => r.rps));
+      const cpu = (k) => Math.min(...byKind[`${c}/${k}`].map((r) => r.serverUs));
       console.log(
-        `(ii) on ${store}, two workers each on a file of its own (what sharing one file costs): ${(rps('2-own') / rps('1')).toFixed(3)} in requests per second, ${(cpu('2-own') / cpu('1')).toFixed(3)}× the CPU per request of one worker`,
+        `(ii) on ${store}, ${c} connections: --workers 2 / --workers 1 = ${(rps('2') / rps('1')).toFixed(3)} in requests per second (best rounds; goal ≥ 1.4), ${(cpu('2') / cpu('1')).toFixed(3)}× the server's CPU per request (least rounds; goal ≤ 1.1)`,
       );
+      if (kinds.includes('2-own')) {
+        console.log(
+          `(ii) on ${store}, ${c} connections, two workers each on a file of its own (what sharing one file costs): ${(rps('2-own') / rps('1')).toFixed(3)} in requests per second, ${(cpu('2-own') / cpu('1')).toFixed(3)}× the CPU per request of one worker`,
+        );
+      }
     }
   }
 }
