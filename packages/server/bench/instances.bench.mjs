@@ -145,11 +145,11 @@ async function partOne() {
 // (ii) --workers 2 against 1, on SQLite and on PostgreSQL, alternating, the load from wrk when
 // installed, from 128 connections and from 32 (`BENCH_WORKER_CONNECTIONS`, the first the goal's):
 // a closed loop's connections are shared among the workers, so that from 32 each of two workers
-// commits batches of half the size one worker does, and the comparison mixes the cores with
-// the group commit's batch size; from 128 both are past that. On SQLite a third server alternates with them: two workers each on a file of its own
-// (`instance-server.mjs`, `own-files`), not a deployment but the measure of what the workers'
-// sharing of one file costs (SQLite's page cache is read again after another process's commit,
-// and a commit may find the write lock held).
+// commits batches of half the size one worker does, and the comparison mixes the cores with the
+// group commit's batch size; from 128 both are past that. On SQLite a third server alternates
+// with them: two workers each on a file of its own (`instance-server.mjs`, `own-files`), not a
+// deployment but the measure of what the workers' sharing of one file costs (SQLite's page cache
+// is read again after another process's commit, and a commit may find the write lock held).
 async function partTwo() {
   for (const store of ['SQLite', 'PostgreSQL']) {
     const kinds = store === 'SQLite' ? ['1', '2', '2-own'] : ['1', '2'];

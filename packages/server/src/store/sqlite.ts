@@ -804,7 +804,7 @@ export class SqliteStore implements SteeringStore {
       if (
         this.keyMerge === undefined &&
         this.lastDecisionId - this.keysThrough >= this.keyMergeRows &&
-        (this.keyMergeAfter === 0 || Date.now() >= this.keyMergeAfter)
+        Date.now() >= this.keyMergeAfter
       ) {
         this.startKeyMerge();
       }

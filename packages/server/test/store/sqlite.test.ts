@@ -18,6 +18,12 @@ afterEach(() => {
 
 import { altered, keyOf, storeContract } from '../store-contract.js';
 
+/** `n` signed decisions drawn from `seed`, their t from `seed * 1000` on. */
+const batchOf = (seed: number, n: number) =>
+  fc
+    .sample(fieldsArb, { seed, numRuns: n })
+    .map((f, i) => sign({ ...(f as DecisionFields), t: BigInt(seed * 1000 + i) }));
+
 storeContract('SqliteStore', async () => {
   const t = tempDir('wai-sqlite-contract-');
   const path = `${t.dir}/s.sqlite`;
@@ -207,11 +213,7 @@ describe('SqliteStore', () => {
     cleanup.push(remove);
     const path = `${dir}/w.sqlite`;
     const store = new SqliteStore(path);
-    const signed = (seed: number, n: number) =>
-      fc
-        .sample(fieldsArb, { seed, numRuns: n })
-        .map((f, i) => sign({ ...(f as DecisionFields), t: BigInt(seed * 1000 + i) }));
-    const [a, b, c] = [signed(1, 5), signed(2, 5), signed(3, 5)];
+    const [a, b, c] = [batchOf(1, 5), batchOf(2, 5), batchOf(3, 5)];
     await store.commit({ records: [], decisions: a });
     // Another worker's transaction holds the write lock: the commit is refused at once and tried
     // again from the event loop, which goes on meanwhile.
@@ -312,10 +314,6 @@ describe('SqliteStore: the decisions’ keys, merged in batches', () => {
       db.close();
     }
   };
-  const batchOf = (seed: number, n: number) =>
-    fc
-      .sample(fieldsArb, { seed, numRuns: n })
-      .map((f, i) => sign({ ...(f as DecisionFields), t: BigInt(seed * 1000 + i) }));
   const expectFound = async (
     store: SqliteStore,
     ds: { bytes: Uint8Array; digest: Uint8Array }[],
