@@ -8,7 +8,8 @@
  *   in a directory that exists.
  * - An existing path must be a regular, writable file (mode and `access(2)`: root passes
  *   `access` on a read-only file, the mode bits say what was meant), whose header is SQLite's,
- *   whose size is a whole number of pages and not less than the header says.
+ *   whose size is a whole number of pages and, while no WAL beside it holds pages, not less than
+ *   the header says.
  * - SQLite's `PRAGMA quick_check` then runs on a worker thread with its own connection, bounded by
  *   `store.check_timeout` (0 skips it): a damaged page refuses the start, and so does a check that
  *   does not finish in time (the message says how to skip it).
@@ -41,6 +42,15 @@ function storeError(path: string, cause: string): ConfigError {
 
 function code(e: unknown): string {
   return (e as NodeJS.ErrnoException).code ?? describeError(e);
+}
+
+/** The size of a file, 0 when there is none. */
+function fileSize(path: string): number {
+  try {
+    return statSync(path).size;
+  } catch {
+    return 0;
+  }
 }
 
 /** The checks of an existing file before SQLite opens it. */
@@ -90,9 +100,15 @@ function checkFile(path: string): void {
     throw storeError(path, `is damaged (its header states a page size of ${raw})`);
   }
   const pages = head.readUInt32BE(28);
-  // The header's page count is valid when its version-valid-for number is the change counter.
+  // The header's page count is valid when its version-valid-for number is the change counter,
+  // and it states the file's size only while no WAL holds pages: a checkpoint copies the WAL's
+  // pages in page order, page 1 (this header, with the new count) before the pages that extend
+  // the file, so another process's checkpoint (a worker of the same file, a running server whose
+  // store the CLI exports) shows a header ahead of the file for a moment. With a WAL beside,
+  // `quick_check` (through SQLite, which reads the WAL) is what finds missing pages.
   const valid = head.readUInt32BE(92) === head.readUInt32BE(24);
-  if (st.size % pageSize !== 0 || (valid && pages > 0 && st.size < pages * pageSize)) {
+  const walHolds = fileSize(`${path}-wal`) > 0;
+  if (st.size % pageSize !== 0 || (valid && !walHolds && pages > 0 && st.size < pages * pageSize)) {
     throw storeError(
       path,
       `is truncated (${st.size} bytes; ${valid ? `its header states ${pages} pages of ${pageSize} bytes` : `not a whole number of ${pageSize}-byte pages`})`,

@@ -114,6 +114,45 @@ describe('a store at start', () => {
     );
   });
 
+  it("opens a store whose header is ahead of its file while another process's checkpoint runs", async () => {
+    // A checkpoint copies the WAL's pages in page order: page 1, whose header states the new page
+    // count, reaches the file before the pages that extend it. The writer here keeps its pages in
+    // the WAL (SQLite's own checkpoint runs at 1 000 pages); the test then copies page 1 alone, as
+    // a checkpoint caught at that moment has.
+    const p = join(t.dir, 'mid-checkpoint.sqlite');
+    const writer = new SqliteStore(p, { checkpoint: 'inline' });
+    writer.checkpoint();
+    const keys = Array.from({ length: 30 }, () => randomBytes(32));
+    for (const k of keys) await writer.putBlob('policy', k, randomBytes(3000));
+    const wal = readFileSync(`${p}-wal`);
+    const pageSize = wal.readUInt32BE(8);
+    let page1: Buffer | undefined;
+    for (let at = 32; at + 24 + pageSize <= wal.length; at += 24 + pageSize) {
+      if (wal.readUInt32BE(at) === 1) page1 = wal.subarray(at + 24, at + 24 + pageSize);
+    }
+    expect(page1).toBeDefined();
+    const fd = openSync(p, 'r+');
+    writeSync(fd, page1!, 0, pageSize, 0);
+    closeSync(fd);
+    const header = readFileSync(p).subarray(0, 100);
+    expect(header.readUInt32BE(92)).toBe(header.readUInt32BE(24));
+    expect(header.readUInt32BE(28) * pageSize).toBeGreaterThan(statSync(p).size);
+
+    const opened = await openStore(p);
+    for (const k of keys) expect((await opened.getBlob('policy', k))?.length).toBe(3000);
+    opened.close();
+    writer.close();
+  });
+
+  it('refuses a file cut short with a WAL beside it, by quick_check', async () => {
+    const p = copy('truncated-wal.sqlite');
+    truncateSync(p, 4096 * 3);
+    writeFileSync(`${p}-wal`, randomBytes(4096));
+    expect(await refusal(p)).toMatch(
+      new RegExp(`^store\\.path: ${p} (is truncated|is damaged|does not open)`),
+    );
+  });
+
   it('refuses a read-only file', async () => {
     const p = copy('read-only.sqlite');
     chmodSync(p, 0o444);
