@@ -9,7 +9,7 @@
  */
 import { describeError, type Health } from '../health.js';
 import type { Metrics } from '../metrics.js';
-import type { SteeringStore, StoredDecision, StoredRecord } from '../store/store.js';
+import type { DecisionStore, StoredDecision, StoredRecord } from '../store/store.js';
 
 /** Options of {@link CommitQueue}. */
 export interface CommitQueueOptions {
@@ -57,7 +57,7 @@ export class CommitQueue {
   private writing = 0;
 
   constructor(
-    private readonly store: SteeringStore,
+    private readonly store: DecisionStore,
     private readonly options: CommitQueueOptions,
   ) {}
 

@@ -8,7 +8,7 @@
 import { inWindow, MemoryEvidenceStore, windowAt } from '@wai-steering/evidence';
 import { type HopRecord, readHopRecord } from '@wai-steering/wire';
 import { RecordHorizon } from '../guard/horizon.js';
-import type { SteeringStore } from '../store/store.js';
+import type { RecordStore } from '../store/store.js';
 import type { InForce } from './in-force.js';
 
 /** The records' horizon, ms (`records.*` of the configuration). */
@@ -73,7 +73,7 @@ export class EvidenceIndex {
   }
 
   /** The records of the store a current or later window may name (at start). */
-  async load(store: SteeringStore): Promise<void> {
+  async load(store: RecordStore): Promise<void> {
     const { a } = windowAt(this.inForce().policy, this.now());
     for await (const r of store.recordsEndingAfter(a)) {
       const read = readHopRecord(r.bytes);

@@ -10,7 +10,7 @@ import { describeError, type FaultSink } from '../health.js';
 import { LiveCapacity, type LiveValue, type LoadAt } from '../live/capacity.js';
 import { type CapacityReport, verifyCapacityReport } from '../live/report.js';
 import type { Metrics } from '../metrics.js';
-import type { SteeringStore } from '../store/store.js';
+import type { LiveStore, PolicyStore } from '../store/store.js';
 import type { SigningKey } from './in-force.js';
 import { LOAD_HISTORY_SECONDS } from './load-history.js';
 import { type CheckedPolicy, checkPolicy } from './policy.js';
@@ -21,7 +21,7 @@ import type { CapacityResult, EngineLiveOptions, PolicyRotated } from './types.j
 export interface LiveIntakeOptions {
   readonly live: LiveCapacity;
   readonly policy: PolicyInForce;
-  readonly store: SteeringStore;
+  readonly store: LiveStore;
   readonly key: SigningKey;
   readonly room: () => RoomContext;
   readonly metrics: Metrics;
@@ -184,7 +184,8 @@ export class LiveIntake {
  * of shared options (`announce` tells the other instances what was kept: a policy or a report).
  */
 export function openPolicies(
-  shared: Omit<PolicyInForceOptions, 'live' | 'announce'> & {
+  shared: Omit<PolicyInForceOptions, 'live' | 'announce' | 'store'> & {
+    readonly store: PolicyStore & LiveStore;
     readonly announce: (what: 'policy' | 'capacity') => void;
     /** The load the server states at a second (`load-history.ts`). */
     readonly loadAt: LoadAt;

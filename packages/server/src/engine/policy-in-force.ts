@@ -15,14 +15,14 @@ import { bytesEqual, type Policy, toHex } from '@wai-steering/wire';
 import type { LiveCapacity } from '../live/capacity.js';
 import type { Metrics } from '../metrics.js';
 import type { SessionTable } from '../sessions.js';
-import type { PolicyClaim, SteeringStore } from '../store/store.js';
+import type { PolicyClaim, PolicyStore } from '../store/store.js';
 import { InForce, type SigningKey } from './in-force.js';
 import { type CheckedPolicy, checkPolicy, pathwayMap } from './policy.js';
 import type { PolicyRotated } from './types.js';
 
 /** What {@link PolicyInForce} works with. */
 export interface PolicyInForceOptions {
-  readonly store: SteeringStore;
+  readonly store: PolicyStore;
   readonly key: SigningKey;
   /** The room policies are checked against (its key log changes). */
   readonly room: () => RoomContext;

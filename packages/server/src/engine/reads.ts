@@ -7,7 +7,13 @@
 import { bytesEqual, type CryptoBackend, sha256, toHex } from '@wai-steering/wire';
 import { describeError, type Health } from '../health.js';
 import type { Metrics } from '../metrics.js';
-import { type DecisionCursor, type SteeringStore, StoreDamagedError } from '../store/store.js';
+import {
+  type BlobStore,
+  type DecisionCursor,
+  type DecisionStore,
+  type RecordStore,
+  StoreDamagedError,
+} from '../store/store.js';
 import type {
   ListingResult,
   ReadResult,
@@ -28,7 +34,7 @@ export function storeUnavailable(cause: StoreUnavailable['cause'], why: string):
 
 /** What {@link StoreReads} reads from, and where it tells faults. */
 export interface StoreReadsOptions {
-  readonly store: SteeringStore;
+  readonly store: DecisionStore & RecordStore & BlobStore;
   readonly backend: CryptoBackend;
   readonly health: Health;
   readonly metrics: Metrics;

@@ -7,7 +7,7 @@
  */
 import { describeError, type Health } from '../health.js';
 import type { Metrics } from '../metrics.js';
-import type { PruneResult, SteeringStore } from '../store/store.js';
+import type { PruneResult, RetentionStore } from '../store/store.js';
 
 export class Retention {
   /** The newest decision and record end kept (µs): the anchors of retention. */
@@ -15,7 +15,7 @@ export class Retention {
   private newestRecord: bigint | undefined;
 
   constructor(
-    private readonly store: SteeringStore,
+    private readonly store: RetentionStore,
     private readonly health: Health,
     private readonly metrics: Metrics,
     /** The newest instants the store held at start. */

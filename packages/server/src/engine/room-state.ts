@@ -6,7 +6,7 @@
  */
 import type { RoomContext } from '@wai-steering/verifier';
 import { bytesEqual, type CryptoBackend, digestOf } from '@wai-steering/wire';
-import type { SteeringStore } from '../store/store.js';
+import type { BlobStore } from '../store/store.js';
 import type { KeyLogResult, ReadResult } from './types.js';
 
 const ABSENT: ReadResult = Object.freeze({ kind: 'absent' });
@@ -18,7 +18,7 @@ export class RoomState {
     context: RoomContext,
     private readonly descriptor: Uint8Array,
     private keyLogBytes: Uint8Array | null,
-    private readonly store: SteeringStore,
+    private readonly store: BlobStore,
     private readonly backend: CryptoBackend,
   ) {
     this.context_ = context;

@@ -18,11 +18,11 @@
  */
 import { describeError, type Health } from '../health.js';
 import type { Metrics } from '../metrics.js';
-import type { SteeringStore, StoredCheckpoint } from '../store/store.js';
+import type { LogWrites, StoredCheckpoint } from '../store/store.js';
 import { type LogSigning, planIntegration, type WriterMemo } from './plan.js';
 
 export interface IntegratorOptions {
-  readonly store: SteeringStore;
+  readonly store: LogWrites;
   readonly signing: LogSigning;
   /** `log.interval`, ms. */
   readonly intervalMs: number;

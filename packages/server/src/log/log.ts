@@ -20,7 +20,7 @@ import type { ServerConfig } from '../config/read.js';
 import { isLogOrigin } from '../config/schema.js';
 import { describeError, type Health } from '../health.js';
 import type { Metrics } from '../metrics.js';
-import { POLICY_LAG_US, type SteeringStore } from '../store/store.js';
+import { type DecisionStore, type LogStore, POLICY_LAG_US } from '../store/store.js';
 import { LogIntegrator } from './integrator.js';
 import { writerBackend, writerHashReady } from './plan.js';
 import { LogReader } from './reader.js';
@@ -46,7 +46,7 @@ export function defaultLogOrigin(config: Pick<ServerConfig, 'publicUrl' | 'liste
 }
 
 export interface DecisionLogOptions {
-  readonly store: SteeringStore;
+  readonly store: LogStore & DecisionStore;
   readonly config: Pick<ServerConfig, 'publicUrl' | 'listen' | 'log' | 'retention'>;
   /** The steering key's secret (the log's checkpoints are signed with it). */
   readonly secretKey: Uint8Array;

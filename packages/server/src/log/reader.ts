@@ -20,7 +20,7 @@ import {
   tilePath,
 } from '@wai-steering/tlog';
 import type { CryptoBackend } from '@wai-steering/wire';
-import type { SteeringStore, StoredCheckpoint } from '../store/store.js';
+import type { DecisionStore, LogReads, StoredCheckpoint } from '../store/store.js';
 
 /** A tile or bundle asked for. */
 export type TileAnswer =
@@ -68,7 +68,7 @@ export class LogReader {
   };
 
   constructor(
-    private readonly store: SteeringStore,
+    private readonly store: LogReads & DecisionStore,
     private readonly o: LogReaderOptions,
   ) {
     this.cacheSize = o.cacheSize ?? 2048;

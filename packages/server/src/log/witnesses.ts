@@ -16,7 +16,7 @@ import {
 } from '@wai-steering/tlog';
 import type { CryptoBackend } from '@wai-steering/wire';
 import { describeError } from '../health.js';
-import type { SteeringStore, StoredCheckpoint } from '../store/store.js';
+import type { LogWrites, StoredCheckpoint } from '../store/store.js';
 import type { LogReader } from './reader.js';
 
 /** A configured witness: its submission prefix and its cosignature key (type 0x04). */
@@ -26,7 +26,7 @@ export interface WitnessConfig {
 }
 
 export interface WitnessesOptions {
-  readonly store: SteeringStore;
+  readonly store: LogWrites;
   readonly reader: LogReader;
   readonly witnesses: readonly WitnessConfig[];
   /** How long a request may take, ms. */
