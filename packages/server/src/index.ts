@@ -71,7 +71,7 @@ export {
 } from './start/materials.js';
 export { type OpenStoreOptions, openConfiguredStore, openStore } from './store/open.js';
 export { PgStore, type PgStoreOptions } from './store/postgres.js';
-export { SqliteStore, type SqliteStoreOptions } from './store/sqlite.js';
+export { SqliteStore, type SqliteStoreOptions } from './store/sqlite/index.js';
 export {
   type CommitBatch,
   type CommitResult,

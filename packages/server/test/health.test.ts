@@ -10,7 +10,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config/read.js';
 import { setupDemo } from '../src/demo/setup.js';
 import { startServer } from '../src/server.js';
-import { SqliteStore } from '../src/store/sqlite.js';
+import { SqliteStore } from '../src/store/sqlite/index.js';
 import { fileServer, freePort, get, TestClock, tempDir, text } from './helpers/setup.js';
 
 let cleanup: (() => Promise<void> | void)[] = [];

@@ -17,7 +17,7 @@ import type { ServerConfig } from '../config/read.js';
 import type { ConsoleActivity } from '../console/activity.js';
 import type { SteeringEngine } from '../engine/engine.js';
 import { describeError, noteStoreFile } from '../health.js';
-import { SqliteStore } from '../store/sqlite.js';
+import { SqliteStore } from '../store/sqlite/index.js';
 import type { SteeringStore } from '../store/store.js';
 
 /** The timers started, and how to stop them. */

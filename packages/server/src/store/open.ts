@@ -22,7 +22,7 @@ import { ConfigError } from '../config/errors.js';
 import type { ServerConfig } from '../config/read.js';
 import { describeError } from '../health.js';
 import { PgStore } from './postgres.js';
-import { SqliteStore, StoreSchemaError } from './sqlite.js';
+import { SqliteStore, StoreSchemaError } from './sqlite/index.js';
 import type { SteeringStore } from './store.js';
 
 /** Options of {@link openStore}. */

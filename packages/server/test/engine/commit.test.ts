@@ -2,7 +2,7 @@ import { type DecisionFields, signDecision } from '@wai-steering/wire';
 import { nodeBackend } from '@wai-steering/wire/node';
 import { describe, expect, it } from 'vitest';
 import { CommitQueue } from '../../src/engine/commit.js';
-import { SqliteStore } from '../../src/store/sqlite.js';
+import { SqliteStore } from '../../src/store/sqlite/index.js';
 import type { CommitBatch, CommitResult, SteeringStore } from '../../src/store/store.js';
 
 const secretKey = new Uint8Array(32).fill(5);

@@ -12,7 +12,7 @@ import { checkPolicy } from '../../src/engine/policy.js';
 import { Health } from '../../src/health.js';
 import { Metrics } from '../../src/metrics.js';
 import { SessionTable } from '../../src/sessions.js';
-import { SqliteStore } from '../../src/store/sqlite.js';
+import { SqliteStore } from '../../src/store/sqlite/index.js';
 import { type LiveWorld, liveWorld, signReport } from '../live/world.js';
 
 const T0 = 1_800_000_000_000_000n + 500_000n;

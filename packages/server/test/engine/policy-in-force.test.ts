@@ -12,7 +12,7 @@ import { checkPolicy } from '../../src/engine/policy.js';
 import { PolicyInForce } from '../../src/engine/policy-in-force.js';
 import { Metrics } from '../../src/metrics.js';
 import { SessionTable } from '../../src/sessions.js';
-import { SqliteStore } from '../../src/store/sqlite.js';
+import { SqliteStore } from '../../src/store/sqlite/index.js';
 import { type LiveWorld, liveWorld } from '../live/world.js';
 
 const T = 1_800_000_000_000_000n;

@@ -7,7 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { found, StoreReads, storeUnavailable } from '../../src/engine/reads.js';
 import { Health } from '../../src/health.js';
 import { Metrics } from '../../src/metrics.js';
-import { SqliteStore } from '../../src/store/sqlite.js';
+import { SqliteStore } from '../../src/store/sqlite/index.js';
 
 const stores: SqliteStore[] = [];
 afterEach(async () => {

@@ -3,7 +3,7 @@
 import { nodeBackend } from '@wai-steering/wire/node';
 import { afterEach, describe, expect, it } from 'vitest';
 import { RoomState } from '../../src/engine/room-state.js';
-import { SqliteStore } from '../../src/store/sqlite.js';
+import { SqliteStore } from '../../src/store/sqlite/index.js';
 import { demoApp } from '../helpers/setup.js';
 
 type Ctx = Awaited<ReturnType<typeof demoApp>>;

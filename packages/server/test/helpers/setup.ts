@@ -20,7 +20,7 @@ import type { EngineLiveOptions } from '../../src/engine/types.js';
 import { buildRoutes } from '../../src/routes/table.js';
 import { type RunningServer, startServer } from '../../src/server.js';
 import { readMaterials } from '../../src/start/materials.js';
-import { SqliteStore } from '../../src/store/sqlite.js';
+import { SqliteStore } from '../../src/store/sqlite/index.js';
 
 /** A free TCP port on 127.0.0.1 (closed again: a small race, fine for tests). */
 export function freePort(): Promise<number> {

@@ -21,7 +21,7 @@ import { HopSimulator } from '../../src/demo/simulator.js';
 import { SteeringEngine } from '../../src/engine/engine.js';
 import { createHttpServer, listen } from '../../src/http.js';
 import { readMaterials } from '../../src/start/materials.js';
-import { SqliteStore } from '../../src/store/sqlite.js';
+import { SqliteStore } from '../../src/store/sqlite/index.js';
 import { demoRoom, freePort, get, TestClock, text } from '../helpers/setup.js';
 import { signReport } from './world.js';
 

@@ -6,7 +6,7 @@ import { openCheckpoint } from '@wai-steering/tlog';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Health } from '../../src/health.js';
 import { LogIntegrator } from '../../src/log/integrator.js';
-import { SqliteStore } from '../../src/store/sqlite.js';
+import { SqliteStore } from '../../src/store/sqlite/index.js';
 import type { SteeringStore, StoredCheckpoint } from '../../src/store/store.js';
 import { TEST_ORIGIN, testSigning, until } from '../helpers/log.js';
 import { tempDir } from '../helpers/setup.js';

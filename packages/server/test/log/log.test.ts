@@ -5,7 +5,7 @@ import { nodeBackend } from '@wai-steering/wire/node';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ConfigError } from '../../src/config/errors.js';
 import { DecisionLog, defaultLogOrigin } from '../../src/log/log.js';
-import { SqliteStore } from '../../src/store/sqlite.js';
+import { SqliteStore } from '../../src/store/sqlite/index.js';
 import { POLICY_LAG_US } from '../../src/store/store.js';
 import { integrateAll } from '../helpers/log.js';
 import { decisionAt } from '../store-contract.js';

@@ -10,7 +10,7 @@ import {
 } from '@wai-steering/tlog';
 import { afterEach, describe, expect, it } from 'vitest';
 import { LogReader } from '../../src/log/reader.js';
-import { SqliteStore } from '../../src/store/sqlite.js';
+import { SqliteStore } from '../../src/store/sqlite/index.js';
 import { integrateAll, TEST_ORIGIN, testSigning } from '../helpers/log.js';
 import { decisionAt } from '../store-contract.js';
 

@@ -5,7 +5,7 @@ import type { DecisionFields } from '@wai-steering/wire';
 import Database from 'better-sqlite3';
 import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
-import { SqliteStore } from '../../src/store/sqlite.js';
+import { SqliteStore } from '../../src/store/sqlite/index.js';
 import { integrateAll, TEST_ORIGIN } from '../helpers/log.js';
 import { tempDir } from '../helpers/setup.js';
 import { fieldsArb, sign, signer } from '../store-contract.js';

@@ -16,7 +16,7 @@ import type { ServerConfig } from '../../../src/config/read.js';
 import { SteeringEngine } from '../../../src/engine/engine.js';
 import { type RunningServer, startServer } from '../../../src/server.js';
 import { readMaterials } from '../../../src/start/materials.js';
-import { SqliteStore } from '../../../src/store/sqlite.js';
+import { SqliteStore } from '../../../src/store/sqlite/index.js';
 import { writeSessionSecret } from '../../helpers/load.js';
 import { type PgCluster, startPostgres } from '../../helpers/postgres.js';
 import { demoRoom, freePort, TestClock } from '../../helpers/setup.js';
