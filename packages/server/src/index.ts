@@ -70,7 +70,7 @@ export {
   readMaterials,
 } from './start/materials.js';
 export { type OpenStoreOptions, openConfiguredStore, openStore } from './store/open.js';
-export { PgStore, type PgStoreOptions } from './store/postgres.js';
+export { PgStore, type PgStoreOptions } from './store/postgres/index.js';
 export { SqliteStore, type SqliteStoreOptions } from './store/sqlite/index.js';
 export {
   type CommitBatch,

@@ -14,7 +14,7 @@
  * `onKeyLog`, which adopts it when it verifies and is newer; a capacity report kept or a policy
  * put in force (`wai_live`, `docs/live-policy.md`) to `onLive`, which reads them from the store.
  */
-import type { PgStore, StoreNotice } from '../store/postgres.js';
+import type { PgStore, StoreNotice } from '../store/postgres/index.js';
 import type { SteeringStore, StoredRecord } from '../store/store.js';
 
 export interface StoreFeedOptions {

@@ -26,7 +26,7 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { describeError, type FaultSink } from '../health.js';
-import type { PgStore } from '../store/postgres.js';
+import type { PgStore } from '../store/postgres/index.js';
 import { grantAll, LeaseBook, publishedHeld } from './lease-book.js';
 
 /** The peers' loads an instance adds to its own, and its lease of the pathways' capacity. */

@@ -12,7 +12,7 @@
 import { windowAt } from '@wai-steering/evidence';
 import { bytesEqual, NO_CAPACITY_LIMIT, type Policy, sha256 } from '@wai-steering/wire';
 import type { SteeringEngine } from '../engine/engine.js';
-import { PgStore } from '../store/postgres.js';
+import { PgStore } from '../store/postgres/index.js';
 import type { SteeringStore } from '../store/store.js';
 import { StoreFeed, WindowFeed } from './feed.js';
 import { type IpcChannel, IpcLoadExchange } from './ipc-loads.js';

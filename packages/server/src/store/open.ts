@@ -21,7 +21,7 @@ import { Worker } from 'node:worker_threads';
 import { ConfigError } from '../config/errors.js';
 import type { ServerConfig } from '../config/read.js';
 import { describeError } from '../health.js';
-import { PgStore } from './postgres.js';
+import { PgStore } from './postgres/index.js';
 import { SqliteStore, StoreSchemaError } from './sqlite/index.js';
 import type { SteeringStore } from './store.js';
 

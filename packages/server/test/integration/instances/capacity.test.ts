@@ -16,7 +16,7 @@ import { loadConfig } from '../../../src/config/read.js';
 import { setupDemo } from '../../../src/demo/setup.js';
 import { monotonicClock } from '../../../src/engine/clock.js';
 import { type RunningServer, startServer } from '../../../src/server.js';
-import { PgStore } from '../../../src/store/postgres.js';
+import { PgStore } from '../../../src/store/postgres/index.js';
 import type { DecisionCursor } from '../../../src/store/store.js';
 import { type Posted, postRecords, verifyFrom } from '../../helpers/load.js';
 import { type PgCluster, startPostgres } from '../../helpers/postgres.js';

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { StoreFeed } from '../../../src/instances/feed.js';
-import { PgStore } from '../../../src/store/postgres.js';
+import { PgStore } from '../../../src/store/postgres/index.js';
 import type { StoredRecord } from '../../../src/store/store.js';
 import { type PgCluster, startPostgres } from '../../helpers/postgres.js';
 import { fakeRecord } from '../../store-contract.js';

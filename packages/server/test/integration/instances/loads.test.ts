@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LoadsHub } from '../../../src/instances/ipc-loads.js';
 import { MIN_HEADROOM } from '../../../src/instances/leases.js';
 import { addLoads, PgLoadExchange } from '../../../src/instances/loads.js';
-import { PgStore } from '../../../src/store/postgres.js';
+import { PgStore } from '../../../src/store/postgres/index.js';
 import { type PgCluster, startPostgres } from '../../helpers/postgres.js';
 
 let cluster: PgCluster;

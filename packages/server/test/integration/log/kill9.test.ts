@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { setupDemo } from '../../../src/demo/setup.js';
-import { PgStore } from '../../../src/store/postgres.js';
+import { PgStore } from '../../../src/store/postgres/index.js';
 import { type Child, exited, spawnChild } from '../../helpers/child.js';
 import {
   checkServedLog,

@@ -9,7 +9,7 @@ import { openCheckpoint } from '@wai-steering/tlog';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LogIntegrator } from '../../../src/log/integrator.js';
-import { PgStore } from '../../../src/store/postgres.js';
+import { PgStore } from '../../../src/store/postgres/index.js';
 import type { StoredCheckpoint } from '../../../src/store/store.js';
 import { TEST_ORIGIN, testSigning, until } from '../../helpers/log.js';
 import { type PgCluster, startPostgres } from '../../helpers/postgres.js';

@@ -1,14 +1,22 @@
 /**
- * The PostgreSQL store's schema, as numbered migrations: each one is plain SQL that PostgreSQL 15
- * runs, applied once, in order, in one transaction under an advisory lock (so that instances
- * starting together apply it once), and recorded in `schema_migrations`. A database whose schema
- * is newer than the newest migration here is refused: an older server must not write into it.
+ * The shared store's schema: the numbered migrations, and the daily partitions of `decisions`.
  *
- * A migration is never edited once released: a change of schema is a new migration.
+ * Migrations: each one is plain SQL that PostgreSQL 15 runs, applied once, in order, in one
+ * transaction under an advisory lock (so that instances starting together apply it once), and
+ * recorded in `schema_migrations`. A database whose schema is newer than the newest migration
+ * here is refused: an older server must not write into it. A migration is never edited once
+ * released: a change of schema is a new migration.
+ *
+ * Which concern keeps which table (`docs/architecture.md`, *The store*): `records`
+ * (`records.ts`); `sets` and `decisions` (`decisions.ts`; partitioned by day, here); `blobs` and
+ * `policy_rotations` (`policies.ts`); `capacity_reports` (`live.ts`); `log_*` (`log.ts`);
+ * `instance_loads` (`../../instances/loads.ts`).
  */
 import { hash } from 'node:crypto';
 import type pg from 'pg';
-import { joinDecision } from './compact.js';
+import { joinDecision } from '../compact.js';
+import { ENTRY, PENDING_ROW } from '../entries.js';
+import type { PgContext } from './context.js';
 
 export interface Migration {
   readonly version: number;
@@ -17,9 +25,6 @@ export interface Migration {
   /** What SQL alone cannot do, run after `sql` in the same transaction. */
   readonly after?: (client: pg.ClientBase) => Promise<void>;
 }
-
-/** Pending entries of the decision log are written this many to a row at most (the backfill's). */
-const PENDING_ROW = 4096;
 
 /**
  * Migration 3's backfill: every decision held becomes a pending entry of the decision log (`t`
@@ -35,11 +40,11 @@ async function backfillLog(client: pg.ClientBase): Promise<void> {
       [after, PENDING_ROW],
     );
     if (rows.length === 0) return;
-    const entries = Buffer.alloc(40 * rows.length);
+    const entries = Buffer.alloc(ENTRY * rows.length);
     rows.forEach((r, i) => {
       const bytes = joinDecision(new Uint8Array(r.body), new Uint8Array(r.tail));
-      r.tail.copy(entries, 40 * i, 0, 8);
-      hash('sha256', bytes.subarray(0, bytes.length - 64), 'buffer').copy(entries, 40 * i + 8);
+      r.tail.copy(entries, ENTRY * i, 0, 8);
+      hash('sha256', bytes.subarray(0, bytes.length - 64), 'buffer').copy(entries, ENTRY * i + 8);
     });
     await client.query('INSERT INTO log_pending (entries) VALUES ($1)', [entries]);
     after = rows[rows.length - 1]!.id;
@@ -273,5 +278,93 @@ export async function migrate(client: pg.ClientBase, where: string): Promise<num
   } catch (e) {
     await client.query('ROLLBACK').catch(() => {});
     throw e;
+  }
+}
+
+const DAY_US = 86_400_000_000n;
+
+/** The name of the partition of day `day` (days since the epoch). */
+const partitionName = (day: bigint): string => `decisions_d${day}`;
+
+/** The daily partitions of `decisions`: those this instance made, and those ahead. */
+export class PgPartitions {
+  private readonly days = new Set<bigint>();
+
+  constructor(
+    private readonly ctx: PgContext,
+    private readonly daysAhead: number,
+  ) {}
+
+  /**
+   * Creates the daily partitions of `decisions` from the day before `nowUs` to `daysAhead` days
+   * after it (idempotent; under the schema lock, so instances do not race). A day whose range
+   * already has rows in the default partition is left to it.
+   */
+  async maintain(nowUs: bigint): Promise<void> {
+    const today = nowUs / DAY_US;
+    const wanted: bigint[] = [];
+    for (let d = today - 1n; d <= today + BigInt(this.daysAhead); d++) {
+      if (d >= 0n && !this.days.has(d)) wanted.push(d);
+    }
+    if (wanted.length === 0) return;
+    const c = await this.ctx.hold();
+    try {
+      await c.query('BEGIN');
+      await c.query('SELECT pg_advisory_xact_lock($1)', [SCHEMA_LOCK]);
+      for (const d of wanted) {
+        await c.query('SAVEPOINT p');
+        try {
+          await c.query(
+            `CREATE TABLE IF NOT EXISTS ${partitionName(d)} PARTITION OF decisions
+               FOR VALUES FROM (${d * DAY_US}) TO (${(d + 1n) * DAY_US})`,
+          );
+          await c.query('RELEASE SAVEPOINT p');
+          this.days.add(d);
+        } catch {
+          // 23514: the default partition holds decisions of that day; they stay there.
+          await c.query('ROLLBACK TO SAVEPOINT p');
+        }
+      }
+      await c.query('COMMIT');
+    } catch (e) {
+      await c.query('ROLLBACK').catch(() => {});
+      throw e;
+    } finally {
+      c.release();
+    }
+  }
+
+  /**
+   * In a transaction holding {@link SCHEMA_LOCK}: drops the daily partitions wholly before
+   * `before` (µs); the decisions they held, and the least `t` of those kept (`undefined`: none).
+   */
+  async dropBefore(
+    c: pg.ClientBase,
+    before: bigint,
+  ): Promise<{ decisions: number; keptFrom: bigint | undefined }> {
+    const { rows: parts } = await c.query<{ name: string }>(
+      `SELECT c.relname AS name FROM pg_inherits i
+         JOIN pg_class c ON c.oid = i.inhrelid
+         JOIN pg_class p ON p.oid = i.inhparent
+       WHERE p.relname = 'decisions' AND c.relname ~ '^decisions_d[0-9]+$'`,
+    );
+    let decisions = 0;
+    let keptFrom: bigint | undefined;
+    for (const { name } of parts) {
+      const day = BigInt(name.slice('decisions_d'.length));
+      if ((day + 1n) * DAY_US <= before) {
+        const { rows } = await c.query<{ n: string }>(`SELECT count(*) AS n FROM ${name}`);
+        decisions += Number(rows[0]!.n);
+        await c.query(`DROP TABLE ${name}`);
+        this.days.delete(day);
+      } else {
+        const { rows } = await c.query<{ t: string | null }>(
+          `SELECT min(t)::text AS t FROM ${name}`,
+        );
+        const t = rows[0]!.t;
+        if (t !== null && (keptFrom === undefined || BigInt(t) < keptFrom)) keptFrom = BigInt(t);
+      }
+    }
+    return { decisions, keptFrom };
   }
 }

@@ -1,0 +1,273 @@
+/**
+ * The shared store's decisions (`sets`, `decisions`) and its group commit: the compact form of
+ * `../compact.ts`. A set is keyed by the SHA-256 of its body, so instances deciding over the same
+ * window share its row. A decision row holds its tail and the first 8 bytes of its digest; a read
+ * rebuilds each row of that key and returns the bytes whose SHA-256 is the digest asked for.
+ * `decisions` is partitioned by day of `t`, created ahead (`schema.ts`); retention drops whole
+ * days (`retention.ts`).
+ *
+ * The group commit is one transaction on the writer's connection (`context.ts`): the batch's
+ * records (`records.ts`), its sets, its decisions and their pending entries of the decision log
+ * (one row a commit).
+ */
+import { joinDecision, splitAgainst } from '../compact.js';
+import type {
+  CommitBatch,
+  CommitResult,
+  DecisionCursor,
+  DecisionPage,
+  DecisionStore,
+  ListedDecision,
+} from '../decisions.js';
+import { ENTRY, keyOf } from '../entries.js';
+import { StoreDamagedError } from '../errors.js';
+import {
+  asBytes,
+  buf,
+  clamp,
+  equal,
+  INT8_MAX,
+  type PgContext,
+  sha256,
+  tailTime,
+} from './context.js';
+import type { PgRecords } from './records.js';
+
+/** The digests an evidence set names (§7.1 chunks after room, signer, policy and m). */
+function namedDigests(set: Uint8Array): Buffer[] {
+  const out: Buffer[] = [];
+  const m = set[96] ?? 0;
+  let s = 97;
+  for (let p = 0; p < m; p++) {
+    const k = set[s + 34] ?? 0;
+    for (let j = 0; j < k; j++) out.push(buf(set.subarray(s + 35 + 32 * j, s + 67 + 32 * j)));
+    s += 35 + 32 * k;
+  }
+  return out;
+}
+
+/** A decision's bytes from its set and tail; `undefined` when its set is gone or they do not join. */
+function rebuild(body: Buffer | null, tail: Buffer): Uint8Array | undefined {
+  if (body === null) return undefined;
+  try {
+    return joinDecision(asBytes(body), asBytes(tail));
+  } catch {
+    return undefined;
+  }
+}
+
+/** The stale current set of an instance was pruned under it: the batch is written again. */
+class SetGone extends Error {}
+
+export class PgDecisions implements DecisionStore {
+  /** The latest evidence set this instance used: decisions that repeat it reuse its row. */
+  private current: { id: string; body: Uint8Array } | undefined;
+
+  constructor(
+    private readonly ctx: PgContext,
+    private readonly records: PgRecords,
+  ) {}
+
+  /** Sets were pruned: the current one may be gone (the next decision writes it again). */
+  forgetCurrent(): void {
+    this.current = undefined;
+  }
+
+  async commit(batch: CommitBatch): Promise<CommitResult> {
+    // A writer whose connection broke (the database restarted, a network cut) is replaced: the
+    // batch that failed with it was answered as failed; this one goes on a new connection.
+    if (this.ctx.writerBroken()) {
+      await this.ctx.reconnectWriter();
+      this.current = undefined;
+    }
+    try {
+      return await this.write(batch);
+    } catch (e) {
+      // The current set is the one the transaction may have written (or one pruned since).
+      this.current = undefined;
+      // Written again once: after its set was pruned, or a deadlock with another instance's
+      // commit over the same sets (40P01: the database chose this one to abort).
+      if (e instanceof SetGone || (e as { code?: string }).code === '40P01') {
+        return this.write(batch);
+      }
+      throw e;
+    }
+  }
+
+  private async write(batch: CommitBatch): Promise<CommitResult> {
+    const w = this.ctx.writer;
+    await w.query('BEGIN');
+    try {
+      const inserted = batch.records.length > 0 ? await this.records.write(w, batch.records) : [];
+      if (batch.decisions.length > 0) await this.writeDecisions(batch);
+      await w.query('COMMIT');
+      return { inserted };
+    } catch (e) {
+      await w.query('ROLLBACK').catch(() => {});
+      throw e;
+    }
+  }
+
+  private async writeDecisions(batch: CommitBatch): Promise<void> {
+    const w = this.ctx.writer;
+    const ts: bigint[] = [];
+    const keys: bigint[] = [];
+    const setIds: string[] = [];
+    const tails: Buffer[] = [];
+    const lastT = new Map<string, bigint>();
+    let scratch = new Uint8Array(4096);
+    // The decision log's pending entries of the batch: one row, in the batch's order.
+    const entries = Buffer.alloc(ENTRY * batch.decisions.length);
+    for (const d of batch.decisions) {
+      let tail: Uint8Array;
+      let set: Uint8Array | undefined;
+      const cur = this.current;
+      if ('tail' in d) {
+        tail = d.tail;
+        set =
+          cur !== undefined && (cur.body === d.set || equal(cur.body, d.set)) ? undefined : d.set;
+        if (set === undefined && cur !== undefined) cur.body = d.set;
+      } else {
+        if (scratch.length < d.bytes.length) scratch = new Uint8Array(d.bytes.length);
+        const known = d.set !== undefined && d.set === cur?.body;
+        const cut = splitAgainst(d.bytes, cur?.body, scratch, known);
+        tail = scratch.slice(0, cut.tailLength);
+        set = cut.set;
+      }
+      const t = clamp(tailTime(tail));
+      if (set !== undefined || cur === undefined) {
+        const body = set ?? (d as { set: Uint8Array }).set;
+        const { rows } = await w.query<{ id: string }>(
+          `INSERT INTO sets (digest, last_t, min_start, body)
+           VALUES ($1, $2, coalesce((SELECT min(start) FROM records WHERE digest = ANY($3::bytea[])), $4), $5)
+           ON CONFLICT (digest) DO UPDATE SET last_t = greatest(sets.last_t, EXCLUDED.last_t)
+           RETURNING id`,
+          [sha256(body), t, namedDigests(body), INT8_MAX, buf(body)],
+        );
+        this.current = {
+          id: rows[0]!.id,
+          body: d.set !== undefined && equal(d.set, body) ? d.set : body,
+        };
+      }
+      const id = this.current!.id;
+      entries.set(tail.subarray(0, 8), ENTRY * ts.length);
+      entries.set(d.digest, ENTRY * ts.length + 8);
+      ts.push(t);
+      keys.push(keyOf(d.digest));
+      setIds.push(id);
+      tails.push(buf(tail));
+      const prev = lastT.get(id);
+      if (prev === undefined || t > prev) lastT.set(id, t);
+    }
+    const ids = [...lastT.keys()];
+    // The decisions' ids in the batch's order (WITH ORDINALITY), as their pending entries: equal
+    // t are listed in the log's order. A named statement: parsed and planned once per
+    // connection, not once per commit.
+    const res = await w.query({
+      name: 'wai_insert_decisions',
+      text: `WITH ins AS (
+         INSERT INTO decisions (t, key, set_id, tail)
+         SELECT t, key, set_id, tail
+         FROM unnest($1::int8[], $2::int8[], $3::int8[], $4::bytea[])
+           WITH ORDINALITY AS u(t, key, set_id, tail, n)
+         ORDER BY n
+       ), pend AS (
+         INSERT INTO log_pending (entries) SELECT $7::bytea WHERE $7::bytea IS NOT NULL
+       )
+       UPDATE sets SET last_t = greatest(sets.last_t, v.t)
+       FROM unnest($5::int8[], $6::int8[]) AS v(id, t) WHERE sets.id = v.id`,
+      values: [ts, keys, setIds, tails, ids, ids.map((i) => lastT.get(i)!), entries],
+    });
+    // A set pruned since this instance last used it: written again with the batch.
+    if (res.rowCount !== ids.length) throw new SetGone();
+  }
+
+  async getDecision(digest: Uint8Array): Promise<Uint8Array | undefined> {
+    if (digest.length !== 32) return undefined;
+    const key = keyOf(digest);
+    const { rows } = await this.ctx.pool.query<{ body: Buffer | null; tail: Buffer }>(
+      'SELECT s.body, d.tail FROM decisions d LEFT JOIN sets s ON s.id = d.set_id WHERE d.key = $1',
+      [key],
+    );
+    // A row of this key whose bytes do not rebuild a digest of this key is damage (its set gone
+    // included); one that rebuilds another digest of the key is another decision.
+    let damaged = false;
+    for (const row of rows) {
+      const bytes = rebuild(row.body, row.tail);
+      if (bytes === undefined) {
+        damaged = true;
+        continue;
+      }
+      // Served only when it hashes to the digest asked for (§7.3).
+      const d = sha256(bytes.subarray(0, bytes.length - 64));
+      if (equal(d, digest)) return bytes;
+      if (keyOf(d) !== key) damaged = true;
+    }
+    if (damaged) throw new StoreDamagedError('decision', buf(digest).toString('hex'));
+    return undefined;
+  }
+
+  /**
+   * The decisions with `from` ≤ `t` < `to` (µs) in ascending `t`, equal `t` in the decision
+   * log's order (the committing transaction, then the row id: the order the log takes their
+   * pending entries in), at most `limit`, after the cursor `after`; `next` is the cursor of the
+   * next page, `null` after the last. Each is rebuilt and its digest computed from its bytes.
+   */
+  async listDecisions(
+    from: bigint,
+    to: bigint,
+    after: DecisionCursor | null,
+    limit: number,
+  ): Promise<DecisionPage> {
+    if (
+      after !== null &&
+      (!Number.isSafeInteger(after.id) || after.id < 0 || after.t < 0n || after.xid < 0n)
+    ) {
+      throw new RangeError('listDecisions: after');
+    }
+    if (!Number.isSafeInteger(limit) || limit < 1) throw new RangeError('listDecisions: limit');
+    // In (t, xid, id) order after the cursor, on the index (t, xid, id): the last decision
+    // listed, or just before the first at `from`.
+    const start = clamp(from);
+    const cursor =
+      after === null || clamp(after.t) < start
+        ? { t: start, xid: 0n, id: 0 }
+        : { t: clamp(after.t), xid: after.xid, id: after.id };
+    // `t` past the column's range is clamped there (the bytes are exact): such rows are kept
+    // by the bound and sorted out by their bytes.
+    const { rows } = await this.ctx.pool.query<{
+      id: string;
+      t: string;
+      xid: string;
+      key: string;
+      body: Buffer | null;
+      tail: Buffer;
+    }>(
+      `SELECT d.id, d.t, d.xid::text AS xid, d.key::text AS key, s.body, d.tail
+       FROM decisions d LEFT JOIN sets s ON s.id = d.set_id
+       WHERE ${to > INT8_MAX ? 'd.t <= $1' : 'd.t < $1'}
+         AND (d.t, d.xid, d.id) > ($2::int8, $3::xid8, $4::int8)
+       ORDER BY d.t, d.xid, d.id LIMIT $5`,
+      [clamp(to), cursor.t, cursor.xid.toString(), cursor.id, limit],
+    );
+    const decisions: ListedDecision[] = [];
+    let next: DecisionCursor | null = null;
+    for (const r of rows) {
+      const t = tailTime(asBytes(r.tail));
+      if (t >= to) return { decisions, next: null };
+      next = { t: BigInt(r.t), xid: BigInt(r.xid), id: Number(r.id) };
+      if (t < from) continue;
+      // Listed with the digest of its bytes: a row that does not rebuild the digest it is kept
+      // under is damage, never listed under a digest the server did not sign.
+      const bytes = rebuild(r.body, r.tail);
+      const digest = bytes === undefined ? undefined : sha256(bytes.subarray(0, bytes.length - 64));
+      if (bytes === undefined || digest === undefined || keyOf(digest) !== BigInt(r.key)) {
+        const k = Buffer.alloc(8);
+        k.writeBigInt64BE(BigInt(r.key));
+        throw new StoreDamagedError('decision', `${k.toString('hex')}…`);
+      }
+      decisions.push({ digest: asBytes(digest), t, bytes });
+    }
+    return { decisions, next: rows.length === limit ? next : null };
+  }
+}
