@@ -1,10 +1,36 @@
-/** The engine's gauges, read at scrape time (`metrics.ts`, `docs/server.md`, *Metrics*). */
+/**
+ * The engine's gauges, read at scrape time (`metrics.ts`, `docs/server.md`, *Metrics*), from a
+ * read-only view of the engine ({@link GaugeView}, which `SteeringEngine` is) rather than the
+ * engine itself, so that this module imports nothing of it.
+ */
+import type { Evidence } from '@wai-steering/evidence';
+import type { PolicyPathway } from '@wai-steering/wire';
+import type { LiveValue } from '../live/capacity.js';
 import type { Metrics } from '../metrics.js';
-import type { SteeringEngine } from './engine.js';
+
+/** What the gauges read of the engine, each at scrape time. */
+export interface GaugeView {
+  /** The policy in force. */
+  readonly policy: { readonly pathways: readonly PolicyPathway[] };
+  /** This instance's own loads now, in the policy's order (§6). */
+  loadsNow(): Uint32Array;
+  /** The session table. */
+  readonly sessions: { readonly size: number };
+  /** Decisions and records awaiting their group commit. */
+  readonly pendingCommits: number;
+  /** The evidence index. */
+  readonly index: { readonly size: number };
+  /** The evidence at an instant (§5). */
+  evidenceAt(t: bigint): Evidence;
+  /** The room clock, µs. */
+  readonly now: () => bigint;
+  /** Live capacity, when on. */
+  readonly live: { values(): readonly LiveValue[] } | undefined;
+}
 
 type Row = readonly [Readonly<Record<string, string>>, number];
 
-export function registerGauges(m: Metrics, engine: SteeringEngine): void {
+export function registerGauges(m: Metrics, engine: GaugeView): void {
   const s = {
     pathways: () => engine.policy.pathways,
     loads: () => engine.loadsNow(),
