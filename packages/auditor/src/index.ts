@@ -37,7 +37,7 @@ export {
   type WithheldEntry,
 } from './log.js';
 export type { PolicyChange, PolicyResult } from './policies.js';
-export { LoadReplay } from './replay.js';
+export { LoadReplay } from '@wai-steering/verifier';
 export type { Series, SeriesBin } from './series.js';
 export type { ShareResult } from './shares.js';
 export {

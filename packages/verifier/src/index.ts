@@ -37,6 +37,7 @@ export {
   openRoom,
   type RoomContext,
 } from './room.js';
+export { LoadReplay } from './replay.js';
 export {
   checkDecision,
   checkEvidence,
