@@ -30,6 +30,7 @@ export {
   type Refused,
   type RefusedWhere,
 } from './outcome.js';
+export { LoadReplay } from './replay.js';
 export {
   type CheckOptions,
   checkHopAuthorised,
@@ -37,7 +38,6 @@ export {
   openRoom,
   type RoomContext,
 } from './room.js';
-export { LoadReplay } from './replay.js';
 export {
   checkDecision,
   checkEvidence,
