@@ -3,12 +3,13 @@
  * in memory bounded by the sessions and the records, not the decisions.
  *
  * 1. Every decision verifies (§9.1 with companion C6 and C8), each record's signature once.
- * 2. The loads replay (`replay.ts`): each decision's stated load for each pathway is the replayed
+ * 2. The loads replay (`LoadReplay`, `@wai-steering/verifier`): each decision's stated load for each pathway is the replayed
  *    count just before it, within the tolerance.
  * 3. The bands' shares (`shares.ts`): the sessions in each band against the binomial expectation.
  * 4. The policies (`policies.ts`): each, its span, and what changed from the one before.
  * 5. The hops' consistency (`hops.ts`): a report, not a finding.
  */
+import { LoadReplay } from '@wai-steering/verifier';
 import {
   bytesEqual,
   type CryptoBackend,
@@ -23,7 +24,6 @@ import { ArchiveError } from './archive.js';
 import { HopReport, type HopSpanResult } from './hops.js';
 import type { ArchiveLog, LogResult } from './log.js';
 import { PolicyLog, type PolicyResult } from './policies.js';
-import { LoadReplay } from './replay.js';
 import { type Series, SeriesBuilder } from './series.js';
 import { type ShareResult, ShareTally } from './shares.js';
 import {

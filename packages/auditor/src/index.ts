@@ -3,6 +3,7 @@
 // bands' shares, the policies, the hops), its JSON result and its HTML report. Portable: file
 // reading and the worker pool are in `@wai-steering/auditor/node`.
 
+export { LoadReplay } from '@wai-steering/verifier';
 export { ArchiveError, type ArchiveMeta, parseArchiveMeta } from './archive.js';
 export {
   Audit,
@@ -37,7 +38,6 @@ export {
   type WithheldEntry,
 } from './log.js';
 export type { PolicyChange, PolicyResult } from './policies.js';
-export { LoadReplay } from './replay.js';
 export type { Series, SeriesBin } from './series.js';
 export type { ShareResult } from './shares.js';
 export {

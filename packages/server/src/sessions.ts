@@ -4,7 +4,7 @@
  * reads (§6.1).
  *
  * The count follows the rule every implementation counts by and audits by (`docs/audit.md`, *The
- * load replay*; `LoadReplay` in `@wai-steering/auditor` replays it):
+ * load replay*; `LoadReplay` in `@wai-steering/verifier` replays it):
  *
  * - a decision at `t` with TTL `ttl` places its session at its first pathway; the session counts
  *   there at every `t′ < t + (ttl + grace_s) × 10^6` (µs of the room clock, exact), unless a later

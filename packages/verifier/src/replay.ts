@@ -11,6 +11,12 @@
  *   session keeps counting at the pathway with the same ID in the new policy until its end; a
  *   session whose pathway the new policy lacks stops counting.
  *
+ * The count at any instant `t` of the room clock (not only a decision's) is `advance(t)`, then
+ * `loads()`, after every decision at or before `t` is placed: the auditor checks the loads a
+ * decision states with it, and the energy account counts the sessions placed at each period's
+ * midpoint (`@wai-steering/energy`). It is general: a server can rebuild its session table from
+ * its stored decisions with it.
+ *
  * Memory is bounded by the sessions that count at once (and the placements replaced before their
  * end, until that end).
  */
