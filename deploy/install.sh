@@ -109,6 +109,8 @@ SERVICES+=(wai-steering-haproxy.service)
 case "$verb" in
 install) [ $# -eq 0 ] || die "install takes no arguments (settings are environment variables)" ;;
 *)
+  [ -f "$etc/install.env" ] || [ "$verb" = stop ] ||
+    die "no deployment installed at $etc (no install.env there): install it first (wai-steer deploy install, or deploy/install.sh)"
   ops "$verb" "$@"
   exit $?
   ;;

@@ -23,9 +23,19 @@ pg_bin() {
   for d in /usr/lib/postgresql/*/bin; do [ -x "$d/initdb" ] && echo "$d"; done | sort -V | tail -n 1
 }
 pg_socket() { if [ "$WAI_MODE" = systemd ]; then echo /var/run/postgresql; else echo "$state/postgresql-run"; fi; }
-# As the postgres user: as root, pg_isready would ask for the role postgres as root, which peer
-# authentication refuses with a FATAL line in PostgreSQL's log.
-pg_ready() { runuser -u postgres -- "$(pg_bin)/pg_isready" -q -h "$(pg_socket)" -p "$WAI_PG_PORT"; }
+# Whether PostgreSQL takes connections, asked without a FATAL line in its log: as the postgres
+# user (as root, pg_isready would ask for the role postgres as root, which peer authentication
+# refuses), and, for the deployment's own cluster, only once its postmaster.pid says "ready" (a
+# connection while it starts is refused, "the database system is starting up"; a file left by a
+# postmaster that was killed names a pid that is gone).
+pg_ready() {
+  if [ "$WAI_MODE" = supervise ]; then
+    local pidfile="$state/postgresql/postmaster.pid"
+    kill -0 "$(sed -n 1p "$pidfile" 2>/dev/null)" 2>/dev/null || return 1
+    [ "$(sed -n 8p "$pidfile" 2>/dev/null | tr -d ' ')" = ready ] || return 1
+  fi
+  runuser -u postgres -- "$(pg_bin)/pg_isready" -q -h "$(pg_socket)" -p "$WAI_PG_PORT"
+}
 pg_wait() {
   for _ in $(seq 1 300); do pg_ready && return 0; sleep 0.2; done
   pg_ready || die "PostgreSQL does not answer on $(pg_socket), port $WAI_PG_PORT: see $logs/"

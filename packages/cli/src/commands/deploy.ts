@@ -88,6 +88,12 @@ the settings the last install saved. It runs deploy/install.sh VERB, which does 
     const env: NodeJS.ProcessEnv = { ...process.env };
     const root = ctx.optional('root');
     if (root !== undefined) env.WAI_ROOT = ctx.path(root);
+    const etc = join(env.WAI_ROOT ?? '/', 'etc', 'wai-steering');
+    if (verb !== 'install' && verb !== 'stop' && !existsSync(join(etc, 'install.env'))) {
+      throw new UserError(
+        `deploy ${verb}: no deployment installed at ${etc} (no install.env there): install it first (sudo wai-steer deploy install)${root === undefined ? ', or name its root with --root' : ''}`,
+      );
+    }
     // The install's services run this wai-steer, unless told otherwise.
     const main = join(dirname(fileURLToPath(import.meta.url)), 'main.js');
     if (verb === 'install' && env.WAI_CLI === undefined && existsSync(main)) env.WAI_CLI = main;
