@@ -126,14 +126,10 @@ export async function stageCli(packages, into) {
       cpSync(join(p.dir, f), join(share, basename(p.dir), f), { recursive: true });
     }
   }
-  for (const f of [
-    'install.sh',
-    'supervise.mjs',
-    'haproxy.cfg',
-    'systemd',
-    'logrotate',
-    'README.md',
-  ]) {
+  // deploy/ as it runs (its tests and their tooling left out).
+  const DEV = new Set(['test', 'scripts', 'node_modules', 'package.json', 'tsconfig.json']);
+  for (const f of readdirSync(join(ROOT, 'deploy'))) {
+    if (DEV.has(f) || /^(vitest\.config\.|test-results)/.test(f)) continue;
     cpSync(join(ROOT, 'deploy', f), join(share, 'deploy', f), { recursive: true });
   }
 

@@ -274,6 +274,14 @@ describe('the npm tarball', () => {
     expect(readdirSync(join(pkg, 'node_modules', '@wai-steering'))).toEqual(['console']);
     const bin: Bin = { cmd: join(prefix, 'bin', 'wai-steer'), pre: [] };
     await exercise('npm', bin, bin);
+    // `deploy` finds the deployment the tarball ships (share/deploy/install.sh), and says that
+    // none is installed under an empty root.
+    expect(existsSync(join(pkg, 'share', 'deploy', 'install.sh'))).toBe(true);
+    const none = run(bin.cmd, ['deploy', 'status', '--root', join(dir, 'empty-root')]);
+    expect([none.code, none.stderr]).toEqual([
+      2,
+      expect.stringMatching(/^wai-steer: deploy status: no deployment installed at /),
+    ]);
   });
 });
 
