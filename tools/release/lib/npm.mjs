@@ -62,6 +62,7 @@ export async function stageCli(packages, into) {
     outdir: join(into, 'dist'),
     entryNames: '[name]',
     chunkNames: 'chunk-[hash]',
+    absWorkingDir: ROOT,
     bundle: true,
     splitting: true,
     format: 'esm',
@@ -151,7 +152,16 @@ export async function stageCli(packages, into) {
   writeFileSync(join(into, 'package.json'), `${JSON.stringify(manifest, null, 2)}\n`);
   cpSync(join(cli.dir, 'README.md'), join(into, 'README.md'));
   cpSync(join(ROOT, 'LICENSE'), join(into, 'LICENSE'));
-  return { manifest, reached: [...reached.keys()], bundled: Object.keys(bundled) };
+  // The workspace packages whose code is in the bundle, read from what esbuild took in.
+  const dirs = new Map([...packages.values()].map((p) => [relative(ROOT, p.dir), p.manifest.name]));
+  const inBundle = new Set(
+    Object.keys(result.metafile.inputs).flatMap((f) => {
+      const parts = relative(ROOT, join(ROOT, f)).split('/');
+      const name = dirs.get(parts.slice(0, 2).join('/')) ?? dirs.get(parts[0]);
+      return name === undefined ? [] : [name];
+    }),
+  );
+  return { manifest, reached: [...inBundle].sort(), bundled: Object.keys(bundled) };
 }
 
 /** `npm pack` of a staged package into `dest`; the tarball's path. */

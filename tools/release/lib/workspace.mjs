@@ -44,8 +44,9 @@ export function hasEntry(manifest) {
 /**
  * What the command line reaches of the workspace at run time: the workspace packages (through
  * `dependencies`, transitively), and the third-party packages they depend on, each at the one
- * exact version they all name. A package bundled into its dependents' builds (a private one,
- * listed under `devDependencies`) is reached too.
+ * exact version they all name. (A private package that a build bundles, listed under
+ * `devDependencies`, is in that build already; what it imports at run time is checked on the
+ * bundle.)
  */
 export function reach(packages, from = '@wai-steering/cli') {
   const reached = new Map();
@@ -77,10 +78,6 @@ export function reach(packages, from = '@wai-steering/cli') {
         }
         into.set(dep, { spec, by: name });
       }
-    }
-    // A private package of the workspace under devDependencies is bundled into this one's build.
-    for (const [dep, spec] of Object.entries(m.devDependencies ?? {})) {
-      if (isWorkspaceSpec(spec) && packages.get(dep)?.manifest.private === true) visit(dep);
     }
   };
   visit(from);
