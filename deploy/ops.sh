@@ -31,7 +31,7 @@ pg_socket() { if [ "$WAI_MODE" = systemd ]; then echo /var/run/postgresql; else 
 pg_ready() {
   if [ "$WAI_MODE" = supervise ]; then
     local pidfile="$state/postgresql/postmaster.pid"
-    kill -0 "$(sed -n 1p "$pidfile" 2>/dev/null)" 2>/dev/null || return 1
+    alive "$(sed -n 1p "$pidfile" 2>/dev/null)" || return 1
     [ "$(sed -n 8p "$pidfile" 2>/dev/null | tr -d ' ')" = ready ] || return 1
   fi
   runuser -u postgres -- "$(pg_bin)/pg_isready" -q -h "$(pg_socket)" -p "$WAI_PG_PORT"
@@ -42,12 +42,21 @@ pg_wait() {
 }
 
 # ---------------------------------------------------------------- supervise: start and stop
+# Whether a process runs: one that exited but was not reaped yet (a zombie: its parent gone, and
+# an init that does not reap, as in some containers) does not.
+alive() {
+  [ -n "$1" ] && [ -r "/proc/$1/stat" ] || return 1
+  local stat
+  stat="$(sed 's/^.*) //' "/proc/$1/stat" 2>/dev/null)" || return 1
+  [ -n "$stat" ] && [ "${stat%% *}" != Z ]
+}
+
 # The supervisor of a service, when it runs: its pid.
 supervise_pid() {
   local pidfile="$run/$1.pid" pid
   [ -f "$pidfile" ] || return 1
   pid="$(cat "$pidfile")"
-  kill -0 "$pid" 2>/dev/null || return 1
+  alive "$pid" || return 1
   echo "$pid"
 }
 
@@ -56,10 +65,10 @@ supervise_stop() {
   [ -f "$pidfile" ] || return 0
   local pid
   pid="$(cat "$pidfile")"
-  if kill -0 "$pid" 2>/dev/null; then
+  if alive "$pid"; then
     kill -TERM "$pid"
-    for _ in $(seq 1 300); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
-    kill -0 "$pid" 2>/dev/null && kill -KILL "$pid"
+    for _ in $(seq 1 300); do alive "$pid" || break; sleep 0.1; done
+    alive "$pid" && kill -KILL "$pid"
   fi
   rm -f "$pidfile"
 }

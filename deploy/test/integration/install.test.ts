@@ -428,13 +428,31 @@ describe.skipIf((!IS_ROOT && process.env.CI !== 'true') || closed !== undefined)
           interval: 200,
         })
         .not.toBe(mainPid('wai-steer-hop@a.service', status.out));
-      // The container restarts: every process gone at once, the pid files left behind.
-      for (const f of readdirSync(join(state, 'run'))) {
-        const pid = Number(readFileSync(join(state, 'run', f), 'utf8'));
+      // The container restarts: every process gone at once, the pid files left behind. (Each
+      // supervisor leads a process group of its own, with its service.)
+      const groups = new Set(
+        readdirSync(join(state, 'run')).map((f) =>
+          readFileSync(join(state, 'run', f), 'utf8').trim(),
+        ),
+      );
+      const members = spawnSync('ps', ['-eo', 'pid=,pgid='], { encoding: 'utf8' })
+        .stdout.split('\n')
+        .map((l) => l.trim().split(/\s+/))
+        .filter(([, pgid]) => pgid !== undefined && groups.has(pgid))
+        .map(([pid]) => pid!);
+      for (const g of groups) {
         try {
-          process.kill(-pid, 'SIGKILL');
+          process.kill(-Number(g), 'SIGKILL');
         } catch {}
       }
+      // Gone, not only killed: reaped (a killed PostgreSQL's pid file names a pid that must not be
+      // there any more for it to start again).
+      await expect
+        .poll(() => members.filter((pid) => existsSync(`/proc/${pid}`)), {
+          timeout: 60_000,
+          interval: 200,
+        })
+        .toEqual([]);
       const down = await deployVerb('status');
       expect(down.code).toBe(3);
       expect(down.out).toMatch(/wai-steer@a\.service\s+stopped \(its supervisor is gone/);
@@ -515,8 +533,12 @@ describe.skipIf((!IS_ROOT && process.env.CI !== 'true') || closed !== undefined)
       const before = Object.fromEntries(
         ['postgresql.log', 'steer-a.log', 'steer-b.log'].map((f) => [f, offset(f)]),
       );
+      const postmaster = () =>
+        readFileSync(join(state, 'postgresql', 'postmaster.pid'), 'utf8').split('\n')[0];
+      const pgBefore = postmaster();
       const r = await install(env);
       expect(r.code, r.out).toBe(0);
+      expect(postmaster()).toBe(pgBefore);
       // PostgreSQL stayed up and the instances were stopped first: no connection ended under
       // them (57P01), and nothing the install asked of PostgreSQL was refused (FATAL).
       const since = (f: string) => readFileSync(join(logs, f), 'utf8').slice(before[f]);
