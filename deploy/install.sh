@@ -6,7 +6,14 @@
 # upgrade or a change of its settings; keys, the room, the key log and the store are kept.
 #
 #   sudo deploy/install.sh           install (or update) and start everything, then check it
+#   sudo deploy/install.sh status    each service: running (its pid, since when) or not
+#   sudo deploy/install.sh start     start what is not running (after a reboot, a container's restart)
 #   sudo deploy/install.sh stop      stop every service of the deployment
+#   sudo deploy/install.sh restart [SERVICE…]   restart the services (all of them by default)
+#   sudo deploy/install.sh reload [SERVICE…]    the instances (by default) read the key log and policy again
+#   sudo deploy/install.sh logs [-f] [-n N] [SERVICE…]   the services' logs
+# `wai-steer deploy VERB` runs the same. The verbs work under both supervisors, with the settings
+# the last install saved in /etc/wai-steering/install.env.
 #
 # Where systemd runs (PID 1), the units of deploy/systemd/ are installed and started with
 # systemctl. Where it does not (a container, a CI job), each unit's own command is run by
@@ -20,7 +27,7 @@
 #   WAI_PORT_A [8081], WAI_PORT_B [8082]            the two instances (on 127.0.0.1)
 #   WAI_EDGE_PORT_A [8090], WAI_EDGE_PORT_B [8091]  the edge's two pathways, cdn-a and cdn-b
 #   WAI_PERIOD [10s], WAI_WINDOW [30s], WAI_LAG [2s] the policy's P, W and L
-#   WAI_CLI [this checkout's packages/cli/dist/main.js]  the wai-steer to run
+#   WAI_CLI [this checkout's packages/cli/dist/main.js, or the release's dist/main.js]  the wai-steer to run
 #   WAI_USER [wai-steering] the user the services run as
 #   WAI_ROOT []             a root to install under instead of / (a test's directory)
 #   WAI_MODE [auto]         systemd, supervise, or auto (systemd when it runs and WAI_ROOT is empty)
@@ -29,8 +36,25 @@
 #   WAI_APT [1]             install the Debian packages that are missing (0: only say which)
 set -euo pipefail
 
-here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd -P)"
 repo="$(dirname "$here")"
+# From a checkout (deploy/ beside packages/), or from a release (share/deploy/ of the CLI's
+# package: the npm tarball, the Debian package).
+if [ -f "$repo/packages/cli/package.json" ]; then
+  default_cli="$repo/packages/cli/dist/main.js"
+  nginx_log_conf="$repo/packages/agent/nginx/wai-steering-log.conf"
+else
+  default_cli="$(dirname "$repo")/dist/main.js"
+  nginx_log_conf="$repo/agent/nginx/wai-steering-log.conf"
+fi
+verb="${1:-install}"
+[ $# -eq 0 ] || shift
+: "${WAI_ROOT:=}"
+# The verbs other than install act on the deployment as the last install made it.
+if [ "$verb" != install ] && [ -f "$WAI_ROOT/etc/wai-steering/install.env" ]; then
+  # shellcheck source=/dev/null
+  . "$WAI_ROOT/etc/wai-steering/install.env"
+fi
 
 : "${WAI_HOST:=127.0.0.1}"
 : "${WAI_BIND:=0.0.0.0}"
@@ -42,9 +66,8 @@ repo="$(dirname "$here")"
 : "${WAI_PERIOD:=10s}"
 : "${WAI_WINDOW:=30s}"
 : "${WAI_LAG:=2s}"
-: "${WAI_CLI:=$repo/packages/cli/dist/main.js}"
+: "${WAI_CLI:=$default_cli}"
 : "${WAI_USER:=wai-steering}"
-: "${WAI_ROOT:=}"
 : "${WAI_MODE:=auto}"
 : "${WAI_PG_PORT:=5432}"
 : "${WAI_DOCTOR_TIMEOUT:=180}"
@@ -81,64 +104,20 @@ for i in "${INSTANCES[@]}"; do SERVICES+=("wai-steer@$i.service"); done
 for h in "${HOPS[@]}"; do SERVICES+=("wai-steer-hop@$h.service"); done
 SERVICES+=(wai-steering-haproxy.service)
 
-# ---------------------------------------------------------------- supervise: start and stop
-# A unit's file and instance: wai-steer@a.service → wai-steer@.service and a.
-unit_file() {
-  local name="$1"
-  if [[ "$name" == *@*.service ]]; then echo "$units/${name%%@*}@.service"; else echo "$units/$name"; fi
-}
-unit_instance() {
-  local name="$1"
-  if [[ "$name" == *@*.service ]]; then
-    local rest="${name#*@}"
-    echo "${rest%.service}"
-  fi
-}
-
-supervise_stop() {
-  local pidfile="$run/$1.pid"
-  [ -f "$pidfile" ] || return 0
-  local pid
-  pid="$(cat "$pidfile")"
-  if kill -0 "$pid" 2>/dev/null; then
-    kill -TERM "$pid"
-    for _ in $(seq 1 300); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
-    kill -0 "$pid" 2>/dev/null && kill -KILL "$pid"
-  fi
-  rm -f "$pidfile"
-}
-
-supervise_start() {
-  local name="$1"
-  supervise_stop "$name"
-  mkdir -p "$run"
-  setsid node "$here/supervise.mjs" "$(unit_file "$name")" "$(unit_instance "$name")" \
-    >>"$logs/supervise.log" 2>&1 </dev/null &
-  echo $! >"$run/$name.pid"
-}
-
-stop_all() {
-  if [ "$WAI_MODE" = systemd ]; then
-    systemctl stop wai-steering.target "${SERVICES[@]}" || true
-  else
-    local i
-    for ((i = ${#SERVICES[@]} - 1; i >= 0; i--)); do supervise_stop "${SERVICES[$i]}"; done
-    supervise_stop wai-steering-postgresql.service
-  fi
-}
-
-if [ "${1:-}" = stop ]; then
-  stop_all
-  say "stopped"
-  exit 0
-fi
-[ $# -eq 0 ] || die "usage: install.sh [stop]"
+# shellcheck source=deploy/ops.sh
+. "$here/ops.sh"
+case "$verb" in
+install) [ $# -eq 0 ] || die "install takes no arguments (settings are environment variables)" ;;
+*)
+  [ -f "$etc/install.env" ] || [ "$verb" = stop ] ||
+    die "no deployment installed at $etc (no install.env there): install it first (wai-steer deploy install, or deploy/install.sh)"
+  ops "$verb" "$@"
+  exit $?
+  ;;
+esac
 [ "$(id -u)" -eq 0 ] || die "run it as root (it creates a user, installs units and packages)"
 
 # ---------------------------------------------------------------- what it needs
-pg_bin() {
-  for d in /usr/lib/postgresql/*/bin; do [ -x "$d/initdb" ] && echo "$d"; done | sort -V | tail -n 1
-}
 missing=()
 [ -n "$(pg_bin)" ] || missing+=(postgresql)
 [ -x /usr/sbin/haproxy ] || missing+=(haproxy)
@@ -184,7 +163,7 @@ runuser -u "$WAI_USER" -- "$NODE" "$WAI_CLI" --version >/dev/null 2>&1 ||
   die "$WAI_USER cannot run $WAI_CLI: put the checkout where it can read it (such as /opt/wai-steering)"
 cat >"$bin.new" <<EOF
 #!/bin/sh
-# wai-steer, as deploy/install.sh installed it: this checkout's command line.
+# wai-steer, as deploy/install.sh installed it: the command line of $WAI_CLI.
 exec "$NODE" "$WAI_CLI" "\$@"
 EOF
 chmod 0755 "$bin.new"
@@ -212,6 +191,11 @@ if [ ! -f "$etc/console.token" ]; then
 fi
 chmod 0600 "$etc/console.token"
 TOKEN="$(cat "$etc/console.token")"
+# /metrics through HAProxy from another machine (Prometheus): with this token alone.
+if [ ! -f "$etc/metrics.token" ]; then
+  od -An -tx1 -N24 /dev/urandom | tr -d ' \n' >"$etc/metrics.token"
+fi
+chmod 0600 "$etc/metrics.token"
 
 if [ ! -f "$etc/room.wrd" ]; then
   wai room create --authority "$etc/keys/offline/authority.jwk" --origin "$etc/keys/offline/origin.jwk" \
@@ -268,11 +252,14 @@ mv "$etc/policy.wsp.new" "$etc/policy.wsp"
 chmod 0644 "$etc/room.wrd" "$etc/keylog.wkl" "$etc/policy.wsp" "$etc/policy.yaml"
 
 # ---------------------------------------------------------------- PostgreSQL
+# A running deployment's instances are stopped first: none loses its store under it (a restart
+# of PostgreSQL ends their connections, 57P01). The end of the install starts them again.
+stop_instances
+PG_SOCKET="$(pg_socket)"
 if [ "$WAI_MODE" = systemd ]; then
-  PG_SOCKET=/var/run/postgresql
-  systemctl enable --now postgresql >/dev/null
+  systemctl enable postgresql >/dev/null 2>&1
+  pg_up
 else
-  PG_SOCKET="$state/postgresql-run"
   install -d -m 0755 -o postgres -g postgres "$PG_SOCKET"
   if [ ! -f "$state/postgresql/PG_VERSION" ]; then
     say "creating a PostgreSQL cluster in $state/postgresql"
@@ -281,14 +268,15 @@ else
       --auth-local=peer --auth-host=reject --no-instructions >/dev/null
   fi
   # The stand-in for Debian's postgresql.service where systemd does not run: its binary, in the
-  # foreground, under the same supervisor as the other units.
-  cat >"$units/wai-steering-postgresql.service" <<EOF
+  # foreground, under the same supervisor as the other units. Restarted only when it changed.
+  cat >"$units/$PG_UNIT.new" <<EOF
 [Unit]
 Description=PostgreSQL for wai-steering (Debian's binaries; where systemd does not run)
 
 [Service]
 User=postgres
 ExecStart=$PG_BIN/postgres -D $state/postgresql -k $PG_SOCKET -p $WAI_PG_PORT -c listen_addresses=
+ExecReload=/bin/kill -HUP \$MAINPID
 KillSignal=SIGINT
 TimeoutStopSec=30
 Restart=on-failure
@@ -296,13 +284,14 @@ RestartSec=1
 StandardOutput=append:$logs/postgresql.log
 StandardError=append:$logs/postgresql.log
 EOF
-  supervise_start wai-steering-postgresql.service
+  if cmp -s "$units/$PG_UNIT.new" "$units/$PG_UNIT"; then
+    rm "$units/$PG_UNIT.new"
+  else
+    mv "$units/$PG_UNIT.new" "$units/$PG_UNIT"
+    supervise_stop "$PG_UNIT"
+  fi
+  pg_up
 fi
-for _ in $(seq 1 300); do
-  "$PG_BIN/pg_isready" -q -U postgres -h "$PG_SOCKET" -p "$WAI_PG_PORT" && break
-  sleep 0.2
-done
-"$PG_BIN/pg_isready" -q -U postgres -h "$PG_SOCKET" -p "$WAI_PG_PORT" || die "PostgreSQL does not answer on $PG_SOCKET, port $WAI_PG_PORT"
 psql_postgres() { runuser -u postgres -- psql -h "$PG_SOCKET" -p "$WAI_PG_PORT" -v ON_ERROR_STOP=1 -qtA "$@"; }
 if [ "$(psql_postgres -c "SELECT 1 FROM pg_roles WHERE rolname = '$WAI_USER'")" != 1 ]; then
   psql_postgres -c "CREATE ROLE \"$WAI_USER\" LOGIN"
@@ -353,7 +342,7 @@ EOF
   chown "root:$WAI_USER" "$etc/hop-$h.yaml"
   chmod 0640 "$etc/hop-$h.yaml"
 done
-cp "$repo/packages/agent/nginx/wai-steering-log.conf" "$etc/nginx/wai-steering-log.conf"
+cp "$nginx_log_conf" "$etc/nginx/wai-steering-log.conf"
 cat >"$etc/nginx/nginx.conf" <<EOF
 # The edge: one nginx serving $state/media on the ports of the two pathways, each with its own
 # access log in the wai_steering format, which its hop agent meters (deploy/install.sh).
@@ -391,8 +380,10 @@ cat >"$etc/haproxy.env" <<EOF
 WAI_LISTEN=$WAI_BIND:$WAI_PORT
 WAI_INSTANCE_A=127.0.0.1:$WAI_PORT_A
 WAI_INSTANCE_B=127.0.0.1:$WAI_PORT_B
+WAI_METRICS_TOKEN=$(cat "$etc/metrics.token")
 EOF
-chmod 0644 "$etc/haproxy.cfg" "$etc/haproxy.env" "$etc/nginx/"*
+chmod 0644 "$etc/haproxy.cfg" "$etc/nginx/"*
+chmod 0600 "$etc/haproxy.env"
 
 # ---------------------------------------------------------------- units and log rotation
 # The units of deploy/systemd/ as they are, their paths moved under WAI_ROOT when it is given.
@@ -407,6 +398,15 @@ place() {
 for f in "$here"/systemd/*; do place "$f" >"$units/$(basename "$f")"; done
 place "$here/logrotate/wai-steering" >"$rotate"
 chmod 0644 "$units"/wai-st* "$rotate"
+# The settings of this install, for its verbs (status, restart, logs…) and `wai-steer deploy`.
+{
+  echo "# Written by deploy/install.sh: the settings of the last install (the environment wins)."
+  for v in WAI_HOST WAI_BIND WAI_PORT WAI_PORT_A WAI_PORT_B WAI_EDGE_PORT_A WAI_EDGE_PORT_B \
+    WAI_PERIOD WAI_WINDOW WAI_LAG WAI_CLI WAI_USER WAI_MODE WAI_PG_PORT; do
+    printf '[ -n "${%s:-}" ] || %s=%q\n' "$v" "$v" "${!v}"
+  done
+} >"$etc/install.env"
+chmod 0644 "$etc/install.env"
 
 # ---------------------------------------------------------------- start (or restart) everything
 if [ "$WAI_MODE" = systemd ]; then
@@ -450,6 +450,7 @@ say "installed ($WAI_MODE)"
 cat <<EOF
   steering URL    $PUBLIC/steer
   console         $PUBLIC/console/  (bearer token in $etc/console.token)
+  metrics         http://127.0.0.1:$WAI_PORT/metrics from this machine; from others, bearer token in $etc/metrics.token
   room            $ROOM_ID
   edge            http://$WAI_HOST:$WAI_EDGE_PORT_A (cdn-a), http://$WAI_HOST:$WAI_EDGE_PORT_B (cdn-b), serving $state/media
   HLS tag         $(wai hls-tag "$etc/policy.wsp")

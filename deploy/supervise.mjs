@@ -2,7 +2,7 @@
 // A process supervisor of its own, for machines where systemd does not run (a container, a CI
 // job): it runs one unit of deploy/systemd/ as systemd would, from the unit file itself, so that
 // the command is the unit's and not a copy of it. Read from [Service]: ExecStartPre=,
-// ExecStart=, Environment=, EnvironmentFile= (a leading - for optional), User=, Group=,
+// ExecStart=, ExecReload=, Environment=, EnvironmentFile= (a leading - for optional), User=, Group=,
 // SupplementaryGroups=, WorkingDirectory=, StandardOutput= and StandardError= (append:PATH,
 // file:PATH, inherit), Restart= (no, always, on-failure), RestartSec=, KillSignal=,
 // TimeoutStopSec=. Specifiers %i (the instance) and %%, and ${VAR} and $VAR from the
@@ -11,7 +11,8 @@
 //   node deploy/supervise.mjs UNIT-FILE [INSTANCE]
 //
 // It runs until SIGTERM or SIGINT, then stops the service (KillSignal=, then SIGKILL after
-// TimeoutStopSec=) and exits. A service that exits is started again as Restart= says; one that
+// TimeoutStopSec=) and exits. SIGHUP runs ExecReload= with $MAINPID the service's pid, as
+// `systemctl reload` does. A service that exits is started again as Restart= says; one that
 // exits within a second of its start five times in a row is given up (exit 1), as systemd's
 // start limit does.
 import { spawn, spawnSync } from 'node:child_process';
@@ -121,6 +122,7 @@ export function serviceOf(unitText, instance = '') {
     v === undefined ? d : Number.parseFloat(v) * (/ms$/.test(v) ? 0.001 : 1);
   return {
     pre: all('ExecStartPre').map(command),
+    reload: all('ExecReload').map(command),
     start: command(start),
     env,
     envFiles,
@@ -231,8 +233,21 @@ function main() {
     c.kill(s.killSignal);
     setTimeout(() => c.kill('SIGKILL'), s.stopTimeout * 1000).unref();
   };
+  const reload = () => {
+    if (child === undefined || stopping)
+      return log('reload asked while the service is not running');
+    if (s.reload.length === 0) return log('reload asked, and the unit has no ExecReload=');
+    const withPid = { ...env, MAINPID: String(child.pid) };
+    for (const c of s.reload) {
+      const [cmd, ...args] = as(c.words.map((w) => expandVars(w, withPid)));
+      const r = spawnSync(cmd, args, { env, cwd: s.cwd, stdio: 'inherit' });
+      if (r.status !== 0 && !c.ignoreFailure) return log(`ExecReload failed (${r.status})`);
+    }
+    log('reloaded');
+  };
   process.on('SIGTERM', stop);
   process.on('SIGINT', stop);
+  process.on('SIGHUP', reload);
   start();
 }
 

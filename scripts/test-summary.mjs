@@ -13,6 +13,7 @@ const dirs = [
   join(root, 'conformance'),
   join(root, 'players'),
   join(root, 'deploy'),
+  ...readdirSync(join(root, 'tools')).map((p) => join(root, 'tools', p)),
 ];
 let passed = 0;
 let failed = 0;

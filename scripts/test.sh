@@ -13,8 +13,10 @@ bash packages/agent/scripts/setup.sh # Debian's nginx and node_exporter for the 
 bash packages/server/scripts/setup.sh
 # Debian's logrotate and systemd (systemd-analyze) for the deployment's test, when missing.
 bash deploy/scripts/setup.sh
+# Debian's dpkg-dev and lintian for the release's test (pnpm release, each artefact installed).
+bash tools/release/scripts/setup.sh
 
-rm -f packages/*/test-results.json conformance/test-results.json players/test-results.json deploy/test-results.json
+rm -f packages/*/test-results.json conformance/test-results.json players/test-results.json deploy/test-results.json tools/*/test-results.json
 bash scripts/setup.sh
 pnpm lint
 pnpm typecheck

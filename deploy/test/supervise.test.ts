@@ -3,7 +3,7 @@
 // commands they run, and a unit supervised for real: its output appended, a failure restarted,
 // SIGTERM stopping it.
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -124,6 +124,41 @@ describe('supervising a unit', () => {
       )
       .toBe(2);
     expect(err).toContain('exited (code 3)');
+    child.kill('SIGTERM');
+    expect(await exited).toBe(0);
+  });
+});
+
+describe('reloading a unit', () => {
+  it("runs ExecReload= with $MAINPID the service's pid on SIGHUP, as systemctl reload does", async () => {
+    const log = join(dir, 'reload.log');
+    writeFileSync(
+      join(dir, 'reload.service'),
+      [
+        '[Service]',
+        // Says when it is ready, then says each SIGHUP it is sent.
+        `ExecStart=/bin/sh -c 'trap "echo reloaded" HUP; echo ready; while :; do sleep 0.1; done'`,
+        'ExecReload=/bin/kill -HUP $MAINPID',
+        `StandardOutput=append:${log}`,
+      ].join('\n'),
+    );
+    const child = spawn(
+      process.execPath,
+      [join(HERE, 'supervise.mjs'), join(dir, 'reload.service')],
+      {
+        stdio: ['ignore', 'ignore', 'pipe'],
+      },
+    );
+    let err = '';
+    child.stderr.on('data', (b) => (err += String(b)));
+    const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
+    const lines = () => (existsSync(log) ? readFileSync(log, 'utf8').split('\n') : []);
+    await expect.poll(lines, { timeout: 30_000, interval: 50 }).toContain('ready');
+    child.kill('SIGHUP');
+    await expect.poll(lines, { timeout: 30_000, interval: 50 }).toContain('reloaded');
+    await expect.poll(() => err, { timeout: 30_000, interval: 50 }).toContain('reloaded');
+    // The supervisor is still there, and so is its service: a reload is not a restart.
+    expect(lines().filter((l) => l === 'ready')).toHaveLength(1);
     child.kill('SIGTERM');
     expect(await exited).toBe(0);
   });

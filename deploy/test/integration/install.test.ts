@@ -16,7 +16,7 @@ import {
   statSync,
   writeFileSync,
 } from 'node:fs';
-import { createServer } from 'node:net';
+import { connect, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -54,6 +54,37 @@ function install(
     child.stdout.on('data', (b) => (out += String(b)));
     child.stderr.on('data', (b) => (out += String(b)));
     child.on('close', (code) => resolve({ code: code ?? -1, out }));
+  });
+}
+
+/** `wai-steer deploy VERB …` on the test's deployment (its root), as root runs it. */
+async function deployVerb(...args: string[]): Promise<{ code: number; out: string }> {
+  const r = await wai('deploy', ...args, '--root', root());
+  return { code: r.code, out: `${r.stdout}${r.stderr}` };
+}
+let rootDir = '';
+const root = () => rootDir;
+
+/** An HTTP request through a HAProxy that takes the PROXY protocol, as if from `source`. */
+function viaProxy(
+  port: number,
+  source: string,
+  path: string,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; head: string }> {
+  return new Promise((resolve, reject) => {
+    const s = connect(port, '127.0.0.1', () => {
+      const lines = [`GET ${path} HTTP/1.1`, 'host: steering', 'connection: close'];
+      for (const [k, v] of Object.entries(headers)) lines.push(`${k}: ${v}`);
+      s.write(`PROXY TCP4 ${source} 127.0.0.1 40000 ${port}\r\n${lines.join('\r\n')}\r\n\r\n`);
+    });
+    let got = '';
+    s.on('data', (b) => (got += String(b)));
+    s.on('error', reject);
+    s.on('close', () => {
+      const head = got.split('\r\n\r\n')[0] ?? '';
+      resolve({ status: Number(/^HTTP\/1\.1 (\d{3})/.exec(head)?.[1] ?? 0), head });
+    });
   });
 }
 
@@ -109,6 +140,7 @@ describe.skipIf((!IS_ROOT && process.env.CI !== 'true') || closed !== undefined)
     beforeAll(async () => {
       expect(existsSync(CLI), `${CLI}: build the CLI first (pnpm build)`).toBe(true);
       root = mkdtempSync(join(tmpdir(), 'wai-deploy-'));
+      rootDir = root;
       // The root's directories are the services' to traverse, as / is.
       spawnSync('chmod', ['0755', root]);
       const ports = await Promise.all(Array.from({ length: 6 }, () => freePort()));
@@ -293,6 +325,157 @@ describe.skipIf((!IS_ROOT && process.env.CI !== 'true') || closed !== undefined)
       expect([slash.status, slash.headers.get('location')]).toEqual([302, 'console/']);
     });
 
+    it('answers /metrics from this machine, or with the metrics token through HAProxy', async () => {
+      // From the loopback, through HAProxy and on an instance's own port.
+      const local = await fetch(`${front}/metrics`);
+      expect(local.status).toBe(200);
+      expect(await local.text()).toContain('wai_steering_http_requests_total');
+      expect((await fetch(`http://127.0.0.1:${env.WAI_PORT_A}/metrics`)).status).toBe(200);
+      // From elsewhere: the installed HAProxy config, its bind taking the PROXY protocol so that a
+      // client's address can be stated (192.0.2.10, TEST-NET-1: no traffic goes there).
+      const metricsToken = readFileSync(join(etc, 'metrics.token'), 'utf8').trim();
+      const port = await freePort();
+      const cfg = join(root, 'haproxy-proxied.cfg');
+      writeFileSync(
+        cfg,
+        readFileSync(join(etc, 'haproxy.cfg'), 'utf8').replace(
+          /^(\s*bind .*)$/m,
+          '$1 accept-proxy',
+        ),
+      );
+      const haproxyEnv = Object.fromEntries(
+        readFileSync(join(etc, 'haproxy.env'), 'utf8')
+          .split('\n')
+          .filter((l) => l.includes('='))
+          .map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]),
+      );
+      const proxy = spawn('haproxy', ['-db', '-f', cfg], {
+        env: { ...process.env, ...haproxyEnv, WAI_LISTEN: `127.0.0.1:${port}` },
+        stdio: 'ignore',
+      });
+      try {
+        await expect
+          .poll(
+            () =>
+              viaProxy(port, '127.0.0.1', '/healthz').then(
+                (r) => r.status,
+                () => 0,
+              ),
+            {
+              timeout: 30_000,
+              interval: 100,
+            },
+          )
+          .toBe(200);
+        expect((await viaProxy(port, '127.0.0.1', '/metrics')).status).toBe(200);
+        const anonymous = await viaProxy(port, '192.0.2.10', '/metrics');
+        expect(anonymous.status).toBe(401);
+        expect(anonymous.head).toMatch(/www-authenticate: Bearer/i);
+        const wrong = await viaProxy(port, '192.0.2.10', '/metrics', {
+          authorization: 'Bearer nope',
+        });
+        expect(wrong.status).toBe(401);
+        const ok = await viaProxy(port, '192.0.2.10', '/metrics?instance=b', {
+          authorization: `Bearer ${metricsToken}`,
+        });
+        expect(ok.status).toBe(200);
+        expect(ok.head).toMatch(/x-wai-instance: b/i);
+        // The rest of the server is not behind the metrics token.
+        expect((await viaProxy(port, '192.0.2.10', '/healthz')).status).toBe(200);
+      } finally {
+        proxy.kill('SIGTERM');
+      }
+    });
+
+    it('is run without systemd: status, reload, logs, restart, and start after a restart', async () => {
+      const status = await deployVerb('status');
+      expect(status.code, status.out).toBe(0);
+      expect(status.out).toContain('under supervise');
+      expect(status.out).toMatch(/wai-steer@a\.service\s+running {2}pid \d+ \(supervisor \d+\)/);
+      expect(status.out).toContain('all running');
+      const mainPid = (name: string, text: string) =>
+        new RegExp(`${name.replace(/[.@]/g, '\\$&')}\\s+running {2}pid (\\d+)`).exec(text)?.[1];
+      // Reload: the supervisor runs the unit's ExecReload= (SIGHUP): the same server goes on.
+      const reload = await deployVerb('reload');
+      expect(reload.code, reload.out).toBe(0);
+      await expect
+        .poll(
+          () =>
+            readFileSync(join(logs, 'supervise.log'), 'utf8').match(
+              /wai-steer@\.service \([ab]\): reloaded/g,
+            )?.length ?? 0,
+          {
+            timeout: 30_000,
+            interval: 200,
+          },
+        )
+        .toBeGreaterThanOrEqual(2);
+      const after = await deployVerb('status');
+      expect(mainPid('wai-steer@a.service', after.out)).toBe(
+        mainPid('wai-steer@a.service', status.out),
+      );
+      // Logs: the named service's.
+      const hopLog = await deployVerb('logs', 'wai-steer-hop@a', '--lines', '3');
+      expect(hopLog.code, hopLog.out).toBe(0);
+      expect(hopLog.out.trim().split('\n')).toHaveLength(3);
+      expect(hopLog.out).toContain('"msg":"period"');
+      // Restart one service: a new process.
+      const restart = await deployVerb('restart', 'wai-steer-hop@a');
+      expect(restart.code, restart.out).toBe(0);
+      await expect
+        .poll(async () => mainPid('wai-steer-hop@a.service', (await deployVerb('status')).out), {
+          timeout: 30_000,
+          interval: 200,
+        })
+        .not.toBe(mainPid('wai-steer-hop@a.service', status.out));
+      // The container restarts: every process gone at once, the pid files left behind. (Each
+      // supervisor leads a process group of its own, with its service.)
+      const groups = new Set(
+        readdirSync(join(state, 'run')).map((f) =>
+          readFileSync(join(state, 'run', f), 'utf8').trim(),
+        ),
+      );
+      const members = spawnSync('ps', ['-eo', 'pid=,pgid='], { encoding: 'utf8' })
+        .stdout.split('\n')
+        .map((l) => l.trim().split(/\s+/))
+        .filter(([, pgid]) => pgid !== undefined && groups.has(pgid))
+        .map(([pid]) => pid!);
+      for (const g of groups) {
+        try {
+          process.kill(-Number(g), 'SIGKILL');
+        } catch {}
+      }
+      // Gone, not only killed: reaped (a killed PostgreSQL's pid file names a pid that must not be
+      // there any more for it to start again).
+      await expect
+        .poll(() => members.filter((pid) => existsSync(`/proc/${pid}`)), {
+          timeout: 60_000,
+          interval: 200,
+        })
+        .toEqual([]);
+      const down = await deployVerb('status');
+      expect(down.code).toBe(3);
+      expect(down.out).toMatch(/wai-steer@a\.service\s+stopped \(its supervisor is gone/);
+      const start = await deployVerb('start');
+      expect(start.code, start.out).toBe(0);
+      await expect
+        .poll(async () => (await deployVerb('status')).code, { timeout: 120_000, interval: 500 })
+        .toBe(0);
+      await expect
+        .poll(
+          () =>
+            fetch(`${front}/healthz`).then(
+              (r) => r.status,
+              () => 0,
+            ),
+          {
+            timeout: 60_000,
+            interval: 250,
+          },
+        )
+        .toBe(200);
+    });
+
     it('exports what it decided and audits it clean', async () => {
       expect(decisionUris.length).toBeGreaterThan(0);
       const out = join(root, 'archive');
@@ -346,8 +529,21 @@ describe.skipIf((!IS_ROOT && process.env.CI !== 'true') || closed !== undefined)
 
     it('installs again without changing what it holds, and what it served still verifies', async () => {
       const policy = readFileSync(join(etc, 'policy.wsp'));
+      const offset = (f: string) => statSync(join(logs, f)).size;
+      const before = Object.fromEntries(
+        ['postgresql.log', 'steer-a.log', 'steer-b.log'].map((f) => [f, offset(f)]),
+      );
+      const postmaster = () =>
+        readFileSync(join(state, 'postgresql', 'postmaster.pid'), 'utf8').split('\n')[0];
+      const pgBefore = postmaster();
       const r = await install(env);
       expect(r.code, r.out).toBe(0);
+      expect(postmaster()).toBe(pgBefore);
+      // PostgreSQL stayed up and the instances were stopped first: no connection ended under
+      // them (57P01), and nothing the install asked of PostgreSQL was refused (FATAL).
+      const since = (f: string) => readFileSync(join(logs, f), 'utf8').slice(before[f]);
+      expect(since('postgresql.log')).not.toMatch(/FATAL/);
+      for (const f of ['steer-a.log', 'steer-b.log']) expect(since(f)).not.toMatch(/57P01/);
       expect(r.out).not.toMatch(/PROBLEM|creating/);
       expect(r.out).toContain(`room            ${roomId}`);
       expect(readFileSync(join(etc, 'policy.wsp')).equals(policy)).toBe(true);

@@ -4,6 +4,7 @@ import { audit } from './audit.js';
 import { conformance } from './conformance.js';
 import { decide } from './decide.js';
 import { demo } from './demo.js';
+import { deploy } from './deploy.js';
 import { doctor } from './doctor.js';
 import { hopRun } from './hop.js';
 import { keylogAdd, keylogCreate, keylogInspect, keylogRevoke } from './keylog.js';
@@ -46,6 +47,7 @@ export const COMMANDS: readonly Command[] = [
   conformance,
   serve,
   doctor,
+  deploy,
   demo,
   hopRun,
 ];
