@@ -40,8 +40,16 @@ function byCodeUnits(x: string, y: string): number {
   return x < y ? -1 : x > y ? 1 : 0;
 }
 
+/** A plain object: its prototype `Object.prototype`, or none. */
+function isPlain(value: object): boolean {
+  const proto = Object.getPrototypeOf(value);
+  return proto === Object.prototype || proto === null;
+}
+
 function write(value: unknown, out: string[], depth: number): void {
-  if (depth > 64) throw new TypeError('canonicalJson: nested more than 64 deep');
+  if (depth >= 64 && typeof value === 'object' && value !== null) {
+    throw new TypeError('canonicalJson: arrays and objects nested more than 64 deep');
+  }
   if (value === null) {
     out.push('null');
   } else if (typeof value === 'boolean') {
@@ -59,7 +67,7 @@ function write(value: unknown, out: string[], depth: number): void {
       write(v, out, depth + 1);
     });
     out.push(']');
-  } else if (typeof value === 'object' && Object.getPrototypeOf(value) === Object.prototype) {
+  } else if (typeof value === 'object' && isPlain(value)) {
     const names = Object.keys(value).sort(byCodeUnits);
     out.push('{');
     names.forEach((name, i) => {
@@ -75,7 +83,8 @@ function write(value: unknown, out: string[], depth: number): void {
 
 /**
  * The canonical text (RFC 8785) of a JSON value: `null`, booleans, finite numbers, strings
- * without lone surrogates, arrays and plain objects. Anything else (a `bigint`, `undefined`, a
+ * without lone surrogates, arrays and plain objects (of `Object.prototype` or of none), nested at
+ * most 64 deep. Anything else (a `bigint`, `undefined`, a
  * class instance) is a `TypeError`.
  */
 export function canonicalJson(value: JsonValue): string {

@@ -40,9 +40,11 @@ class Reader {
   }
 
   value(pointer: string, depth: number): JsonValue {
-    if (depth > MAX_DEPTH) this.fail('malformed', `nested more than ${MAX_DEPTH} deep`);
     this.ws();
     const c = this.s[this.pos];
+    if ((c === '{' || c === '[') && depth >= MAX_DEPTH) {
+      this.fail('malformed', `arrays and objects nested more than ${MAX_DEPTH} deep`);
+    }
     if (c === '{') return this.object(pointer, depth);
     if (c === '[') return this.array(pointer, depth);
     if (c === '"') return this.string();
