@@ -4,7 +4,7 @@
  * sums, and, for the sessions placed, the sessions that still count (the load replay) and the
  * periods one stream has closed that the other has not reached yet.
  */
-import { type EvidenceRecord, tallyPathway } from '@wai-steering/evidence';
+import { deliveryOf, type EvidenceRecord } from '@wai-steering/evidence';
 import { LoadReplay } from '@wai-steering/verifier';
 import {
   bytesEqual,
@@ -14,7 +14,8 @@ import {
   toHex,
 } from '@wai-steering/wire';
 import type { EnergyAccount, PathwayAccount } from './account.js';
-import { fitPathway, type PathwaySums, savingsOf } from './fit.js';
+import { fitPathway, savingsOf } from './fit.js';
+import { RunningSums } from './internal/sums.js';
 import { type PolicyInForce, spanPolicy } from './policies.js';
 
 /** What the account reads of a decision (a decision as read, `DecisionFields`, is one). */
@@ -70,16 +71,27 @@ interface HopSlot {
 
 /** One pathway's open period and running sums. */
 interface PathwayState {
-  /** The open period's records (deduplicated by digest), with each one's hop index and digest. */
+  /**
+   * The open period's records (deduplicated by digest), with each one's hop index and digest:
+   * the first `held` entries of each array (kept, not emptied, from one period to the next).
+   */
   recs: HopRecordFields[];
   hops: number[];
   digests: Uint8Array[];
+  held: number;
   /** The last period made unusable by a record that crosses a period's bounds. */
   taintedThrough: number;
-  readonly sums: PathwaySums;
+  readonly sums: RunningSums;
+  /** Sessions served: a `bigint`, and a number added to it before it could lose a unit. */
   served: bigint;
+  servedSmall: number;
   placed: bigint;
 }
+
+/** Below 2^53 by more than any period's sessions (32 edge hops × 2^32 − 1). */
+const SMALL_LIMIT = 2 ** 52;
+const TWO53 = 2 ** 53;
+const BIG_TWO53 = 1n << 53n;
 
 /** A FIFO of per-period values waiting for the other stream. */
 class Waiting<T> {
@@ -110,6 +122,13 @@ function prefix(b: Uint8Array): number {
   return b[0]! | (b[1]! << 8) | (b[2]! << 16) | (b[3]! << 24);
 }
 
+/** Whether two keys (public, so compared with an early exit) are the same bytes. */
+function sameKey(a: Uint8Array, b: Uint8Array): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = a.length - 1; i >= 0; i--) if (a[i] !== b[i]) return false;
+  return true;
+}
+
 function latin1(b: Uint8Array): string {
   return String.fromCharCode.apply(null, b as unknown as number[]);
 }
@@ -131,6 +150,8 @@ export class EnergyAccumulator {
   readonly periods: number;
   private readonly slots = new Map<number, HopSlot[]>();
   private readonly state: PathwayState[];
+  /** Per pathway, per hop: 1 for an edge hop (§3.2 place 1). */
+  private readonly edges: Uint8Array[];
   private readonly onPeriod: ((period: PeriodView) => void) | undefined;
   /** The open period (records of earlier periods are refused), and its bounds. */
   private open = 0;
@@ -163,6 +184,9 @@ export class EnergyAccumulator {
     this.onPeriod = options.onPeriod;
     if (options.graceS !== undefined) this.replay = new LoadReplay(options.graceS);
     if (policy.pathways.length > 32) throw new RangeError('energy: at most 32 pathways (§3.3)');
+    this.edges = policy.pathways.map((pw) =>
+      Uint8Array.from(pw.hops, (h) => (h.place === EDGE ? 1 : 0)),
+    );
     this.state = policy.pathways.map((pw, p) => {
       pw.hops.forEach((h, i) => {
         const slot: HopSlot = { key: h.key, pathway: p, hop: i, edge: h.place === EDGE };
@@ -175,18 +199,31 @@ export class EnergyAccumulator {
         recs: [],
         hops: [],
         digests: [],
+        held: 0,
         taintedThrough: -1,
-        sums: { n: 0, sD: 0n, sJ: 0n, sDD: 0n, sDJ: 0n, sJJ: 0n },
+        sums: new RunningSums(),
         served: 0n,
+        servedSmall: 0,
         placed: 0n,
       };
     });
   }
 
+  private lastKey: Uint8Array | undefined;
+  private lastSlot: HopSlot | undefined;
+  private lastRoom: Uint8Array | undefined;
+
   private slotOf(key: Uint8Array): HopSlot | undefined {
+    if (key === this.lastKey) return this.lastSlot;
+    this.lastKey = key;
+    this.lastSlot = this.findSlot(key);
+    return this.lastSlot;
+  }
+
+  private findSlot(key: Uint8Array): HopSlot | undefined {
     const list = this.slots.get(prefix(key));
     if (list === undefined) return undefined;
-    for (const s of list) if (bytesEqual(s.key, key)) return s;
+    for (const s of list) if (sameKey(s.key, key)) return s;
     return undefined;
   }
 
@@ -203,39 +240,55 @@ export class EnergyAccumulator {
   addRecord(r: EvidenceRecord): void {
     this.live('addRecord');
     const rec = r.record;
-    if (rec.end <= this.from || rec.start >= this.to) return;
+    const start = rec.start;
+    const end = rec.end;
+    // The common case first: a record within the open period.
+    const within = start >= this.openStart && end <= this.openEnd && start < end;
+    if (!within && (end <= this.from || start >= this.to)) return;
     const slot = this.slotOf(rec.hop);
-    if (slot === undefined || !bytesEqual(rec.room, this.policy.room)) return;
+    if (slot === undefined) return;
+    if (rec.room !== this.lastRoom) {
+      if (!sameKey(rec.room, this.policy.room)) return;
+      this.lastRoom = rec.room;
+    }
+    const st = this.state[slot.pathway]!;
+    if (within) {
+      this.hold(st, slot.hop, r);
+      return;
+    }
     // The period of the record's start (0 for one that starts before the span).
-    let k: number;
-    if (rec.start >= this.openStart && rec.start < this.openEnd) k = this.open;
-    else k = rec.start < this.from ? 0 : Number((rec.start - this.from) / this.P);
+    const k = start < this.from ? 0 : Number((start - this.from) / this.P);
     if (k < this.open) {
       throw new TypeError(
         `EnergyAccumulator.addRecord: a record of period ${k} after one of period ${this.open}: give records in ascending period order`,
       );
     }
     if (k > this.open) this.closeUntil(k);
-    const st = this.state[slot.pathway]!;
-    if (rec.start >= this.openStart && rec.end <= this.openEnd && rec.end > rec.start) {
-      // Item 1b: a record given twice counts once.
-      for (let i = 0; i < st.recs.length; i++) {
-        if (
-          st.hops[i] === slot.hop &&
-          st.recs[i]!.start === rec.start &&
-          bytesEqual(st.digests[i]!, r.digest)
-        ) {
-          return;
-        }
-      }
-      st.recs.push(rec);
-      st.hops.push(slot.hop);
-      st.digests.push(r.digest);
+    if (start >= this.openStart && end <= this.openEnd && start < end) {
+      this.hold(st, slot.hop, r);
       return;
     }
     // Item 1b: a record that crosses a period's bounds makes each period it touches unusable.
-    const last = rec.end > rec.start ? Number((rec.end - 1n - this.from) / this.P) : Math.max(k, 0);
+    const last = end > start ? Number((end - 1n - this.from) / this.P) : k;
     st.taintedThrough = Math.max(st.taintedThrough, Math.min(last, this.periods - 1));
+  }
+
+  /** Holds a record of the open period, unless the same record (its digest) is held (item 1b). */
+  private hold(st: PathwayState, hop: number, r: EvidenceRecord): void {
+    const n = st.held;
+    for (let i = 0; i < n; i++) {
+      if (
+        st.hops[i] === hop &&
+        st.recs[i]!.start === r.record.start &&
+        bytesEqual(st.digests[i]!, r.digest)
+      ) {
+        return;
+      }
+    }
+    st.recs[n] = r.record;
+    st.hops[n] = hop;
+    st.digests[n] = r.digest;
+    st.held = n + 1;
   }
 
   /** Closes the periods from the open one up to `k` (exclusive); `k` is then open. */
@@ -252,47 +305,37 @@ export class EnergyAccumulator {
   private close(k: number): void {
     const a = this.openStart;
     const b = this.openEnd;
-    const window = { a, b };
     let mask = 0;
     const view: PeriodPathway[] | undefined = this.onPeriod === undefined ? undefined : [];
     for (let p = 0; p < this.state.length; p++) {
       const st = this.state[p]!;
       let usable = false;
-      let joules = 0n;
-      let delivery = 0n;
-      let sessions = 0;
-      const n = st.recs.length;
-      if (n > 0) {
-        if (st.taintedThrough < k) {
-          sortHeld(st);
-          // §5.2, §5.3 over the period: each hop's records tile it, no unmetered marker, one class.
-          const t = tallyPathway(this.policy, p, st.recs, window);
-          if (!t.stale && !t.unmetered && !t.mixed) {
-            usable = true;
-            joules = t.joules;
-            delivery = t.delivery;
-            const hops = this.policy.pathways[p]!.hops;
-            for (let i = 0; i < n; i++) {
-              if (hops[st.hops[i]!]!.place === EDGE) sessions += st.recs[i]!.sessions;
-            }
-          }
-        }
-        st.recs.length = 0;
-        st.hops.length = 0;
-        st.digests.length = 0;
+      if (st.held > 0) {
+        if (st.taintedThrough < k && this.tally(p, st, a, b)) usable = true;
+        st.held = 0;
       }
       if (usable) {
-        const s = st.sums;
-        s.n++;
-        s.sD += delivery;
-        s.sJ += joules;
-        s.sDD += delivery * delivery;
-        s.sDJ += delivery * joules;
-        s.sJJ += joules * joules;
-        st.served += BigInt(sessions);
+        if (this.big) st.sums.addBig(this.deliveryBig, this.joulesBig);
+        else st.sums.add(this.delivery, this.joules);
+        st.servedSmall += this.sessions;
+        if (st.servedSmall > SMALL_LIMIT) {
+          st.served += BigInt(st.servedSmall);
+          st.servedSmall = 0;
+        }
         mask |= 1 << p;
       }
-      view?.push({ usable, joules, delivery, sessions });
+      if (view !== undefined) {
+        view.push(
+          usable
+            ? {
+                usable,
+                joules: this.big ? this.joulesBig : BigInt(this.joules),
+                delivery: this.big ? this.deliveryBig : BigInt(this.delivery),
+                sessions: this.sessions,
+              }
+            : { usable, joules: 0n, delivery: 0n, sessions: 0 },
+        );
+      }
     }
     if (this.replay !== undefined) {
       const c = this.counts.take(k);
@@ -300,6 +343,77 @@ export class EnergyAccumulator {
       else this.place(mask, c);
     }
     if (view !== undefined) this.onPeriod!({ index: k, start: a, end: b, pathways: view });
+  }
+
+  /**
+   * What {@link tally} found of a usable period: J and D as numbers when both are below 2^53
+   * (`big` false), as `bigint`s otherwise; and the edge hops' sessions.
+   */
+  private joules = 0;
+  private delivery = 0;
+  private big = false;
+  private joulesBig = 0n;
+  private deliveryBig = 0n;
+  private sessions = 0;
+
+  /**
+   * §5.2 and §5.3 over one period [a, b) for pathway p (item 1b): each hop's records, in hop
+   * order and ascending `start`, tile it; none is the unmetered marker; all are of one class.
+   * Then J is every record's `joules` and D the edge hops' delivery (`deliveryOf`, §5.3), and
+   * the sessions the edge hops' `sessions`; whether the period is usable.
+   */
+  private tally(p: number, st: PathwayState, a: bigint, b: bigint): boolean {
+    const n = st.held;
+    if (n > 1) sortHeld(st);
+    const { recs, hops } = st;
+    const edge = this.edges[p]!;
+    const { basis, floor } = this.policy;
+    let hop = -1;
+    let at = a;
+    const cls = recs[0]!.class;
+    if (cls === 0) return false;
+    let joules = 0;
+    let delivery = 0;
+    let big = false;
+    let sessions = 0;
+    for (let i = 0; i < n; i++) {
+      const r = recs[i]!;
+      const h = hops[i]!;
+      if (h !== hop) {
+        // The hop before ended at b; this is the next hop of the pathway, from a.
+        if ((hop >= 0 && at !== b) || h !== hop + 1) return false;
+        hop = h;
+        at = a;
+      }
+      if (r.start !== at || r.class !== cls) return false;
+      at = r.end;
+      if (r.joules < BIG_TWO53) joules += Number(r.joules);
+      else big = true;
+      if (edge[h] === 1) {
+        const d = deliveryOf(r, basis, floor);
+        if (d < BIG_TWO53) delivery += Number(d);
+        else big = true;
+        sessions += r.sessions;
+      }
+    }
+    if (hop !== edge.length - 1 || at !== b) return false;
+    // A sum of terms below 2^53 is exact until it reaches 2^53 (then it is ≥ 2^53 as a float).
+    this.big = big || joules >= TWO53 || delivery >= TWO53;
+    if (this.big) {
+      let j = 0n;
+      let d = 0n;
+      for (let i = 0; i < n; i++) {
+        const r = recs[i]!;
+        j += r.joules;
+        if (edge[hops[i]!] === 1) d += deliveryOf(r, basis, floor);
+      }
+      this.joulesBig = j;
+      this.deliveryBig = d;
+    }
+    this.joules = joules;
+    this.delivery = delivery;
+    this.sessions = sessions;
+    return true;
   }
 
   /** Item 1e: the sessions counting at each usable pathway at a period's midpoint. */
@@ -413,7 +527,7 @@ export class EnergyAccumulator {
         idle_uj_per_period: f.idle,
         r2: f.r2,
         marginal_why: f.why,
-        sessions_served: st.served,
+        sessions_served: st.served + BigInt(st.servedSmall),
         sessions_placed: this.replay === undefined ? null : st.placed,
       };
     });
@@ -436,7 +550,7 @@ export class EnergyAccumulator {
 /** The held records of a pathway sorted by hop, then `start` (§5.2's order); few, so by insertion. */
 function sortHeld(st: PathwayState): void {
   const { recs, hops, digests } = st;
-  for (let i = 1; i < recs.length; i++) {
+  for (let i = 1; i < st.held; i++) {
     const r = recs[i]!;
     const h = hops[i]!;
     const d = digests[i]!;

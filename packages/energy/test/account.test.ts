@@ -220,6 +220,40 @@ describe('the marginal view (item 1d)', () => {
   });
 });
 
+describe('exact beyond float64', () => {
+  it('sums and fits J and D far beyond 2^53 exactly', () => {
+    const policy = policyOf([
+      { id: 'x', places: [1, 2] },
+      { id: 'y', places: [1] },
+    ]);
+    const points: [bigint, bigint][][] = [[], []];
+    const records = [];
+    for (let k = 0; k < 35; k++) {
+      const d = 2n ** 60n + BigInt(k * k) * 2n ** 40n;
+      const j1 = 2n ** 100n + 3n * d;
+      const j2 = BigInt(k % 3) * 2n ** 50n; // the interior hop: small, so J mixes both paths
+      points[0]!.push([j1 + j2, d]);
+      records.push(period(hopKey(0, 0), P, k, { joules: j1, bytes: d }));
+      records.push(period(hopKey(0, 1), P, k, { joules: j2, bytes: 1n }));
+      const dy = BigInt(1000 + k * 37);
+      points[1]!.push([5n * dy + BigInt(k % 4), dy]);
+      records.push(period(hopKey(1, 0), P, k, { joules: 5n * dy + BigInt(k % 4), bytes: dy }));
+    }
+    const a = energyAccount({ policies: [{ at: 0n, policy }], from: 0n, to: S(35), records });
+    const refs = points.map((pts) => refPathway(pts));
+    a.pathways.forEach((p, i) => {
+      const r = refs[i]!;
+      expect([p.joules_uj, p.delivery]).toEqual([r.J, r.D]);
+      expect([p.average_pj_per_unit, p.marginal_pj_per_unit, p.idle_uj_per_period]).toEqual([
+        r.average,
+        r.marginal,
+        r.idle,
+      ]);
+    });
+    expect(a.saved_marginal_uj).toBe(refSavings(refs, 0).marginal);
+  });
+});
+
 describe('a usable period (item 1b)', () => {
   const policy = policyOf([{ id: 'a', places: [1, 2] }]);
   const edge = hopKey(0, 0);
