@@ -91,7 +91,6 @@ interface PathwayState {
 /** Below 2^53 by more than any period's sessions (32 edge hops × 2^32 − 1). */
 const SMALL_LIMIT = 2 ** 52;
 const TWO53 = 2 ** 53;
-const BIG_TWO53 = 1n << 53n;
 
 /** A FIFO of per-period values waiting for the other stream. */
 class Waiting<T> {
@@ -387,11 +386,14 @@ export class EnergyAccumulator {
       }
       if (r.start !== at || r.class !== cls) return false;
       at = r.end;
-      if (r.joules < BIG_TWO53) joules += Number(r.joules);
+      // Number() of a bigint is monotonic and 2^53 is a float: below 2^53 as a float iff below
+      // it as an integer, and then exact.
+      const j = Number(r.joules);
+      if (j < TWO53) joules += j;
       else big = true;
       if (edge[h] === 1) {
-        const d = deliveryOf(r, basis, floor);
-        if (d < BIG_TWO53) delivery += Number(d);
+        const d = Number(deliveryOf(r, basis, floor));
+        if (d < TWO53) delivery += d;
         else big = true;
         sessions += r.sessions;
       }
