@@ -13,10 +13,10 @@ import {
   type Policy,
   toHex,
 } from '@wai-steering/wire';
-import type { EnergyAccount, PathwayAccount } from './account.js';
 import { fitPathway, savingsOf } from './fit.js';
 import { RunningSums } from './internal/sums.js';
 import { type PolicyInForce, spanPolicy } from './policies.js';
+import type { EnergyAccount, PathwayAccount } from './types.js';
 
 /** What the account reads of a decision (a decision as read, `DecisionFields`, is one). */
 export type AccountDecision = Pick<

@@ -3,12 +3,7 @@
 // (fitted power model) view, with its uncertainty; its canonical JSON; the signed statement and
 // the auditor's comparison. Portable: no Node module, no Node global.
 
-export {
-  type AccountInput,
-  type EnergyAccount,
-  energyAccount,
-  type PathwayAccount,
-} from './account.js';
+export { type AccountInput, energyAccount } from './account.js';
 export {
   type AccountDecision,
   type AccumulatorOptions,
@@ -55,3 +50,4 @@ export {
   statementText,
 } from './statement.js';
 export { parseStrictJson } from './strict-json.js';
+export type { EnergyAccount, PathwayAccount } from './types.js';

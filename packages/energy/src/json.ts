@@ -3,11 +3,12 @@
  * sessions, savings) a decimal string; `periods`, `periods_unusable`, `basis` and the float
  * fields JSON numbers; written canonically (RFC 8785); and read back strictly.
  */
-import type { EnergyAccount, PathwayAccount } from './account.js';
+
 import { canonicalJson, type JsonValue } from './canonical.js';
 import { EnergyRefusal, type EnergyResult } from './errors.js';
 import type { MarginalWhy } from './fit.js';
 import { parseStrictJson } from './strict-json.js';
+import type { EnergyAccount, PathwayAccount } from './types.js';
 
 /** One pathway of an account's JSON. */
 export interface PathwayAccountJson {

@@ -13,10 +13,10 @@ import {
   type VerifierKey,
 } from '@wai-steering/tlog';
 import type { CryptoBackend } from '@wai-steering/wire';
-import type { EnergyAccount } from './account.js';
 import { canonicalJson, type JsonValue } from './canonical.js';
 import { type EnergyReason, EnergyRefusal, type EnergyResult } from './errors.js';
 import { type EnergyAccountJson, readAccount, writeAccount } from './json.js';
+import type { EnergyAccount } from './types.js';
 
 /** The first line of a statement's text. */
 export const STATEMENT_HEADER = 'wai-steering energy statement v1';
