@@ -22,6 +22,8 @@ export interface SimulatedHopSpec {
   readonly class: number;
   readonly nanojoulesPerByte: number;
   readonly idleWatts: number;
+  /** Its media bytes as a share of its pathway's sessions' (default 1: an edge hop). */
+  readonly share?: number;
 }
 
 /** Options of {@link SimulatedHops}. */
@@ -65,6 +67,7 @@ export class SimulatedHops {
         place: hop.place,
         nanojoulesPerByte: hop.nanojoulesPerByte,
         idleWatts: hop.idleWatts,
+        ...(hop.share === undefined ? {} : { share: hop.share }),
         sessions: () => o.audience(hop.pathway),
       });
       return new HopAgent({

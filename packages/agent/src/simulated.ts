@@ -24,6 +24,11 @@ export interface SimulatedOptions {
   readonly sessions: () => number;
   /** Mean bitrate of a session, bits per second (default 4 200 000). */
   readonly sessionBps?: number;
+  /**
+   * The hop's media bytes as a share of its sessions' (default 1: an edge hop sends them all; a
+   * shield sends its edges what their caches miss, 0.05 in the demo).
+   */
+  readonly share?: number;
   /** Relative spread of the noise (default 0.05 on bytes, 0.03 on energy); 0 for none. */
   readonly noise?: number;
   /** Uniform random numbers in [0, 1) (default `Math.random`). */
@@ -82,7 +87,8 @@ export class SimulatedSource implements TrafficSource {
     const sessions = Math.max(0, Math.round(this.o.sessions()));
     const seconds = Number(span.end - span.start) / 1e6;
     const bps = this.o.sessionBps ?? 4_200_000;
-    const bytes = BigInt(Math.round(((sessions * bps) / 8) * seconds * this.noise(0.05)));
+    const share = this.o.share ?? 1;
+    const bytes = BigInt(Math.round(((sessions * bps) / 8) * seconds * share * this.noise(0.05)));
     const subscriber = new Array<bigint>(8).fill(0n);
     if (this.o.place === 1) {
       // Delivery time per layer class: most sessions at the top tier, some lower.

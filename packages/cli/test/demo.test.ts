@@ -29,12 +29,12 @@ describe('the demo', () => {
     await demo?.close();
   });
 
-  it('prints the HLS tag and the DASH element of its policy', () => {
+  it('prints the HLS tag and the DASH element of its policy, naming its initial pathway', () => {
     expect(demo.hlsTag).toBe(
-      `#EXT-X-CONTENT-STEERING:SERVER-URI="${demo.steeringUrl}",PATHWAY-ID="cdn-b"`,
+      `#EXT-X-CONTENT-STEERING:SERVER-URI="${demo.steeringUrl}",PATHWAY-ID="cdn-a"`,
     );
     expect(demo.dashElement).toBe(
-      `<ContentSteering defaultServiceLocation="cdn-b" queryBeforeStart="true">${demo.steeringUrl}</ContentSteering>`,
+      `<ContentSteering defaultServiceLocation="cdn-a" queryBeforeStart="true">${demo.steeringUrl}</ContentSteering>`,
     );
   });
 

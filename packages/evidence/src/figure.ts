@@ -53,8 +53,12 @@ const OUT = 2;
 /** §3.2 hop `place` 1: an edge hop. */
 const EDGE = 1;
 
-/** §5.3: D of one record on the policy's basis. */
-function deliveryOf(record: HopRecordFields, basis: number, floor: number): bigint {
+/**
+ * §5.3: D of one record on the policy's basis (1: the media bytes out; 2: `subscriber_us` from
+ * the floor tier F to 7), counted for the records of a pathway's edge hops only. The energy
+ * account sums it per period with this very function.
+ */
+export function deliveryOf(record: HopRecordFields, basis: number, floor: number): bigint {
   let d = 0n;
   if (basis === 1) {
     // §5.3 basis 1: the `bytes` of every track entry of kind 1 and direction 2.

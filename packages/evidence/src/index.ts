@@ -11,6 +11,7 @@ export {
   type Span,
 } from './coverage.js';
 export {
+  deliveryOf,
   evaluatePathway,
   type Figure,
   type FigurePolicy,

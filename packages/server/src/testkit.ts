@@ -5,6 +5,16 @@
 
 export { type PgCluster, pgBinDir, startPostgres } from './demo/postgres.js';
 export {
+  BYTES_NOISE,
+  DEMO_POWER,
+  ENERGY_NOISE,
+  type HopPower,
+  hopEnergyUj,
+  OTHER_PER_MEDIA,
+  SESSION_BPS,
+  SHIELD_SHARE,
+} from './demo/power.js';
+export {
   type DemoHop,
   type DemoKey,
   type DemoSetup,

@@ -25,6 +25,7 @@ import {
   unwrap,
 } from '@wai-steering/wire';
 import { nodeBackend } from '@wai-steering/wire/node';
+import { DEMO_POWER } from './power.js';
 
 /** A key pair. */
 export interface DemoKey {
@@ -41,10 +42,12 @@ export interface DemoHop {
   readonly place: 1 | 2;
   /** C5.2 class tag; 0 for an unmetered hop. */
   readonly class: number;
-  /** Energy per delivered byte, nanojoules (before noise). */
+  /** Energy per byte it sends, nanojoules (before noise): the power model's (`power.ts`). */
   readonly nanojoulesPerByte: number;
   /** Fixed power, watts (idle draw of the hop's share of hardware). */
   readonly idleWatts: number;
+  /** Its media bytes sent, as a share of those its pathway delivers (1 for an edge hop). */
+  readonly share: number;
 }
 
 /** What {@link setupDemo} wrote. */
@@ -108,64 +111,26 @@ export function setupDemo(dir: string, options: DemoSetupOptions): DemoSetup {
   const origin = newKey();
   const steering = newKey();
   // Three pathways: two of the content description and a clone of the second through another
-  // host. Figures differ by pathway and class: cdn-a's hops state model-based figures (rank 2),
+  // host. cdn-a is the incumbent CDN, the policy's `initial` pathway (where players stay without
+  // energy steering), and the dearer: its hops' power (`power.ts`, docs/energy.md) is an older
+  // generation's. Figures differ by class too: cdn-a's hops state model-based figures (rank 2),
   // cdn-b's on-chip counter readings (rank 1), so cdn-b comes first whatever the figures (§6.2);
   // the clone's interior hop is unmetered (§5.4), so the clone comes last.
+  const hop = (name: string, pathway: number, place: 1 | 2, cls: number): DemoHop => ({
+    name,
+    key: newKey(),
+    pathway,
+    place,
+    class: cls,
+    ...DEMO_POWER[name]!,
+  });
   const hops: DemoHop[] = [
-    {
-      name: 'cdn-a-edge',
-      key: newKey(),
-      pathway: 0,
-      place: 1,
-      class: 2,
-      nanojoulesPerByte: 62,
-      idleWatts: 35,
-    },
-    {
-      name: 'cdn-a-shield',
-      key: newKey(),
-      pathway: 0,
-      place: 2,
-      class: 2,
-      nanojoulesPerByte: 14,
-      idleWatts: 20,
-    },
-    {
-      name: 'cdn-b-edge',
-      key: newKey(),
-      pathway: 1,
-      place: 1,
-      class: 4,
-      nanojoulesPerByte: 48,
-      idleWatts: 20,
-    },
-    {
-      name: 'cdn-b-shield',
-      key: newKey(),
-      pathway: 1,
-      place: 2,
-      class: 4,
-      nanojoulesPerByte: 12,
-      idleWatts: 10,
-    },
-    {
-      name: 'cdn-b-east-edge',
-      key: newKey(),
-      pathway: 2,
-      place: 1,
-      class: 2,
-      nanojoulesPerByte: 40,
-      idleWatts: 25,
-    },
-    {
-      name: 'cdn-b-east-shield',
-      key: newKey(),
-      pathway: 2,
-      place: 2,
-      class: 0,
-      nanojoulesPerByte: 0,
-      idleWatts: 0,
-    },
+    hop('cdn-a-edge', 0, 1, 2),
+    hop('cdn-a-shield', 0, 2, 2),
+    hop('cdn-b-edge', 1, 1, 4),
+    hop('cdn-b-shield', 1, 2, 4),
+    hop('cdn-b-east-edge', 2, 1, 2),
+    hop('cdn-b-east-shield', 2, 2, 0),
   ];
   const base = `http://${host.includes(':') ? `[${host}]` : host}:${options.port}`;
 
@@ -214,8 +179,9 @@ export function setupDemo(dir: string, options: DemoSetupOptions): DemoSetup {
     ttl_s: 10,
     min_ttl_s: 4,
     flags: 1,
-    // §8.2: the initial pathway is the one a client with no report is first placed on.
-    initial: 1,
+    // §8.2: the initial pathway is the one a client with no report is first placed on; the
+    // incumbent, where players would stay without steering (the energy account's baseline).
+    initial: 0,
     tiers: [800_000n, 2_500_000n, 6_000_000n],
     server_uri: `${base}/steer`,
     reload_uri: `${base}/steer/reload`,

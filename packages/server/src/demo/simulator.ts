@@ -1,9 +1,10 @@
 /**
  * The demo's hops: each cuts a signed per-hop record (`WMH1`, companion C5) of every period of the
  * room clock, [kP, (k+1)P), and POSTs it to the server's `/records` shortly after the period ends
- * (well within the policy's lag L, §5.1). Its figures are simulated: bytes from the audience the
- * pathway serves (a base audience plus the sessions the server steers to it), energy from a
- * per-byte cost and an idle draw, with some noise; the unmetered hop signs the unmetered marker.
+ * (well within the policy's lag L, §5.1). Its figures follow the demo's power model (`power.ts`):
+ * the media bytes a pathway delivers from its audience (a base audience plus the sessions the
+ * server steers to it), each hop's share of them, and each hop's energy from its fixed power and
+ * its energy per byte sent, with noise; the unmetered hop signs the unmetered marker.
  */
 import {
   type HopRecordFields,
@@ -13,6 +14,7 @@ import {
   TRACK_KIND,
 } from '@wai-steering/wire';
 import { nodeBackend } from '@wai-steering/wire/node';
+import { BYTES_NOISE, ENERGY_NOISE, hopEnergyUj, OTHER_PER_MEDIA, SESSION_BPS } from './power.js';
 import type { DemoHop } from './setup.js';
 
 /** Options of {@link HopSimulator}. */
@@ -30,15 +32,14 @@ export interface SimulatorOptions {
   readonly history?: number;
   /** Called after each period is posted, with its refusals (none expected). */
   readonly onPeriod?: (end: bigint, refused: readonly string[]) => void;
+  /** Uniform random numbers in [0, 1) for the noise (default `Math.random`). */
+  readonly random?: () => number;
 }
 
 /** Sessions each pathway serves whatever the server steers to it (other clients, other rooms). */
 const BASE_AUDIENCE = [120, 90, 45];
-/** Mean bitrate of a session, bits per second. */
-const SESSION_BPS = 4_200_000;
-
-function noise(spread: number): number {
-  return 1 + (Math.random() * 2 - 1) * spread;
+function noise(spread: number, random: () => number = Math.random): number {
+  return 1 + (random() * 2 - 1) * spread;
 }
 
 /**
@@ -63,10 +64,33 @@ export class HopSimulator {
     this.P = o.policy.period_us;
   }
 
-  /** One record of `hop` for [start, end). */
-  record(hop: DemoHop, start: bigint, end: bigint, sessions: number): Uint8Array {
+  private noise(spread: number): number {
+    return noise(spread, this.o.random);
+  }
+
+  /**
+   * The media bytes a pathway delivers over `seconds` to `sessions` sessions: their bitrate,
+   * with noise (the power model's `BYTES_NOISE`).
+   */
+  delivered(sessions: number, seconds: number): bigint {
+    return BigInt(Math.round(((sessions * SESSION_BPS) / 8) * seconds * this.noise(BYTES_NOISE)));
+  }
+
+  /**
+   * One record of `hop` for [start, end), its pathway serving `sessions` sessions and delivering
+   * `delivered` media bytes (drawn for this hop alone when not given): the hop sends its share of
+   * them, and spends by the power model.
+   */
+  record(
+    hop: DemoHop,
+    start: bigint,
+    end: bigint,
+    sessions: number,
+    delivered: bigint = this.delivered(sessions, Number(end - start) / 1e6),
+  ): Uint8Array {
     const seconds = Number(end - start) / 1e6;
-    const bytes = BigInt(Math.round(((sessions * SESSION_BPS) / 8) * seconds * noise(0.05)));
+    const bytes = hop.share === 1 ? delivered : BigInt(Math.round(Number(delivered) * hop.share));
+    const other = BigInt(Math.floor(Number(bytes) * OTHER_PER_MEDIA));
     const subscriber = new Array<bigint>(8).fill(0n);
     if (hop.place === 1) {
       // Delivery time per layer class: most sessions at the top tier, some lower.
@@ -78,12 +102,7 @@ export class HopSimulator {
     const joules =
       hop.class === 0
         ? 0n
-        : BigInt(
-            Math.round(
-              (Number(bytes) * hop.nanojoulesPerByte * 1e-3 + hop.idleWatts * seconds * 1e6) *
-                noise(0.03),
-            ),
-          );
+        : hopEnergyUj(hop, seconds, Number(bytes + other), this.noise(ENERGY_NOISE));
     const fields: HopRecordFields = {
       room: this.o.roomId,
       hop: hop.key.publicKey,
@@ -91,13 +110,13 @@ export class HopSimulator {
       end,
       sessions,
       class: hop.class,
-      joules: hop.class === 0 ? 0n : joules > 0n ? joules : 1n,
+      joules,
       subscriber_us: subscriber,
       tracks: [
         // What the hop received from upstream and what it sent on, media and other.
         { track: 1, kind: TRACK_KIND.media, direction: TRACK_DIRECTION.in, bytes: bytes / 20n },
         { track: 1, kind: TRACK_KIND.media, direction: TRACK_DIRECTION.out, bytes },
-        { track: 2, kind: TRACK_KIND.other, direction: TRACK_DIRECTION.out, bytes: bytes / 200n },
+        { track: 2, kind: TRACK_KIND.other, direction: TRACK_DIRECTION.out, bytes: other },
       ],
     };
     return signHopRecord(fields, hop.key.secretKey, { backend: nodeBackend });
@@ -112,10 +131,14 @@ export class HopSimulator {
   async period(end: bigint): Promise<void> {
     const start = end - this.P;
     const audience = this.o.policy.pathways.map((_, i) => this.audience(i));
+    // Each pathway's delivery is drawn once: its hops send their shares of the same bytes.
+    const seconds = Number(this.P) / 1e6;
+    const delivered = audience.map((n) => this.delivered(n, seconds));
     const refused: string[] = [];
     await Promise.all(
       this.o.hops.map(async (hop) => {
-        const bytes = this.record(hop, start, end, audience[hop.pathway] ?? 1);
+        const sessions = audience[hop.pathway] ?? 1;
+        const bytes = this.record(hop, start, end, sessions, delivered[hop.pathway]);
         try {
           const res = await fetch(`${this.o.base}/records`, {
             method: 'POST',
