@@ -7,8 +7,26 @@
  * WebAssembly and its SIMD (Node 16.4+, every current browser).
  */
 
-import type { TreeHashing } from './integrate.js';
 import { SHA256_WASM } from './internal/sha256/module.js';
+
+/**
+ * RFC 6962 hashes of many messages in one call, which a backend may offer beside `sha256`:
+ * where a call costs more than the one or two blocks a leaf or a node hashes, `integrate`
+ * hashes its leaves, and each height's nodes, in one call each. Both give new arrays, and keep
+ * nothing of their input (a buffer `integrate` reuses).
+ */
+export interface TreeHashing {
+  /**
+   * The leaf hashes SHA-256(0x00 ‖ entry) of `count` entries of `length` bytes each, one after
+   * the other in `entries`: 32 × `count` bytes.
+   */
+  leafHashes(entries: Uint8Array, count: number, length: number): Uint8Array;
+  /**
+   * The node hashes SHA-256(0x01 ‖ left ‖ right) of `count` pairs of 32-byte hashes, one after
+   * the other in `pairs` (left, then right): 32 × `count` bytes.
+   */
+  nodeHashes(pairs: Uint8Array, count: number): Uint8Array;
+}
 
 /** SHA-256 of one message, and the RFC 6962 leaf and node hashes of a batch, each a new array. */
 export interface WasmTreeHashing extends TreeHashing {
