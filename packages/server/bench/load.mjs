@@ -33,11 +33,15 @@ export function freePort() {
   });
 }
 
-/** Starts a bench script in a process of its own; resolves once it says `ready`. */
-export function start(script, args = [], execArgv = []) {
+/**
+ * Starts a bench script in a process of its own (`env` added to this one's); resolves once it
+ * says `ready`.
+ */
+export function start(script, args = [], execArgv = [], env = {}) {
   const child = fork(join(here, script), args, {
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     execArgv,
+    env: { ...process.env, ...env },
   });
   return new Promise((resolve, reject) => {
     child.once('exit', (code) => reject(new Error(`${script} exited (${code})`)));

@@ -136,10 +136,10 @@ const a = await start('baseline-server.mjs');
 const dir = mkdtempSync(join(tmpdir(), 'wai-bench-'));
 try {
   /** A steering server on a demo room in `at`, its hops posting. */
-  const steering = async (at, execArgv = []) => {
+  const steering = async (at, execArgv = [], env = {}) => {
     const port = await freePort();
     const setup = setupDemo(at, { port, periodMs: 10_000, windowPeriods: 6, budgets: false });
-    const server = await start('steering-server.mjs', [setup.configPath], execArgv);
+    const server = await start('steering-server.mjs', [setup.configPath], execArgv, env);
     const sim = new HopSimulator({
       policy: setup.policy,
       roomId: setup.roomId,
@@ -158,6 +158,12 @@ try {
     '--require',
     join(here, 'no-libsodium.cjs'),
   ]);
+  // (b″): the same steering server, in a room and store of its own, its session MAC on the
+  // hand-written SHA-256 compression instead of the library's HMAC: what it saves, in the same
+  // rounds (a check and a mint a request: each request's session is one the server did not mint).
+  const { server: bH, sim: simH } = await steering(join(dir, 'hand-mac'), [], {
+    BENCH_SESSION_MAC: 'hand',
+  });
   // One decision, to show what is archived.
   const manifest = await (await fetch(`${b.url}/steer`)).json();
   const decision = new Uint8Array(
@@ -181,26 +187,38 @@ try {
   await loadRun(a.url, { duration: WARMUP, steering: false });
   await loadRun(b.url, { duration: WARMUP });
   await loadRun(bO.url, { duration: WARMUP });
+  await loadRun(bH.url, { duration: WARMUP });
   const as = [];
   const bs = [];
   const bOs = [];
+  const bHs = [];
   for (let round = 1; round <= ROUNDS; round++) {
     const ra = await measured([a.child.pid], a.url, { duration: DURATION, steering: false });
-    const c0 = await commitsOf(b.url);
-    const rb = await measured([b.child.pid], b.url, { duration: DURATION });
-    const c1 = await commitsOf(b.url);
-    rb.commits = c1.commits - c0.commits;
-    rb.perCommit = (c1.items - c0.items) / rb.commits;
+    const steered = async () => {
+      const c0 = await commitsOf(b.url);
+      const r = await measured([b.child.pid], b.url, { duration: DURATION });
+      const c1 = await commitsOf(b.url);
+      r.commits = c1.commits - c0.commits;
+      r.perCommit = (c1.items - c0.items) / r.commits;
+      return r;
+    };
+    // (b) and (b″) on either side of (b′), which goes first by turns: the machine's load drifts.
+    const hand = () => measured([bH.child.pid], bH.url, { duration: DURATION });
+    const rbH1 = round % 2 === 0 ? await hand() : undefined;
+    const rb = await steered();
     const rbO = await measured([bO.child.pid], bO.url, { duration: DURATION });
+    const rbH = rbH1 ?? (await hand());
     as.push(ra);
     bs.push(rb);
     bOs.push(rbO);
+    bHs.push(rbH);
     console.log(`round ${round}:`);
     console.log(`  (a) node:http + one Ed25519 signature of 300 bytes: ${summary(ra)}`);
     console.log(
       `  (b) steering, a distinct session per request, 3 pathways, ${named} records named per decision (${decision.length}-byte WSD1), archive on: ${summary(rb)}; ${rb.commits} group commits, ${rb.perCommit.toFixed(1)} items each`,
     );
     console.log(`  (b′) the same, signing with node:crypto (OpenSSL): ${summary(rbO)}`);
+    console.log(`  (b″) (b) with the hand-written session MAC: ${summary(rbH)}`);
     console.log(
       `  (b)/(a) = ${(rb.rps / ra.rps).toFixed(3)} in requests per second; ${(ra.cpuUs / rb.cpuUs).toFixed(3)} in server CPU per request; (b′)/(a) = ${(rbO.rps / ra.rps).toFixed(3)}; ${(ra.cpuUs / rbO.cpuUs).toFixed(3)}`,
     );
@@ -218,6 +236,12 @@ try {
   console.log(
     `(b) signing with libsodium against (b′) with node:crypto: ${median(bs.map((r) => r.cpuUs)).toFixed(0)} and ${median(bOs.map((r) => r.cpuUs)).toFixed(0)} µs of server CPU per request (medians), (b′)/(b) ${median(libRatios).toFixed(3)} (rounds ${libRatios.map((r) => r.toFixed(3)).join(', ')}); (b′)/(a) median ${median(as.map((ra, i) => ra.cpuUs / bOs[i].cpuUs)).toFixed(3)} in server CPU per request`,
   );
+  const handRatios = bs.map((rb, i) => bHs[i].cpuUs / rb.cpuUs);
+  console.log(
+    `(b″) the hand-written session MAC against the library's: ${median(bHs.map((r) => r.cpuUs)).toFixed(1)} and ${median(bs.map((r) => r.cpuUs)).toFixed(1)} µs of server CPU per request (medians), (b″)/(b) ${median(handRatios).toFixed(4)}: it saves ${((1 - median(handRatios)) * 100).toFixed(2)}% of (b)'s CPU per request (rounds ${handRatios.map((r) => r.toFixed(3)).join(', ')}; worth keeping from 2%)`,
+  );
+  await simH.stop();
+  await stop(bH.child);
   await simO.stop();
   await stop(bO.child);
   const stats = await ask(b.child, 'stats');
