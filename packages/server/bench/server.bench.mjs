@@ -54,24 +54,34 @@ async function commitsOf(url) {
  * The stage table: (a) and (b) started again with `--cpu-prof`, loaded alike (b's store and
  * room kept, its hops posting), each profile's samples of the measured window given to stages.
  */
-async function stageRun(setup, unprofiled) {
+async function stageRun(setup, unprofiled, handSetup) {
   const profDir = mkdtempSync(join(tmpdir(), 'wai-bench-prof-'));
   const prof = ['--cpu-prof', '--cpu-prof-dir', profDir, '--cpu-prof-interval', '250'];
   const a = await start('baseline-server.mjs', [], prof);
   const b = await start('steering-server.mjs', [setup.configPath], prof);
-  const sim = new HopSimulator({
-    policy: setup.policy,
-    roomId: setup.roomId,
-    hops: setup.hops,
-    base: b.url,
-    clock: monotonicClock(),
-    history: 7,
+  const h = await start('steering-server.mjs', [handSetup.configPath], prof, {
+    BENCH_SESSION_MAC: 'hand',
   });
-  await sim.start();
+  const sims = [
+    [setup, b],
+    [handSetup, h],
+  ].map(
+    ([s, server]) =>
+      new HopSimulator({
+        policy: s.policy,
+        roomId: s.roomId,
+        hops: s.hops,
+        base: server.url,
+        clock: monotonicClock(),
+        history: 7,
+      }),
+  );
+  for (const sim of sims) await sim.start();
   const runs = {};
   for (const [name, server, steering] of [
     ['a', a, false],
     ['b', b, true],
+    ['h', h, true],
   ]) {
     const pid = server.child.pid;
     await loadRun(server.url, { duration: WARMUP, steering });
@@ -90,7 +100,8 @@ async function stageRun(setup, unprofiled) {
       load: load(),
     };
   }
-  await sim.stop();
+  for (const sim of sims) await sim.stop();
+  await stop(h);
   await stop(b);
   await stop(a);
   const tables = {};
@@ -111,14 +122,26 @@ async function stageRun(setup, unprofiled) {
   console.log(
     `stages of a request, µs of CPU: the shares of each server's main thread from a CPU profile (--cpu-prof every 250 µs, ${DURATION} s each; load average ${runs.a.load} and ${runs.b.load}), times its CPU per request in the rounds (median):`,
   );
-  console.log(`  ${'stage'.padEnd(78)} ${pad('(a)', 7)} ${pad('(b)', 7)}`);
+  console.log(`  ${'stage'.padEnd(78)} ${pad('(a)', 7)} ${pad('(b)', 7)} ${pad('(b″)', 7)}`);
   for (let i = 0; i < tables.b.rows.length; i++) {
     const ra = tables.a.rows[i];
     const rb = tables.b.rows[i];
-    console.log(`  ${rb.label.padEnd(78)} ${pad(ra.us.toFixed(1), 7)} ${pad(rb.us.toFixed(1), 7)}`);
+    const rh = tables.h.rows[i];
+    console.log(
+      `  ${rb.label.padEnd(78)} ${pad(ra.us.toFixed(1), 7)} ${pad(rb.us.toFixed(1), 7)} ${pad(rh.us.toFixed(1), 7)}`,
+    );
   }
   console.log(
-    `  ${'total (the process, every thread)'.padEnd(78)} ${pad(tables.a.allUs.toFixed(1), 7)} ${pad(tables.b.allUs.toFixed(1), 7)}`,
+    `  ${'total (the process, every thread)'.padEnd(78)} ${pad(tables.a.allUs.toFixed(1), 7)} ${pad(tables.b.allUs.toFixed(1), 7)} ${pad(tables.h.allUs.toFixed(1), 7)}`,
+  );
+  // The session MAC's share of (b)'s main thread against (b″)'s, in the same stage (the session
+  // table, loads and budgets, the rest of the stage, are the same code in both): the difference
+  // of the shares, times (b)'s main thread's CPU per request, against (b)'s CPU per request.
+  const sb = tables.b.rows.find((r) => r.key === 'sessions');
+  const sh = tables.h.rows.find((r) => r.key === 'sessions');
+  const savedUs = (sb.share - sh.share) * tables.b.mainUs;
+  console.log(
+    `  the stage of the session MAC: ${(sb.share * 100).toFixed(2)}% of (b)'s main thread's samples, ${(sh.share * 100).toFixed(2)}% of (b″)'s: the hand-written MAC saves ${savedUs.toFixed(2)} µs, ${((savedUs / tables.b.allUs) * 100).toFixed(2)}% of (b)'s CPU per request`,
   );
   const log = tables.b.rows.find((r) => r.key === 'log');
   console.log(
@@ -161,7 +184,11 @@ try {
   // (b″): the same steering server, in a room and store of its own, its session MAC on the
   // hand-written SHA-256 compression instead of the library's HMAC: what it saves, in the same
   // rounds (a check and a mint a request: each request's session is one the server did not mint).
-  const { server: bH, sim: simH } = await steering(join(dir, 'hand-mac'), [], {
+  const {
+    setup: setupH,
+    server: bH,
+    sim: simH,
+  } = await steering(join(dir, 'hand-mac'), [], {
     BENCH_SESSION_MAC: 'hand',
   });
   // One decision, to show what is archived.
@@ -253,7 +280,7 @@ try {
       mainUs: median(rs.map((r) => r.mainUs)),
       allUs: median(rs.map((r) => r.cpuUs)),
     });
-    await stageRun(setup, { a: of(as), b: of(bs) });
+    await stageRun(setup, { a: of(as), b: of(bs), h: of(bHs) }, setupH);
   }
   console.log(
     `(b) process RSS ${mb(stats.rss)} with ${stats.sessions} live sessions (table ${mb(stats.sessionBytes)})`,

@@ -9,18 +9,22 @@
  * random bytes to whoever lacks the secret, so a minted session is as uniform as 16 random bytes
  * for everyone but the server (see `docs/server.md`, *Sessions and the draw*).
  *
- * The HMAC is `@noble/hashes`' (RFC 2104), keyed once and cloned into one reused instance for
- * each tag: the fastest of the libraries measured for an 8-byte message, ahead of `node:crypto`'s
- * `createHmac` and two one-shot `hash` calls (docs/performance.md, `bench/session-mac.bench.mjs`).
+ * RFC 2104's HMAC over `@noble/hashes`' SHA-256, keyed once: the hashes after the padded keys
+ * (K ⊕ ipad) and (K ⊕ opad) are kept, and each tag clones them into two reused instances
+ * (`_cloneInto`). The fastest of the ways the libraries were measured for an 8-byte message:
+ * noble's `hmac` wrapper keyed once and cloned, `node:crypto`'s `createHmac` and two one-shot
+ * `hash` calls all cost more (`bench/session-mac.bench.mjs`). A SHA-256 compression written out
+ * for it was measured against this one and removed: it saved about 1 µs of a steering request's
+ * 88 µs of CPU, under the 2 % that would have kept it (docs/decisions.md).
  */
-
 import { randomBytes, randomFillSync } from 'node:crypto';
-import { type _HMAC, hmac } from '@noble/hashes/hmac.js';
 import { sha256 } from '@noble/hashes/sha2.js';
 
 /** The bytes of a session. */
 export const SESSION_BYTES = 16;
 const NONCE = 8;
+/** SHA-256's block size (RFC 2104's B). */
+const BLOCK = 64;
 /** Random nonces are drawn this many bytes at a time (one syscall for 512 sessions). */
 const POOL = 4096;
 
@@ -28,10 +32,12 @@ type Sha256 = ReturnType<typeof sha256.create>;
 
 /** Mints and checks sessions under one secret (shared by the instances of a deployment). */
 export class SessionMac {
-  /** RFC 2104 with SHA-256, keyed once: its inner and outer hashes after the padded key. */
-  private readonly keyed: _HMAC<Sha256>;
-  /** The instance each tag is computed in (a clone of `keyed`), and the nonce and digest. */
-  private work: _HMAC<Sha256> | undefined;
+  /** RFC 2104 with SHA-256: the hashes after the blocks (K ⊕ ipad) and (K ⊕ opad). */
+  private readonly inner: Sha256;
+  private readonly outer: Sha256;
+  /** The instances a tag is hashed in (clones of `inner` and `outer`), reused. */
+  private innerWork: Sha256 | undefined;
+  private outerWork: Sha256 | undefined;
   private readonly nonce = new Uint8Array(NONCE);
   private readonly digest = new Uint8Array(32);
   private readonly pool = Buffer.alloc(POOL);
@@ -42,9 +48,16 @@ export class SessionMac {
     if (secret !== undefined && secret.length < 16) {
       throw new TypeError('SessionMac: the secret is at least 16 bytes');
     }
-    // RFC 2104 §2: a key longer than the block is hashed first, shorter ones zero-padded (in
-    // `hmac.create`, which keeps only the states after the padded keys).
-    this.keyed = hmac.create(sha256, secret ?? randomBytes(32));
+    let key: Uint8Array = secret ?? randomBytes(32);
+    // RFC 2104 §2: a key longer than the block is hashed first; shorter ones are zero-padded.
+    if (key.length > BLOCK) key = sha256(key);
+    const padded = new Uint8Array(BLOCK);
+    padded.set(key);
+    for (let i = 0; i < BLOCK; i++) padded[i]! ^= 0x36;
+    this.inner = sha256.create().update(padded);
+    for (let i = 0; i < BLOCK; i++) padded[i]! ^= 0x36 ^ 0x5c;
+    this.outer = sha256.create().update(padded);
+    padded.fill(0);
   }
 
   /**
@@ -54,12 +67,19 @@ export class SessionMac {
    */
   private tag(bytes: Uint8Array, at: number): Uint8Array {
     const nonce = this.nonce;
+    const digest = this.digest;
     for (let k = 0; k < NONCE; k++) nonce[k] = bytes[at + k]!;
-    const work = this.keyed._cloneInto(this.work);
-    this.work = work;
-    work.update(nonce);
-    work.digestInto(this.digest);
-    return this.digest;
+    // The inner hash: H((K ⊕ ipad) ‖ nonce), from the state after the first block.
+    const inner = this.inner._cloneInto(this.innerWork);
+    this.innerWork = inner;
+    inner.update(nonce);
+    inner.digestInto(digest);
+    // The outer hash: H((K ⊕ opad) ‖ inner hash).
+    const outer = this.outer._cloneInto(this.outerWork);
+    this.outerWork = outer;
+    outer.update(digest);
+    outer.digestInto(digest);
+    return digest;
   }
 
   /** Writes the session of the nonce at `out[0..8)`: its tag at `out[8..16)`. */
