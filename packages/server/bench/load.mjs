@@ -33,15 +33,11 @@ export function freePort() {
   });
 }
 
-/**
- * Starts a bench script in a process of its own (`env` added to this one's); resolves once it
- * says `ready`.
- */
-export function start(script, args = [], execArgv = [], env = {}) {
+/** Starts a bench script in a process of its own; resolves once it says `ready`. */
+export function start(script, args = [], execArgv = []) {
   const child = fork(join(here, script), args, {
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     execArgv,
-    env: { ...process.env, ...env },
   });
   return new Promise((resolve, reject) => {
     child.once('exit', (code) => reject(new Error(`${script} exited (${code})`)));

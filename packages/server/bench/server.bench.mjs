@@ -54,34 +54,24 @@ async function commitsOf(url) {
  * The stage table: (a) and (b) started again with `--cpu-prof`, loaded alike (b's store and
  * room kept, its hops posting), each profile's samples of the measured window given to stages.
  */
-async function stageRun(setup, unprofiled, handSetup) {
+async function stageRun(setup, unprofiled) {
   const profDir = mkdtempSync(join(tmpdir(), 'wai-bench-prof-'));
   const prof = ['--cpu-prof', '--cpu-prof-dir', profDir, '--cpu-prof-interval', '250'];
   const a = await start('baseline-server.mjs', [], prof);
   const b = await start('steering-server.mjs', [setup.configPath], prof);
-  const h = await start('steering-server.mjs', [handSetup.configPath], prof, {
-    BENCH_SESSION_MAC: 'hand',
+  const sim = new HopSimulator({
+    policy: setup.policy,
+    roomId: setup.roomId,
+    hops: setup.hops,
+    base: b.url,
+    clock: monotonicClock(),
+    history: 7,
   });
-  const sims = [
-    [setup, b],
-    [handSetup, h],
-  ].map(
-    ([s, server]) =>
-      new HopSimulator({
-        policy: s.policy,
-        roomId: s.roomId,
-        hops: s.hops,
-        base: server.url,
-        clock: monotonicClock(),
-        history: 7,
-      }),
-  );
-  for (const sim of sims) await sim.start();
+  await sim.start();
   const runs = {};
   for (const [name, server, steering] of [
     ['a', a, false],
     ['b', b, true],
-    ['h', h, true],
   ]) {
     const pid = server.child.pid;
     await loadRun(server.url, { duration: WARMUP, steering });
@@ -100,8 +90,7 @@ async function stageRun(setup, unprofiled, handSetup) {
       load: load(),
     };
   }
-  for (const sim of sims) await sim.stop();
-  await stop(h);
+  await sim.stop();
   await stop(b);
   await stop(a);
   const tables = {};
@@ -122,26 +111,14 @@ async function stageRun(setup, unprofiled, handSetup) {
   console.log(
     `stages of a request, µs of CPU: the shares of each server's main thread from a CPU profile (--cpu-prof every 250 µs, ${DURATION} s each; load average ${runs.a.load} and ${runs.b.load}), times its CPU per request in the rounds (median):`,
   );
-  console.log(`  ${'stage'.padEnd(78)} ${pad('(a)', 7)} ${pad('(b)', 7)} ${pad('(b″)', 7)}`);
+  console.log(`  ${'stage'.padEnd(78)} ${pad('(a)', 7)} ${pad('(b)', 7)}`);
   for (let i = 0; i < tables.b.rows.length; i++) {
     const ra = tables.a.rows[i];
     const rb = tables.b.rows[i];
-    const rh = tables.h.rows[i];
-    console.log(
-      `  ${rb.label.padEnd(78)} ${pad(ra.us.toFixed(1), 7)} ${pad(rb.us.toFixed(1), 7)} ${pad(rh.us.toFixed(1), 7)}`,
-    );
+    console.log(`  ${rb.label.padEnd(78)} ${pad(ra.us.toFixed(1), 7)} ${pad(rb.us.toFixed(1), 7)}`);
   }
   console.log(
-    `  ${'total (the process, every thread)'.padEnd(78)} ${pad(tables.a.allUs.toFixed(1), 7)} ${pad(tables.b.allUs.toFixed(1), 7)} ${pad(tables.h.allUs.toFixed(1), 7)}`,
-  );
-  // The session MAC's share of (b)'s main thread against (b″)'s, in the same stage (the session
-  // table, loads and budgets, the rest of the stage, are the same code in both): the difference
-  // of the shares, times (b)'s main thread's CPU per request, against (b)'s CPU per request.
-  const sb = tables.b.rows.find((r) => r.key === 'sessions');
-  const sh = tables.h.rows.find((r) => r.key === 'sessions');
-  const savedUs = (sb.share - sh.share) * tables.b.mainUs;
-  console.log(
-    `  the stage of the session MAC: ${(sb.share * 100).toFixed(2)}% of (b)'s main thread's samples, ${(sh.share * 100).toFixed(2)}% of (b″)'s: the hand-written MAC saves ${savedUs.toFixed(2)} µs, ${((savedUs / tables.b.allUs) * 100).toFixed(2)}% of (b)'s CPU per request`,
+    `  ${'total (the process, every thread)'.padEnd(78)} ${pad(tables.a.allUs.toFixed(1), 7)} ${pad(tables.b.allUs.toFixed(1), 7)}`,
   );
   const log = tables.b.rows.find((r) => r.key === 'log');
   console.log(
@@ -159,10 +136,10 @@ const a = await start('baseline-server.mjs');
 const dir = mkdtempSync(join(tmpdir(), 'wai-bench-'));
 try {
   /** A steering server on a demo room in `at`, its hops posting. */
-  const steering = async (at, execArgv = [], env = {}) => {
+  const steering = async (at, execArgv = []) => {
     const port = await freePort();
     const setup = setupDemo(at, { port, periodMs: 10_000, windowPeriods: 6, budgets: false });
-    const server = await start('steering-server.mjs', [setup.configPath], execArgv, env);
+    const server = await start('steering-server.mjs', [setup.configPath], execArgv);
     const sim = new HopSimulator({
       policy: setup.policy,
       roomId: setup.roomId,
@@ -181,16 +158,6 @@ try {
     '--require',
     join(here, 'no-libsodium.cjs'),
   ]);
-  // (b″): the same steering server, in a room and store of its own, its session MAC on the
-  // hand-written SHA-256 compression instead of the library's HMAC: what it saves, in the same
-  // rounds (a check and a mint a request: each request's session is one the server did not mint).
-  const {
-    setup: setupH,
-    server: bH,
-    sim: simH,
-  } = await steering(join(dir, 'hand-mac'), [], {
-    BENCH_SESSION_MAC: 'hand',
-  });
   // One decision, to show what is archived.
   const manifest = await (await fetch(`${b.url}/steer`)).json();
   const decision = new Uint8Array(
@@ -214,38 +181,26 @@ try {
   await loadRun(a.url, { duration: WARMUP, steering: false });
   await loadRun(b.url, { duration: WARMUP });
   await loadRun(bO.url, { duration: WARMUP });
-  await loadRun(bH.url, { duration: WARMUP });
   const as = [];
   const bs = [];
   const bOs = [];
-  const bHs = [];
   for (let round = 1; round <= ROUNDS; round++) {
     const ra = await measured([a.child.pid], a.url, { duration: DURATION, steering: false });
-    const steered = async () => {
-      const c0 = await commitsOf(b.url);
-      const r = await measured([b.child.pid], b.url, { duration: DURATION });
-      const c1 = await commitsOf(b.url);
-      r.commits = c1.commits - c0.commits;
-      r.perCommit = (c1.items - c0.items) / r.commits;
-      return r;
-    };
-    // (b) and (b″) on either side of (b′), which goes first by turns: the machine's load drifts.
-    const hand = () => measured([bH.child.pid], bH.url, { duration: DURATION });
-    const rbH1 = round % 2 === 0 ? await hand() : undefined;
-    const rb = await steered();
+    const c0 = await commitsOf(b.url);
+    const rb = await measured([b.child.pid], b.url, { duration: DURATION });
+    const c1 = await commitsOf(b.url);
+    rb.commits = c1.commits - c0.commits;
+    rb.perCommit = (c1.items - c0.items) / rb.commits;
     const rbO = await measured([bO.child.pid], bO.url, { duration: DURATION });
-    const rbH = rbH1 ?? (await hand());
     as.push(ra);
     bs.push(rb);
     bOs.push(rbO);
-    bHs.push(rbH);
     console.log(`round ${round}:`);
     console.log(`  (a) node:http + one Ed25519 signature of 300 bytes: ${summary(ra)}`);
     console.log(
       `  (b) steering, a distinct session per request, 3 pathways, ${named} records named per decision (${decision.length}-byte WSD1), archive on: ${summary(rb)}; ${rb.commits} group commits, ${rb.perCommit.toFixed(1)} items each`,
     );
     console.log(`  (b′) the same, signing with node:crypto (OpenSSL): ${summary(rbO)}`);
-    console.log(`  (b″) (b) with the hand-written session MAC: ${summary(rbH)}`);
     console.log(
       `  (b)/(a) = ${(rb.rps / ra.rps).toFixed(3)} in requests per second; ${(ra.cpuUs / rb.cpuUs).toFixed(3)} in server CPU per request; (b′)/(a) = ${(rbO.rps / ra.rps).toFixed(3)}; ${(ra.cpuUs / rbO.cpuUs).toFixed(3)}`,
     );
@@ -263,12 +218,6 @@ try {
   console.log(
     `(b) signing with libsodium against (b′) with node:crypto: ${median(bs.map((r) => r.cpuUs)).toFixed(0)} and ${median(bOs.map((r) => r.cpuUs)).toFixed(0)} µs of server CPU per request (medians), (b′)/(b) ${median(libRatios).toFixed(3)} (rounds ${libRatios.map((r) => r.toFixed(3)).join(', ')}); (b′)/(a) median ${median(as.map((ra, i) => ra.cpuUs / bOs[i].cpuUs)).toFixed(3)} in server CPU per request`,
   );
-  const handRatios = bs.map((rb, i) => bHs[i].cpuUs / rb.cpuUs);
-  console.log(
-    `(b″) the hand-written session MAC against the library's: ${median(bHs.map((r) => r.cpuUs)).toFixed(1)} and ${median(bs.map((r) => r.cpuUs)).toFixed(1)} µs of server CPU per request (medians), (b″)/(b) ${median(handRatios).toFixed(4)}: it saves ${((1 - median(handRatios)) * 100).toFixed(2)}% of (b)'s CPU per request (rounds ${handRatios.map((r) => r.toFixed(3)).join(', ')}; worth keeping from 2%)`,
-  );
-  await simH.stop();
-  await stop(bH.child);
   await simO.stop();
   await stop(bO.child);
   const stats = await ask(b.child, 'stats');
@@ -280,7 +229,7 @@ try {
       mainUs: median(rs.map((r) => r.mainUs)),
       allUs: median(rs.map((r) => r.cpuUs)),
     });
-    await stageRun(setup, { a: of(as), b: of(bs), h: of(bHs) }, setupH);
+    await stageRun(setup, { a: of(as), b: of(bs) });
   }
   console.log(
     `(b) process RSS ${mb(stats.rss)} with ${stats.sessions} live sessions (table ${mb(stats.sessionBytes)})`,

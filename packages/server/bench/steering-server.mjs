@@ -1,12 +1,8 @@
 // Bench (b): the steering server from the build, on a configuration file, in its own process.
 // The message `log-append` switches the decision log's append on or off (the log bench's rounds).
-// `BENCH_SESSION_MAC=hand`: the session MAC on the hand-written SHA-256 compression instead of the
-// library's (the server's bench compares the two in the same rounds).
 import { loadConfig, startServer } from '../dist/index.js';
-import { HandSessionMac } from '../dist/testkit.js';
 
 const server = await startServer(loadConfig(process.argv[2]));
-if (process.env.BENCH_SESSION_MAC === 'hand') server.engine.sessionMac = new HandSessionMac();
 process.send?.({ ready: true, url: server.url });
 process.on('message', async (m) => {
   // The log bench's switch, between its rounds: the decision log's append on or off.

@@ -14,5 +14,4 @@ export {
 } from './demo/setup.js';
 export { demoAudience, HopSimulator, type SimulatorOptions } from './demo/simulator.js';
 export { type SiteOptions, SiteSimulator } from './demo/site.js';
-export { HandSessionMac } from './guard/session-mac-hand.js';
 export { SessionTable, type SessionTableOptions } from './sessions.js';

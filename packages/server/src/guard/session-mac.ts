@@ -14,8 +14,9 @@
  * (`_cloneInto`). The fastest of the ways the libraries were measured for an 8-byte message:
  * noble's `hmac` wrapper keyed once and cloned, `node:crypto`'s `createHmac` and two one-shot
  * `hash` calls all cost more (`bench/session-mac.bench.mjs`). A SHA-256 compression written out
- * for it was measured against this one and removed: it saved about 1 µs of a steering request's
- * 88 µs of CPU, under the 2 % that would have kept it (docs/decisions.md).
+ * for it was measured against this one and removed: it saved 1.1 to 1.6 µs of a steering
+ * request's 75 to 80 µs of CPU (1.5 to 2.0 %), short of the 2 % that would have kept it
+ * (docs/decisions.md).
  */
 import { randomBytes, randomFillSync } from 'node:crypto';
 import { sha256 } from '@noble/hashes/sha2.js';
