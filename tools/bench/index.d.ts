@@ -27,7 +27,7 @@ export declare function compare<K extends string>(
   baseline: Op,
   ops: Record<K, Op>,
   options?: MeasureOptions,
-): Record<K, Figure & { ratio: number }> & { baseline: Figure };
+): Record<K, Figure & { ratio: number; ratios: number[] }> & { baseline: Figure };
 export declare const BASELINE_NAME: string;
 export declare function baselineSign(): Uint8Array;
 export declare const fmt: Readonly<{

@@ -80,8 +80,9 @@ export function measure(op, options = {}) {
 
 /**
  * Each of `ops` against `baseline`, round by round in alternating order. For each op:
- * `{ best, median }` µs per call, and `ratio`: the median of the rounds' (op µs / baseline µs),
- * how many baselines one call costs. The baseline's own figures under `baseline`.
+ * `{ best, median }` µs per call, `ratio`: the median of the rounds' (op µs / baseline µs), how
+ * many baselines one call costs, and `ratios`: each round's. The baseline's own figures under
+ * `baseline`.
  */
 export function compare(baseline, ops, options = {}) {
   const { rounds = 7, warmup = 0.2 } = options;
@@ -103,7 +104,10 @@ export function compare(baseline, ops, options = {}) {
   const out = {};
   for (const [k, xs] of Object.entries(us)) {
     out[k] = { best: Math.min(...xs), median: median(xs) };
-    if (k !== 'baseline') out[k].ratio = median(ratios[k]);
+    if (k !== 'baseline') {
+      out[k].ratio = median(ratios[k]);
+      out[k].ratios = ratios[k];
+    }
   }
   return out;
 }

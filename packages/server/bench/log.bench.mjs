@@ -15,10 +15,17 @@
 //     the tiles, the checkpoint signed, the store's writes), entries a second of CPU time: on
 //     SQLite everything is in the bench's process; on PostgreSQL the bench's process and the
 //     database's backends are counted apart.
+// (c) The writer's SHA-256 in that integration: the same pending entries (SQLite, batches of
+//     20 000) integrated with the writer's own (`wasmTreeHashing` of `@wai-steering/tlog`, a
+//     batch a call) and with the libraries a call a message (hash-wasm, node:crypto's one-shot
+//     `hash`), rounds alternating; the process's CPU an entry, and the share of it the module
+//     saves against the fastest library (the project keeps its own SHA-256 only while that is at
+//     least 20 %; docs/decisions.md).
 //
-// `node bench/log.bench.mjs` runs it alone (after `pnpm build`).
+// `node bench/log.bench.mjs` runs it alone (after `pnpm build`); `LOG_BENCH_ONLY=hashing`, (c)
+// alone.
 
-import { randomBytes } from 'node:crypto';
+import { hash, randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -26,6 +33,7 @@ import { median } from '@wai-steering/bench';
 import { ed25519Signer } from '@wai-steering/tlog';
 import { nodeBackend } from '@wai-steering/wire/node';
 import Database from 'better-sqlite3';
+import { createSHA256 } from 'hash-wasm';
 import {
   monotonicClock,
   PgStore,
@@ -206,10 +214,115 @@ function realDecisions(sample) {
     });
 }
 
+const set = new Uint8Array(97 + 35);
+set[96] = 1;
+/** `n` compact decisions: a fixed set, tails whose first 8 bytes are t, random digests. */
+const decisions = (n, from) =>
+  Array.from({ length: n }, (_, i) => {
+    const tail = randomBytes(120);
+    tail.writeBigUInt64LE(BigInt(from + i), 0);
+    return { digest: new Uint8Array(randomBytes(32)), set, tail: new Uint8Array(tail) };
+  });
+/** `n` entries pending in `store`, in commits of 64 decisions. */
+async function fill(store, n) {
+  for (let i = 0; i < n; i += 64) await store.commit({ records: [], decisions: decisions(64, i) });
+}
+/** The pending entries integrated in batches of `batch`: the process's CPU, the database's. */
+async function integrate(store, batch, dbPids, how) {
+  const memo = {};
+  let entries = 0;
+  const u0 = process.cpuUsage();
+  const d0 = dbPids().reduce((s, p) => s + cpuOf(p), 0);
+  const w0 = performance.now();
+  for (;;) {
+    const done = await store.integrateLog((input) => planIntegration(input, how, 1n, memo), {
+      maxEntries: batch,
+      maxDelayMs: 2000,
+    });
+    if (done === undefined) break;
+    entries += done.appended;
+    if (!done.more && done.appended === 0) break;
+  }
+  const u = process.cpuUsage(u0);
+  const cpu = (u.user + u.system) / 1e6;
+  const db = dbPids().reduce((s, p) => s + cpuOf(p), 0) - d0;
+  return { entries, cpu, db, wall: (performance.now() - w0) / 1000 };
+}
+
+/**
+ * A backend whose SHA-256 is `one` (a message a call), and whose batch hashing calls it for each
+ * message, copied after its prefix into one reused buffer.
+ */
+function perMessage(one) {
+  let message = new Uint8Array(65);
+  const each = (prefix, data, count, length) => {
+    const out = new Uint8Array(count * 32);
+    if (message.length !== 1 + length) message = new Uint8Array(1 + length);
+    message[0] = prefix;
+    for (let i = 0; i < count; i++) {
+      message.set(data.subarray(i * length, (i + 1) * length), 1);
+      out.set(one(message), i * 32);
+    }
+    return out;
+  };
+  return {
+    ...nodeBackend,
+    sha256: (data) => new Uint8Array(one(data)),
+    leafHashes: (entries, count, length) => each(0x00, entries, count, length),
+    nodeHashes: (pairs, count) => each(0x01, pairs, count, 64),
+  };
+}
+
+/** (c): the writer's SHA-256 against the libraries', in the integration on SQLite. */
+async function hashingInTheIntegration() {
+  await writerHashReady;
+  const hasher = await createSHA256();
+  const MODULE = "WebAssembly module (the writer's)";
+  const ways = {
+    [MODULE]: writerBackend,
+    'hash-wasm': perMessage((data) => {
+      hasher.init();
+      hasher.update(data);
+      return hasher.digest('binary');
+    }),
+    'node:crypto (hash)': perMessage((data) => hash('sha256', data, 'buffer')),
+  };
+  const names = Object.keys(ways);
+  const n = Number(process.env.LOG_BENCH_HASHING_ENTRIES ?? 60_000);
+  const rounds = Number(process.env.LOG_BENCH_HASHING_ROUNDS ?? 5);
+  const us = Object.fromEntries(names.map((k) => [k, []]));
+  // Round 0 warms each way up (the JIT), unmeasured.
+  for (let round = 0; round <= rounds; round++) {
+    for (const [k, name] of (round % 2 === 0 ? names : [...names].reverse()).entries()) {
+      const store = new SqliteStore(join(dir, `hashing-${round}-${k}.sqlite`));
+      await store.beginLog(signing.origin);
+      await fill(store, round === 0 ? 20_000 : n);
+      const r = await integrate(store, 20_000, () => [], { ...signing, backend: ways[name] });
+      await store.close();
+      if (round > 0) us[name].push((r.cpu / r.entries) * 1e6);
+    }
+  }
+  const libraries = names.filter((k) => k !== MODULE);
+  const fastest = libraries.reduce((x, y) => (median(us[y]) < median(us[x]) ? y : x));
+  for (const k of names)
+    console.log(
+      `(c) ${k}: ${median(us[k]).toFixed(2)} µs of the process's CPU an entry (median of ${rounds} rounds of ${n} entries, batches of 20 000; rounds ${us[k].map((x) => x.toFixed(2)).join(', ')})`,
+    );
+  const ratios = us[MODULE].map((x, i) => x / us[fastest][i]);
+  console.log(
+    `(c) the module against ${fastest}, the fastest library: ${median(ratios).toFixed(3)} × its CPU an entry, ${((1 - median(ratios)) * 100).toFixed(1)}% of the integration's CPU saved (rounds ${ratios.map((r) => r.toFixed(3)).join(', ')}; kept while ≥ 20%)`,
+  );
+}
+
 const dir = mkdtempSync(join(tmpdir(), 'wai-bench-log-'));
-// `LOG_BENCH_ONLY=integration`: part (b) alone; `LOG_BENCH_ONLY=cost`: part (a) alone.
+// `LOG_BENCH_ONLY=integration`: parts (b) and (c); `cost`: part (a) alone; `hashing`: (c) alone.
 const costs = process.env.LOG_BENCH_ONLY !== 'integration';
 try {
+  if (process.env.LOG_BENCH_ONLY === 'hashing') {
+    await hashingInTheIntegration();
+    rmSync(dir, { recursive: true, force: true });
+    process.exit(0);
+  }
   if (costs) await costOfTheLog();
   if (process.env.LOG_BENCH_ONLY === 'cost') {
     rmSync(dir, { recursive: true, force: true });
@@ -219,39 +332,6 @@ try {
   // (b) Integration, on SQLite then PostgreSQL, with the writer's SHA-256 as a server has it
   // (WebAssembly, instantiated asynchronously: the store's calls alone never let it finish).
   await writerHashReady;
-  const set = new Uint8Array(97 + 35);
-  set[96] = 1;
-  /** `n` compact decisions: a fixed set, tails whose first 8 bytes are t, random digests. */
-  const decisions = (n, from) =>
-    Array.from({ length: n }, (_, i) => {
-      const tail = randomBytes(120);
-      tail.writeBigUInt64LE(BigInt(from + i), 0);
-      return { digest: new Uint8Array(randomBytes(32)), set, tail: new Uint8Array(tail) };
-    });
-  const fill = async (store, n) => {
-    for (let i = 0; i < n; i += 64)
-      await store.commit({ records: [], decisions: decisions(64, i) });
-  };
-  const integrate = async (store, batch, dbPids) => {
-    const memo = {};
-    let entries = 0;
-    const u0 = process.cpuUsage();
-    const d0 = dbPids().reduce((s, p) => s + cpuOf(p), 0);
-    const w0 = performance.now();
-    for (;;) {
-      const done = await store.integrateLog((input) => planIntegration(input, signing, 1n, memo), {
-        maxEntries: batch,
-        maxDelayMs: 2000,
-      });
-      if (done === undefined) break;
-      entries += done.appended;
-      if (!done.more && done.appended === 0) break;
-    }
-    const u = process.cpuUsage(u0);
-    const cpu = (u.user + u.system) / 1e6;
-    const db = dbPids().reduce((s, p) => s + cpuOf(p), 0) - d0;
-    return { entries, cpu, db, wall: (performance.now() - w0) / 1000 };
-  };
   const report = (where, batch, r) =>
     console.log(
       `(b) ${where}, batches of ${batch}: ${r.entries} entries, ${Math.round(r.entries / r.cpu)} entries/s of the process's CPU${r.db > 0 ? `, ${Math.round(r.entries / (r.cpu + r.db))} with the database's` : ''} (${Math.round(r.entries / r.wall)}/s wall; goal ≥ 20 000/s on one core)`,
@@ -261,7 +341,7 @@ try {
     const store = new SqliteStore(path);
     await store.beginLog(signing.origin);
     await fill(store, ENTRIES);
-    report('SQLite', batch, await integrate(store, batch, () => []));
+    report('SQLite', batch, await integrate(store, batch, () => [], signing));
     const { size } = await store.logHead();
     await store.close();
     // The log's tables and indexes, page by page (SQLite's dbstat).
@@ -288,7 +368,11 @@ try {
       const store = await PgStore.open(url);
       await store.beginLog(signing.origin);
       await fill(store, ENTRIES);
-      report('PostgreSQL', batch, await integrate(store, batch, () => childrenOf(cluster.pid)));
+      report(
+        'PostgreSQL',
+        batch,
+        await integrate(store, batch, () => childrenOf(cluster.pid), signing),
+      );
       const { rows } = await store.query(
         `SELECT sum(pg_total_relation_size(c.oid))::text AS b FROM pg_class c
          WHERE c.relkind = 'r'
@@ -303,6 +387,7 @@ try {
   } finally {
     await cluster.stop();
   }
+  await hashingInTheIntegration();
 } finally {
   rmSync(dir, { recursive: true, force: true });
 }

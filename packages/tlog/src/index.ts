@@ -22,14 +22,8 @@ export {
   readEntry,
   readEntryBundle,
 } from './entries.js';
-export {
-  emptyLogState,
-  type Integration,
-  integrate,
-  type LogState,
-  type TileData,
-  type TreeHashing,
-} from './integrate.js';
+export { type Integration, integrate } from './integrate.js';
+export { emptyLogState, type LogState, type TileData } from './log-state.js';
 export {
   type ConsistencyInput,
   emptyRoot,
@@ -101,7 +95,11 @@ export {
   tilePath,
   tilesOf,
 } from './tiles.js';
-export { type WasmTreeHashing, wasmTreeHashing } from './tree-hashing.js';
+export {
+  type TreeHashing,
+  type WasmTreeHashing,
+  wasmTreeHashing,
+} from './tree-hashing.js';
 export {
   type AddCheckpointAnswer,
   type AddCheckpointContext,

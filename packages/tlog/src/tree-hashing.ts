@@ -1,14 +1,39 @@
 /**
  * SHA-256 in WebAssembly for a log's writer and its checkers: `internal/sha256/sha256.c`
  * (`module.ts`, built by `build.sh`), which hashes a batch of messages of one length in one call,
- * four at a time with 128-bit SIMD. `node:crypto`, hash-wasm and `@noble/hashes` hash one message
- * a call, and for RFC 6962's 41- and 65-byte messages the call costs as much as the hashing
- * (docs/performance.md). Checked against node:crypto in its test. Portable: any runtime with
- * WebAssembly and its SIMD (Node 16.4+, every current browser).
+ * four at a time with 128-bit SIMD. Portable: any runtime with WebAssembly and its SIMD (Node
+ * 16.4+, every current browser). Checked against node:crypto in `test/tree-hashing.test.ts`.
+ *
+ * Why a SHA-256 of the project's own: `node:crypto`, hash-wasm and `@noble/hashes` hash one
+ * message a call, and for RFC 6962's 41- and 65-byte messages the call costs as much as the
+ * hashing. Measured 2026-12-07 (a shared, noisy machine) against the fastest of them, hash-wasm
+ * with one hasher reused, in the same rounds: `integrate` with the module costs 0.52, 0.43 and
+ * 0.39 × its CPU for batches of 100, 1,000 and 10,000 entries (`bench/integrate.bench.mjs`, 7
+ * rounds), and the server's integration on SQLite 0.37 × (1.33 against 3.34 µs an entry, 5
+ * rounds: its log bench, part (c)): 48 to 63 % of the integration's CPU saved, where a
+ * hand-written primitive stays only from 20 % (docs/decisions.md). Both benches print the ratio.
  */
 
-import type { TreeHashing } from './integrate.js';
 import { SHA256_WASM } from './internal/sha256/module.js';
+
+/**
+ * RFC 6962 hashes of many messages in one call, which a backend may offer beside `sha256`:
+ * where a call costs more than the one or two blocks a leaf or a node hashes, `integrate`
+ * hashes its leaves, and each height's nodes, in one call each. Both give new arrays, and keep
+ * nothing of their input (a buffer `integrate` reuses).
+ */
+export interface TreeHashing {
+  /**
+   * The leaf hashes SHA-256(0x00 ‖ entry) of `count` entries of `length` bytes each, one after
+   * the other in `entries`: 32 × `count` bytes.
+   */
+  leafHashes(entries: Uint8Array, count: number, length: number): Uint8Array;
+  /**
+   * The node hashes SHA-256(0x01 ‖ left ‖ right) of `count` pairs of 32-byte hashes, one after
+   * the other in `pairs` (left, then right): 32 × `count` bytes.
+   */
+  nodeHashes(pairs: Uint8Array, count: number): Uint8Array;
+}
 
 /** SHA-256 of one message, and the RFC 6962 leaf and node hashes of a batch, each a new array. */
 export interface WasmTreeHashing extends TreeHashing {

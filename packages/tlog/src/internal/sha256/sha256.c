@@ -3,8 +3,10 @@
  * `build.sh` into `module.ts` (used through `../../tree-hashing.ts`): the RFC 6962 hashes of a
  * whole batch in one call, four messages at a time with 128-bit SIMD. node:crypto, hash-wasm and
  * @noble/hashes hash one message a call, and for RFC 6962's 41- and 65-byte messages the call
- * costs as much as the hashing (docs/performance.md). Checked against node:crypto in
- * `test/tree-hashing.test.ts`.
+ * costs as much as the hashing: measured 2026-12-07 against the fastest of them (hash-wasm), the
+ * module saves 48 to 61 % of `integrate`'s CPU for batches of 100 to 10,000 entries and 63 % of
+ * the server's integration on SQLite (docs/performance.md; a hand-written primitive stays only
+ * from 20 %). Checked against node:crypto in `test/tree-hashing.test.ts`.
  *
  * Memory: the caller writes its messages at `input()` and reads the digests at `output()`.
  */
