@@ -17,6 +17,7 @@ import type { ServerConfig } from './config/read.js';
 import { ConsoleActivity } from './console/activity.js';
 import { consoleDistDir, readConsoleAssets } from './console/assets.js';
 import { ConsoleRoutes, engineStatusSource } from './console/routes.js';
+import { EnergyGauges } from './energy/gauges.js';
 import { EnergyService } from './energy/service.js';
 import { monotonicClock } from './engine/clock.js';
 import { SteeringEngine } from './engine/engine.js';
@@ -283,6 +284,11 @@ export async function startServer(
   }
   const timers = startTimers(config, engine, store, activity, options);
   log.start();
+  const energyGauges = new EnergyGauges(energy, engine.metrics, {
+    periodMs: () => Number(engine.policy.period_us / 1000n),
+    ...(options.log === undefined ? {} : { log: options.log }),
+  });
+  energyGauges.start();
   const warnings = m.warnings;
   if (config.console.enabled && config.console.auth === null && !isLoopback(config.listen.host)) {
     warnings.push(
@@ -307,6 +313,7 @@ export async function startServer(
     close(): Promise<void> {
       closing ??= new Promise<void>((resolve) => {
         timers.stop();
+        energyGauges.stop();
         // Answer what is queued, then drop idle keep-alive connections. The log's integrator
         // gives up its lease, for another instance to take at once.
         const drained = engine

@@ -53,9 +53,9 @@ export interface StreamOptions {
    * pages long enough for it, so a wrong guess costs time, never the account.
    */
   readonly longestRecordUs: bigint;
-  /** About how many records a page holds (default 2048). */
+  /** About how many records a page holds (default 512). */
   readonly pageRecords?: number;
-  /** The decisions a page holds (default 1000). */
+  /** The decisions a page holds (default 250). */
   readonly pageDecisions?: number;
   /** Awaited between pages (the server's: `setImmediate`). */
   readonly pause?: () => Promise<void>;
@@ -70,8 +70,8 @@ class LongerRecord extends Error {
   }
 }
 
-const DEFAULT_PAGE_RECORDS = 2048;
-const DEFAULT_PAGE_DECISIONS = 1000;
+const DEFAULT_PAGE_RECORDS = 512;
+const DEFAULT_PAGE_DECISIONS = 250;
 
 /** The µs of `us` rounded up to a whole number of periods of `P`, at least one. */
 function periodsOf(us: bigint, P: bigint): bigint {
