@@ -80,11 +80,11 @@ export class SqliteRecords implements RecordStore {
       );
       this.ofHops.set(hops.length, s);
     }
-    const rows = s.all(
-      clampU64(after < 0n ? -1n : after),
-      clampU64(through),
-      ...hops,
-    ) as { digest: Buffer; hop: Buffer; bytes: Buffer }[];
+    const rows = s.all(clampU64(after < 0n ? -1n : after), clampU64(through), ...hops) as {
+      digest: Buffer;
+      hop: Buffer;
+      bytes: Buffer;
+    }[];
     return rows.map(recordOf);
   }
 
