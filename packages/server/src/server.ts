@@ -52,6 +52,8 @@ export interface RunningServer {
   readonly consoleUrl: string | null;
   /** The console's verifier page (`<url>/console/verify`), `null` when the console is off. */
   readonly verifyUrl: string | null;
+  /** The console's Energy page (`<url>/console/energy`), `null` when the console is off. */
+  readonly energyUrl: string | null;
   /** What the console shows over time: recent decisions, ingest tallies, 15 minutes of samples. */
   readonly activity: ConsoleActivity;
   /** The engine: sessions, evidence, decisions, the store. */
@@ -300,6 +302,7 @@ export async function startServer(
     url,
     consoleUrl: config.console.enabled ? `${url}/console/` : null,
     verifyUrl: config.console.enabled ? `${url}/console/verify` : null,
+    energyUrl: config.console.enabled ? `${url}/console/energy` : null,
     activity,
     engine,
     app,
