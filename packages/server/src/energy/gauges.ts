@@ -110,9 +110,11 @@ export class EnergyGauges {
     const run = () => {
       const started = performance.now();
       this.refresh()
-        .catch((e: unknown) =>
-          (this.o.log ?? console.error)(`wai-steering: the energy gauges: ${String(e)}`),
-        )
+        .catch((e: unknown) => {
+          // A server closing closes its store under an account under way: nothing to say then.
+          if (!this.stopped)
+            (this.o.log ?? console.error)(`wai-steering: the energy gauges: ${String(e)}`);
+        })
         .finally(() => next(performance.now() - started));
     };
     this.timer = setTimeout(run, 1000);

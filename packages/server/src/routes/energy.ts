@@ -9,7 +9,9 @@
  * - `GET /energy/series?from=…&to=…[&buckets=N][&samples=N]`: `{"account", "series"}`, the
  *   account's JSON value and the per-period figures behind it, for people (the console).
  *
- * A span refused, or a query that does not read, is `400` with one line.
+ * A span refused, or a query that does not read, is `400` with one line. Each request spends one
+ * of its client's request budget (`guard/budget.ts`); one account is computed at a time
+ * (`energy/service.ts`).
  */
 import { accountJson, writeAccount } from '@wai-steering/energy';
 import { DEFAULT_BUCKETS, DEFAULT_SAMPLES, MAX_BUCKETS, MAX_SAMPLES } from '../energy/series.js';
@@ -18,6 +20,7 @@ import { readEnergyQuery } from '../energy/span.js';
 import {
   badQuery,
   json,
+  overBudget,
   overloaded,
   problem,
   storeDamaged,
@@ -52,6 +55,9 @@ function failed(answer: EnergyAnswer): AppResponse | undefined {
 export function energy(service: EnergyService, kind: Kind) {
   return async (ctx: RouteContext): Promise<AppResponse> => {
     if (kind === 'statement' && !service.signs) return failed({ kind: 'no_signer' })!;
+    // An account is work: the client's request budget is spent, as for a record (`ingest.ts`).
+    const over = ctx.budget?.spend('requests', ctx.client);
+    if (over !== undefined) return overBudget(over);
     const q = readEnergyQuery(ctx.query, ctx.engine.now, {
       buckets: MAX_BUCKETS,
       samples: MAX_SAMPLES,

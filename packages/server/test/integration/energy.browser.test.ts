@@ -9,6 +9,7 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { type EnergyAccountJson, readAccount } from '@wai-steering/energy';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/read.js';
 import { setupDemo } from '../../src/demo/setup.js';
@@ -31,6 +32,34 @@ function steered(k: number): number {
 /** Players the server does not steer (other rooms, other clients): most on the incumbent cdn-a. */
 function unsteered(k: number): number[] {
   return [Math.round(70 - 45 * Math.cos((2 * Math.PI * k) / DAY) + 8 * Math.sin(k / 3)), 6, 3];
+}
+
+/** Waits for the page's state (`data-ready` of its body): drawn (`true`) or failed. */
+async function ready(page: Page, state: 'true' | 'failed'): Promise<void> {
+  await page.waitForSelector(`body[data-ready="${state}"]`, {
+    state: 'attached',
+    timeout: 120_000,
+  });
+}
+
+/** What a plot's element says it drew (its `data-*`). */
+async function dataset(page: Page, selector: string): Promise<Record<string, string | undefined>> {
+  const names = [
+    'points',
+    'unit',
+    'lastMarginalUj',
+    'lastAverageUj',
+    'lastLowUj',
+    'lastHighUj',
+    'line',
+    'idle',
+  ];
+  const out: Record<string, string | undefined> = {};
+  for (const n of names) {
+    const attr = `data-${n.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;
+    out[n] = (await page.getAttribute(selector, attr)) ?? undefined;
+  }
+  return out;
 }
 
 async function account(url: string): Promise<EnergyAccountJson> {
@@ -125,9 +154,7 @@ describe.skipIf(!HAVE_CHROMIUM && process.env.CI !== 'true')('the Energy page in
     const { page, errors } = await browser.page();
     await page.setViewportSize({ width: 1400, height: 900 });
     await page.goto(`${server.url}/console/energy`);
-    await page.waitForFunction(() => document.body.dataset.ready === 'true', null, {
-      timeout: 120_000,
-    });
+    await ready(page, 'true');
 
     // The headline figures are the account's, to the unit.
     expect(await page.getAttribute('[data-kpi="marginal"] .kpi-big', 'data-value')).toBe(
@@ -142,9 +169,7 @@ describe.skipIf(!HAVE_CHROMIUM && process.env.CI !== 'true')('the Energy page in
 
     // The cumulative plot: a point at the span's start and at each bucket's end, ending at the
     // account's savings (its figures rounded to the pJ per unit: within 10^-4).
-    const saved = await page.evaluate(() => ({
-      ...document.getElementById('chart-saved')!.dataset,
-    }));
+    const saved = await dataset(page, '#chart-saved');
     expect(Number(saved.points)).toBeGreaterThan(300);
     const near = (x: string | undefined, want: number) =>
       expect(Math.abs(Number(x) - want)).toBeLessThanOrEqual(Math.abs(want) * 1e-4 + 1);
@@ -154,9 +179,7 @@ describe.skipIf(!HAVE_CHROMIUM && process.env.CI !== 'true')('the Energy page in
     near(saved.lastHighUj, a.saved_marginal_ci95_uj![1]);
     expect(await page.locator('#chart-saved canvas').count()).toBe(1);
     // The marginal view alone, at its own scale: the same curve and band, no average view.
-    const marginal = await page.evaluate(() => ({
-      ...document.getElementById('chart-marginal')!.dataset,
-    }));
+    const marginal = await dataset(page, '#chart-marginal');
     expect(marginal.points).toBe(saved.points);
     near(marginal.lastMarginalUj, Number(a.saved_marginal_uj));
     near(marginal.lastHighUj, a.saved_marginal_ci95_uj![1]);
@@ -185,14 +208,7 @@ describe.skipIf(!HAVE_CHROMIUM && process.env.CI !== 'true')('the Energy page in
 
     // Each fit: its sampled usable periods, its line and its idle level; none for cdn-b-east.
     for (const p of [cdnA!, cdnB!]) {
-      const fit = await page.evaluate(
-        (id) => ({
-          ...document
-            .querySelector(`#fits figure[data-pathway="${id}"] .fit-plot`)!
-            .parentElement!.querySelector<HTMLElement>('.fit-plot')!.dataset,
-        }),
-        p.id,
-      );
+      const fit = await dataset(page, `#fits figure[data-pathway="${p.id}"] .fit-plot`);
       expect(Number(fit.points)).toBeGreaterThan(100);
       expect(fit.line).toBe('true');
       expect(fit.idle).toBe('true');
@@ -229,15 +245,10 @@ describe.skipIf(!HAVE_CHROMIUM && process.env.CI !== 'true')('the Energy page in
   it('changes span: the last hour is its 30 periods, ending where the day ends', async () => {
     const { page, errors } = await browser.page();
     await page.goto(`${server.url}/console/energy`);
-    await page.waitForFunction(() => document.body.dataset.ready === 'true', null, {
-      timeout: 120_000,
-    });
+    await ready(page, 'true');
     await page.selectOption('#span', '1h');
-    await page.waitForFunction(
-      () => document.body.dataset.ready === 'true' && location.search.includes('span=1h'),
-      null,
-      { timeout: 120_000 },
-    );
+    await page.waitForURL(/span=1h/);
+    await ready(page, 'true');
     const a = await account(`${server.url}/energy?from=${end - 30n * P}&to=${end}`);
     expect(await page.getAttribute('[data-kpi="average"] .kpi-big', 'data-value')).toBe(
       a.saved_average_uj,
@@ -252,13 +263,9 @@ describe.skipIf(!HAVE_CHROMIUM && process.env.CI !== 'true')('the Energy page in
     await page.goto(`${server.url}/console/`);
     await page.click('nav a[href="./energy"]');
     await page.waitForURL(/\/console\/energy$/);
-    await page.waitForFunction(() => document.body.dataset.ready === 'true', null, {
-      timeout: 120_000,
-    });
+    await ready(page, 'true');
     await page.goto(`${server.url}/console/energy?from=${end - P + 1n}&to=${end}`);
-    await page.waitForFunction(() => document.body.dataset.ready === 'failed', null, {
-      timeout: 120_000,
-    });
+    await ready(page, 'failed');
     expect(await page.textContent('#problem')).toMatch(/is not a multiple of the policy's period/);
     await page.close();
   });
