@@ -18,6 +18,7 @@ import { nodeBackend } from '@wai-steering/wire/node';
 import { afterEach, describe, expect, it } from 'vitest';
 import { SteeringApp } from '../../src/app.js';
 import { EnergyService } from '../../src/energy/service.js';
+import { ClientBudget } from '../../src/guard/budget.js';
 import { buildRoutes } from '../../src/routes/table.js';
 import { demoApp, get, postPeriods, text } from '../helpers/setup.js';
 
@@ -286,6 +287,34 @@ describe('GET /energy/series', () => {
         expect(c.sample_delivery).toHaveLength(9);
       },
     );
+  });
+});
+
+describe('the energy routes’ budget', () => {
+  it('spends a request of the client’s budget: past it, over_budget with Retry-After', async () => {
+    const ctx = await demoApp();
+    contexts.push(ctx);
+    const energy = new EnergyService({ engine: ctx.engine, store: ctx.store });
+    const budget = new ClientBudget({
+      requests: { rate: 0.001, burst: 2 },
+      sessions: { rate: 1, burst: 1 },
+      trustedProxies: [],
+      maxClients: 10,
+    });
+    const app = new SteeringApp(ctx.engine, {
+      maxRecordBytes: 4096,
+      maxTargetBytes: 8192,
+      routes: buildRoutes({ engine: ctx.engine, energy }),
+      budget,
+    });
+    const asked = () =>
+      app.handle({ method: 'GET', target: '/energy', headers: {}, peer: '192.0.2.7' });
+    expect((await asked()).status).toBe(200);
+    expect((await asked()).status).toBe(200);
+    const over = await asked();
+    expect(over.status).toBe(503);
+    expect(JSON.parse(text(over.body)).error).toBe('over_budget');
+    expect(Number(over.headers['retry-after'])).toBeGreaterThan(0);
   });
 });
 
