@@ -25,6 +25,7 @@ import {
   type ScriptedRequest,
   startScriptedEndpoint,
 } from './scripted.js';
+import { Wake } from './wake.js';
 
 export const HOSTS = [
   { id: 'cdn-a', host: '127.0.0.11' },
@@ -33,12 +34,29 @@ export const HOSTS = [
 ] as const;
 /** The query parameter a PARAMS clone adds, which marks its segments. */
 export const CLONE_PARAM = 'wai-clone';
-/** The players of the matrix, with the content description each is given. */
-export const MATRIX_PLAYERS: readonly { player: PlayerName; content: 'hls' | 'dash' }[] = [
+/** A player on one protocol: a column of the matrix. */
+export interface Column {
+  readonly player: PlayerName;
+  /** The content description it is given: the multivariant playlist or the MPD. */
+  readonly content: 'hls' | 'dash';
+}
+
+/** The column's name: the player and the protocol, `video.js DASH`. */
+export function columnKey(c: Column): string {
+  return `${c.player} ${c.content === 'hls' ? 'HLS' : 'DASH'}`;
+}
+
+/**
+ * The columns of the matrix: every player on every protocol it steers (hls.js plays HLS alone,
+ * dash.js DASH alone; shaka-player and video.js both).
+ */
+export const MATRIX_COLUMNS: readonly Column[] = [
   { player: 'hls.js', content: 'hls' },
   { player: 'dash.js', content: 'dash' },
   { player: 'shaka-player', content: 'dash' },
+  { player: 'shaka-player', content: 'hls' },
   { player: 'video.js', content: 'hls' },
+  { player: 'video.js', content: 'dash' },
 ];
 
 /** TTL of the manifests before the event, seconds. */
@@ -62,8 +80,12 @@ const CEILING_MS = 50_000;
 /** A segment requested this long after a manifest arrived was chosen under it. */
 const GRACE_MS = 600;
 
+/** A session as §8.1 writes it in `RELOAD-URI` (32 hexadecimal digits). */
+const SESSION = '5e55105e55105e55105e55105e55105e';
+
 const before: ManifestSpec = { priority: ['cdn-b', 'cdn-a'], ttl: TTL };
 const toA: ManifestSpec = { priority: ['cdn-a', 'cdn-b'], ttl: TTL };
+const toB: ManifestSpec = { priority: ['cdn-b', 'cdn-a'], ttl: TTL };
 const ok = (m: ManifestSpec): Answer => ({ kind: 'manifest', manifest: m });
 const cloneOfB = (replacement: { HOST?: string; PARAMS?: Record<string, string> }) => ({
   priority: ['cdn-c', 'cdn-b', 'cdn-a'],
@@ -71,17 +93,34 @@ const cloneOfB = (replacement: { HOST?: string; PARAMS?: Record<string, string> 
   clones: [{ 'BASE-ID': 'cdn-b', ID: 'cdn-c', 'URI-REPLACEMENT': replacement }],
 });
 
+/** A scenario's URIs on the scripted endpoint. */
+export interface ScenarioUris {
+  /** The steering URI the content description names by default, `…/s/<id>/steer`. */
+  readonly server: string;
+  /** The `RELOAD-URI` the manifests name by default, `…/s/<id>/steer/reload`. */
+  readonly reload: string;
+  /** `…/s/<id>`. */
+  readonly origin: string;
+}
+
 export interface Row {
   readonly id: string;
   /** The answer, as the table's first column says it. */
   readonly title: string;
   readonly live?: boolean;
   /** The answers, in order; the last repeats. */
-  readonly script: (reloadUri: string, origin: string) => Answer[];
+  readonly script: (uris: ScenarioUris) => Answer[];
+  /**
+   * The steering URI the content description names, when not the scenario's server URI (the
+   * row of a description that names a session's `RELOAD-URI`).
+   */
+  readonly descriptionUri?: (uris: ScenarioUris) => string;
   /** The index of the answer whose effect the row measures. */
   readonly event: number;
   /** The pathway the manifests after the event put first. */
   readonly target: string;
+  /** A pathway the player must have fetched from after the event, before `target` (a first move). */
+  readonly via?: string;
   /** The TTL in force for the request after the event, seconds (what a client waits by). */
   readonly ttlAfter: number;
   /** The TTL before the event, when the row changes it, seconds. */
@@ -102,6 +141,31 @@ const errorRow = (id: string, title: string, event: Answer, first = false): Row 
   target: 'cdn-a',
   ttlAfter: TTL,
   ...(first ? { ceiling: RETRY_AFTER + TTL + 8 } : {}),
+});
+
+/**
+ * Two moves (`cdn-a` first, then `cdn-b` first again) after a manifest that keeps `cdn-b`: the
+ * row measures the request after the first move and whether the player then follows the second.
+ * `uri`: the `RELOAD-URI` of every manifest, and (when `described`) the steering URI of the
+ * content description too.
+ */
+const twoMoves = (
+  id: string,
+  title: string,
+  uri?: (uris: ScenarioUris) => string,
+  described = true,
+): Row => ({
+  id,
+  title,
+  ...(uri !== undefined && described ? { descriptionUri: uri } : {}),
+  script: (uris) => {
+    const reload = uri === undefined ? {} : { reload: uri(uris) };
+    return [ok({ ...before, ...reload }), ok({ ...toA, ...reload }), ok({ ...toB, ...reload })];
+  },
+  event: 1,
+  target: 'cdn-b',
+  via: 'cdn-a',
+  ttlAfter: TTL,
 });
 
 const retryHeaders = (exposed: boolean) => ({
@@ -193,7 +257,7 @@ export const ROWS: readonly Row[] = [
   {
     id: 'reload-uri',
     title: '`RELOAD-URI` moved to another absolute URI (`…/moved?k=1`)',
-    script: (_reload, origin) => [
+    script: ({ origin }) => [
       ok(before),
       ok({ ...before, reload: `${origin}/moved?k=1` }),
       ok({ ...toA, reload: `${origin}/moved?k=1` }),
@@ -267,6 +331,25 @@ export const ROWS: readonly Row[] = [
     target: 'cdn-a',
     ttlAfter: TTL,
   },
+  // Two moves, a TTL apart: video.js on DASH (VHS 3.17) follows the first and, the MPD's
+  // steering URI not being the manifests' RELOAD-URI, re-creates its steering controller without
+  // the listener that switches segments (docs/players.md): it never follows the second. The two
+  // rows after it are the content descriptions that keep it steering.
+  twoMoves(
+    'two-moves',
+    '200, a new priority (`cdn-a` first), then the first one again (`cdn-b` first)',
+  ),
+  twoMoves(
+    'session-description',
+    "the same two moves, the content description naming the session's `RELOAD-URI` (`…/steer/reload?wai_session=…`) as every manifest does",
+    ({ reload }) => `${reload}?wai_session=${SESSION}`,
+  ),
+  twoMoves(
+    'reload-is-server',
+    "the same two moves, every `RELOAD-URI` the content description's own steering URI (no session in it)",
+    ({ server }) => server,
+    false,
+  ),
 ];
 
 export interface SegmentSeen {
@@ -278,6 +361,9 @@ export interface SegmentSeen {
 /** What a run saw; `docs/players.md`'s table is written from these (scripts/matrix-table.mjs). */
 export interface Observation {
   readonly player: PlayerName;
+  readonly content: 'hls' | 'dash';
+  /** {@link columnKey}: `video.js DASH`. */
+  readonly column: string;
   readonly version: string | null;
   readonly row: string;
   readonly title: string;
@@ -288,8 +374,12 @@ export interface Observation {
   readonly eventAtMs: number | null;
   /** From the event's request to the next steering request (ms); null: none came. */
   readonly nextMs: number | null;
+  /** The event's request's path (and query, without the steering parameters). */
+  readonly eventPath: string | null;
   /** The next request's path (and query, without the steering parameters). */
   readonly nextPath: string | null;
+  /** The next request's target is the event's, byte for byte (a player's retry of it). */
+  readonly nextSame: boolean | null;
   /** After the event, the player fetched its segments from `target`. */
   readonly reached: boolean;
   /** The pathway of the last segment fetched, or null (none). */
@@ -306,7 +396,7 @@ export interface Observation {
 }
 
 export interface Matrix {
-  run(player: PlayerName, content: 'hls' | 'dash', row: Row): Promise<Observation>;
+  run(column: Column, row: Row): Promise<Observation>;
   close(): Promise<void>;
 }
 
@@ -322,10 +412,6 @@ function bare(target: string): string {
   if (query === undefined) return path;
   const kept = query.split('&').filter((p) => !/^(_HLS_|_DASH_|CMCD=)/.test(p));
   return kept.length === 0 ? path : `${path}?${kept.join('&')}`;
-}
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
 let counter = 0;
@@ -352,24 +438,29 @@ export async function startMatrix(): Promise<Matrix> {
     throw error;
   }
 
-  const run = async (
-    player: PlayerName,
-    content: 'hls' | 'dash',
-    row: Row,
-  ): Promise<Observation> => {
-    const id = `${row.id}-${player.replace(/[^a-z]/g, '')}-${++counter}`;
-    const scenario = endpoint.scenario(
-      id,
-      row.script(`${endpoint.origin}/s/${id}/steer/reload`, `${endpoint.origin}/s/${id}`),
-    );
+  const run = async (column: Column, row: Row): Promise<Observation> => {
+    const { player, content } = column;
+    const id = `${row.id}-${player.replace(/[^a-z]/g, '')}-${content}-${++counter}`;
+    const uris: ScenarioUris = {
+      server: `${endpoint.origin}/s/${id}/steer`,
+      reload: `${endpoint.origin}/s/${id}/steer/reload`,
+      origin: `${endpoint.origin}/s/${id}`,
+    };
+    const script = row.script(uris);
+    const scenario = endpoint.scenario(id, script);
+    const steeringUri = row.descriptionUri?.(uris) ?? scenario.serverUri;
     const base: BasePathway[] = HOSTS.slice(0, 2).map((h) => ({
       id: h.id,
       origin: `${pathways.origins.get(h.id)!}/s/${id}`,
     }));
+    // The MPD lists its default service location first: VHS starts its audio on the first
+    // BaseURL, and a first manifest that then moves the audio alone leaves its video paused
+    // (docs/players.md, video.js); the matrix measures the answers, not that start.
+    const mpdBase = [...base].reverse();
     const startMs = Date.now();
     const prefix = `/s/${id}`;
-    const tag = `#EXT-X-CONTENT-STEERING:SERVER-URI="${scenario.serverUri}",PATHWAY-ID="cdn-b"`;
-    const element = `<ContentSteering defaultServiceLocation="cdn-b" queryBeforeStart="false">${scenario.serverUri}</ContentSteering>`;
+    const tag = `#EXT-X-CONTENT-STEERING:SERVER-URI="${steeringUri}",PATHWAY-ID="cdn-b"`;
+    const element = `<ContentSteering defaultServiceLocation="cdn-b" queryBeforeStart="false">${steeringUri.replaceAll('&', '&amp;')}</ContentSteering>`;
     let url: string;
     const origin = pathways.origins.get('cdn-b')!;
     if (content === 'hls') {
@@ -384,8 +475,8 @@ export async function startMatrix(): Promise<Matrix> {
       pathways.documents.set(
         `${prefix}/dash/main.mpd`,
         row.live
-          ? liveMpd(media.mpdTemplate, element, base, startMs, MATRIX_MEDIA.segmentSeconds)
-          : mpd(media.mpdTemplate, element, base),
+          ? liveMpd(media.mpdTemplate, element, mpdBase, startMs, MATRIX_MEDIA.segmentSeconds)
+          : mpd(media.mpdTemplate, element, mpdBase),
       );
       url = `${origin}${prefix}/dash/main.mpd`;
     }
@@ -408,7 +499,7 @@ export async function startMatrix(): Promise<Matrix> {
     // The media's clock: HLS segments are muxed, DASH's video are representation 0.
     const videoSegs = () => segs().filter((s) => !/\/chunk-1-/.test(s.path));
     const manifestFirst = (r: ScriptedRequest): string | null => {
-      const a = row.script('', '')[r.answer]!;
+      const a = script[r.answer]!;
       return r.status === 200 && a.kind === 'manifest' ? a.manifest.priority[0]! : null;
     };
     const reachedNow = (): boolean => {
@@ -419,6 +510,14 @@ export async function startMatrix(): Promise<Matrix> {
       );
       if (m === undefined) return false;
       const after = (s: ServedRequest) => s.at >= m.answeredAt! + GRACE_MS;
+      if (
+        row.via !== undefined &&
+        !segs().some(
+          (s) => s.at >= ev.answeredAt! + GRACE_MS && s.at < m.at && pathwayOf(s) === row.via,
+        )
+      ) {
+        return false;
+      }
       // A PARAMS clone changes the URIs of the content description (rfc8216bis §7.3): with HLS
       // the media playlist's, whose segments, relative to it, do not carry them.
       if (row.id === 'clone-params') {
@@ -434,8 +533,11 @@ export async function startMatrix(): Promise<Matrix> {
         content,
         debug: process.env.MATRIX_CONSOLE === '1',
       });
+      // Each request the pathways or the endpoint see wakes the run, which then reads what it
+      // saw; a timer only for what is about time (the ceiling's seconds, the hang guard).
       const deadline = performance.now() + CEILING_MS;
-      while (performance.now() < deadline) {
+      for (;;) {
+        let wakeAt = deadline;
         const ev = scenario.requests[row.event];
         if (ev !== undefined) {
           if (reachedNow() && scenario.requests.length > row.event + 1) {
@@ -445,22 +547,23 @@ export async function startMatrix(): Promise<Matrix> {
           // Both the media and the clock: a player filling its buffer fetches faster than it
           // plays, and one that asks again after Retry-After must still be seen to follow.
           const ceiling = row.ceiling ?? CEILING_SEGMENTS;
-          if (
-            videoSegs().filter((s) => s.at > ev.at).length >= ceiling &&
-            performance.now() - ev.at >= ceiling * 1000
-          ) {
-            ended = 'segments';
-            break;
+          if (videoSegs().filter((s) => s.at > ev.at).length >= ceiling) {
+            if (performance.now() - ev.at >= ceiling * 1000) {
+              ended = 'segments';
+              break;
+            }
+            wakeAt = Math.min(wakeAt, ev.at + ceiling * 1000);
           }
         }
-        await sleep(200);
+        if (performance.now() >= deadline) break;
+        await Wake.any([pathways.wake, endpoint.wake], wakeAt - performance.now());
       }
       events = await pageEvents(page).catch(() => []);
     } finally {
       await page.close().catch(() => undefined);
     }
     if (consoleLog.length > 0)
-      process.stdout.write(`${player} ${row.id}:\n${consoleLog.join('\n')}\n`);
+      process.stdout.write(`${columnKey(column)} ${row.id}:\n${consoleLog.join('\n')}\n`);
     const ev = scenario.requests[row.event];
     const next = scenario.requests[row.event + 1];
     const all = segs();
@@ -468,6 +571,8 @@ export async function startMatrix(): Promise<Matrix> {
     const version = events.find((e) => e.type === 'version');
     return {
       player,
+      content,
+      column: columnKey(column),
       version: (version?.version as string | undefined) ?? null,
       row: row.id,
       title: row.title,
@@ -490,7 +595,9 @@ export async function startMatrix(): Promise<Matrix> {
         })),
       eventAtMs: ev === undefined ? null : rel(ev.at),
       nextMs: ev === undefined || next === undefined ? null : Math.round(next.at - ev.at),
+      eventPath: ev === undefined ? null : bare(ev.target),
       nextPath: next === undefined ? null : bare(next.target),
+      nextSame: ev === undefined || next === undefined ? null : next.target === ev.target,
       reached: reachedNow(),
       on: all.length === 0 ? null : pathwayOf(all.at(-1)!),
       updates: Math.max(0, mine().filter((s) => description.test(s.path)).length - 1),
@@ -515,18 +622,19 @@ export function writeObservations(file: string, observations: readonly Observati
   const sorted = [...observations].sort(
     (a, b) =>
       ROWS.findIndex((r) => r.id === a.row) - ROWS.findIndex((r) => r.id === b.row) ||
-      MATRIX_PLAYERS.findIndex((p) => p.player === a.player) -
-        MATRIX_PLAYERS.findIndex((p) => p.player === b.player),
+      MATRIX_COLUMNS.findIndex((c) => columnKey(c) === a.column) -
+        MATRIX_COLUMNS.findIndex((c) => columnKey(c) === b.column),
   );
   writeFileSync(
     file,
     `${JSON.stringify(
       {
-        players: MATRIX_PLAYERS.map((p) => p.player),
+        columns: MATRIX_COLUMNS.map((c) => ({ ...c, key: columnKey(c) })),
         rows: ROWS.map((r) => ({
           id: r.id,
           title: r.title,
           target: r.target,
+          ...(r.via === undefined ? {} : { via: r.via }),
           ttlAfter: r.ttlAfter,
         })),
         ttl: TTL,

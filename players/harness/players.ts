@@ -188,7 +188,9 @@ export async function startPlayer(
   player: PlayerName,
   options: StartOptions,
 ): Promise<void> {
-  await page.goto(pageUrl);
+  // No timeout of its own: on a busy machine eight pages loading their bundles at once take
+  // their time; the test's own timeout bounds it.
+  await page.goto(pageUrl, { timeout: 0 });
   const args = { url: options.url, buffer: FORWARD_BUFFER_S, debug: options.debug ?? false };
   if (player === 'hls.js') await page.evaluate(startHls, args);
   else if (player === 'dash.js')

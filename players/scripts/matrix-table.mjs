@@ -34,14 +34,15 @@ let text = readFileSync(doc, 'utf8');
 // The matrix, when this run wrote its observations (a run of the recovery test alone writes none).
 if (existsSync(input)) {
   const run = JSON.parse(readFileSync(input, 'utf8'));
-  const byKey = new Map(run.observations.map((o) => [`${o.row} ${o.player}`, o]));
-  const versions = run.players.map((p) => {
-    const o = run.observations.find((x) => x.player === p && x.version !== null);
+  const byKey = new Map(run.observations.map((o) => [`${o.row} ${o.column}`, o]));
+  const protocol = (c) => (c.content === 'hls' ? 'HLS' : 'DASH');
+  const versions = run.columns.map((c) => {
+    const o = run.observations.find((x) => x.player === c.player && x.version !== null);
     return o === undefined
-      ? p
-      : `${p} ${String(o.version)
+      ? c.key
+      : `${c.player} ${String(o.version)
           .replace(/^v/, '')
-          .replace(/-debug$/, '')}`;
+          .replace(/-debug$/, '')} ${protocol(c)}`;
   });
 
   function cell(row, o) {
@@ -51,11 +52,18 @@ if (existsSync(input)) {
     else if (o.nextMs === null) parts.push('**never asks again**');
     else {
       parts.push(`asks again after ${(o.nextMs / 1000).toFixed(1)} s`);
-      if (o.nextPath !== null && !/^\/steer(\/reload)?$/.test(o.nextPath)) {
-        parts.push(`at \`${o.nextPath}\``);
-      }
+      // The path when it is not the one the manifests name: a moved RELOAD-URI, or back to the
+      // content description's own URI.
+      const usual =
+        o.nextPath === o.eventPath || (o.eventPath === '/steer' && o.nextPath === '/steer/reload');
+      if (o.nextPath !== null && !usual) parts.push(`at \`${o.nextPath}\``);
     }
-    if (o.reached) parts.push(`follows \`${row.target}\``);
+    if (o.reached)
+      parts.push(
+        row.via === undefined
+          ? `follows \`${row.target}\``
+          : `follows \`${row.via}\`, then \`${row.target}\``,
+      );
     else
       parts.push(`**not \`${row.target}\`**${o.on === null ? '' : ` (segments from \`${o.on}\`)`}`);
     if (row.id === 'live') parts.push(`${o.updates} manifest updates`);
@@ -68,10 +76,10 @@ if (existsSync(input)) {
     START,
     '',
     `| answer (TTL ${run.ttl} s before it) | ${versions.join(' | ')} |`,
-    `| --- | ${run.players.map(() => '---').join(' | ')} |`,
+    `| --- | ${run.columns.map(() => '---').join(' | ')} |`,
     ...run.rows.map(
       (row) =>
-        `| ${row.title} | ${run.players.map((p) => cell(row, byKey.get(`${row.id} ${p}`))).join(' | ')} |`,
+        `| ${row.title} | ${run.columns.map((c) => cell(row, byKey.get(`${row.id} ${c.key}`))).join(' | ')} |`,
     ),
     '',
     END,
