@@ -59,8 +59,12 @@ export const MATRIX_COLUMNS: readonly Column[] = [
   { player: 'video.js', content: 'dash' },
 ];
 
-/** A run ends after this in any case (the row then says what it saw). */
-const CEILING_MS = 50_000;
+/**
+ * A run that sees neither the end its row waits for nor steering stop ends after this, from the
+ * player's start: a guard against a hang, which no run reaches on a busy machine (the ceilings
+ * below are of media and of time after the last request, and a busy machine plays slower).
+ */
+const HANG_GUARD_MS = 240_000;
 /** A segment requested this long after a manifest arrived was chosen under it. */
 const GRACE_MS = 600;
 
@@ -247,25 +251,27 @@ export async function startMatrix(): Promise<Matrix> {
       });
       // Each request the pathways or the endpoint see wakes the run, which then reads what it
       // saw; a timer only for what is about time (the ceiling's seconds, the hang guard).
-      const deadline = performance.now() + CEILING_MS;
+      const deadline = performance.now() + HANG_GUARD_MS;
+      const ceiling = row.ceiling ?? CEILING_SEGMENTS;
       for (;;) {
         let wakeAt = deadline;
         const ev = scenario.requests[row.event];
-        if (ev !== undefined) {
-          if (reachedNow() && scenario.requests.length > row.event + 1) {
-            ended = 'settled';
+        if (ev !== undefined && reachedNow() && scenario.requests.length > row.event + 1) {
+          ended = 'settled';
+          break;
+        }
+        // From the event's request, or, while it has not come, from the last request (or the
+        // start): the ceiling of media and of time. Both: a player filling its buffer fetches
+        // faster than it plays, and one that asks again after Retry-After must still be seen to
+        // follow. Before the event, requests come a TTL apart, far within the ceiling; a player
+        // that stopped steering before the event (VHS on a live MPD) ends the run so.
+        const from = ev?.at ?? scenario.requests.at(-1)?.at ?? t0;
+        if (videoSegs().filter((s) => s.at > from).length >= ceiling) {
+          if (performance.now() - from >= ceiling * 1000) {
+            ended = 'segments';
             break;
           }
-          // Both the media and the clock: a player filling its buffer fetches faster than it
-          // plays, and one that asks again after Retry-After must still be seen to follow.
-          const ceiling = row.ceiling ?? CEILING_SEGMENTS;
-          if (videoSegs().filter((s) => s.at > ev.at).length >= ceiling) {
-            if (performance.now() - ev.at >= ceiling * 1000) {
-              ended = 'segments';
-              break;
-            }
-            wakeAt = Math.min(wakeAt, ev.at + ceiling * 1000);
-          }
+          wakeAt = Math.min(wakeAt, from + ceiling * 1000);
         }
         if (performance.now() >= deadline) break;
         await Wake.any([pathways.wake, endpoint.wake], wakeAt - performance.now());

@@ -88,6 +88,11 @@ export interface SteeringOptions {
   readonly ttl_s?: number;
   /** Fields merged into the server's configuration file (`admin`, `budget`, …). */
   readonly config?: Readonly<Record<string, unknown>>;
+  /**
+   * A session secret in a file (`sessions.secret`), as a deployment keeps one: the sessions it
+   * minted stay its own across a restart. Without it each process draws its own.
+   */
+  readonly sessionSecret?: boolean;
 }
 
 export interface Steering {
@@ -204,6 +209,7 @@ export async function startSteering(
   writeFileSync(join(dir, 'key-log.wkl'), keyLogBytes);
   writeFileSync(join(dir, 'policy.wsp'), policyBytes);
   writeFileSync(join(dir, 'steer.jwk'), JSON.stringify(secretKeyToJwk(steer.secret)));
+  if (options.sessionSecret === true) writeFileSync(join(dir, 'session.secret'), randomBytes(32));
   writeFileSync(
     join(dir, 'server.json'),
     JSON.stringify({
@@ -213,7 +219,10 @@ export async function startSteering(
       signing_key: 'steer.jwk',
       listen: { host: '127.0.0.1', port: 0 },
       store: { path: 'store.sqlite', create: true },
-      sessions: { grace: '5s' },
+      sessions: {
+        grace: '5s',
+        ...(options.sessionSecret === true ? { secret: 'session.secret' } : {}),
+      },
       ...options.config,
     }),
   );

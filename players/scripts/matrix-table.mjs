@@ -91,7 +91,7 @@ if (existsSync(input)) {
 const recoveryFile = join(dirname(input), 'recovery.json');
 if (existsSync(recoveryFile)) {
   const rec = JSON.parse(readFileSync(recoveryFile, 'utf8'));
-  const players = [...new Set(rec.results.map((r) => r.player))];
+  const players = [...new Set(rec.results.map((r) => r.column ?? r.player))];
   const phases = [...new Set(rec.results.map((r) => r.phase))];
   const s = (ms) => `${(ms / 1000).toFixed(1)} s`;
   const recCell = (r) => {
@@ -113,7 +113,7 @@ if (existsSync(recoveryFile)) {
     `| --- | ${players.map(() => '---').join(' | ')} |`,
     ...phases.map(
       (p) =>
-        `| ${rec.titles[p] ?? p} | ${players.map((pl) => recCell(rec.results.find((r) => r.phase === p && r.player === pl))).join(' | ')} |`,
+        `| ${rec.titles[p] ?? p} | ${players.map((pl) => recCell(rec.results.find((r) => r.phase === p && (r.column ?? r.player) === pl))).join(' | ')} |`,
     ),
   ];
   text = between(text, '<!-- recovery:start -->', '<!-- recovery:end -->', table);

@@ -283,31 +283,41 @@ afterAll(async () => {
 describe.each(MATRIX_COLUMNS.map((column) => ({ column, key: columnKey(column) })))(
   '$key',
   ({ column, key }) => {
-    it.concurrent.each(ROWS.map((row) => ({ row, id: row.id })))('$id', async ({ row }) => {
-      const o = await matrix!.run(column, row);
-      observations.push(o);
-      const expected = EXPECTED[key]![row.id]!;
-      const seen = `${key} ${row.id}: ${JSON.stringify({ ...o, segments: o.segments.length })}`;
-      if (!(expected.next === 'reset' && expected.reached === null)) {
-        expect(o.eventAtMs, `the event's request was made: ${seen}`).not.toBeNull();
-      }
-      const range = bounds(expected.next, row);
-      if (expected.next === 'reset') {
-        // At the MPD's own URI, which the manifests' RELOAD-URI had replaced, or never.
-        if (o.nextMs !== null) expect(o.nextPath, seen).toBe('/steer');
-      } else if (range === null) {
-        expect(o.nextMs, seen).toBeNull();
-      } else {
-        expect(o.nextMs, seen).not.toBeNull();
-        expect(o.nextMs!, seen).toBeGreaterThanOrEqual(range[0]);
-        expect(o.nextMs!, seen).toBeLessThanOrEqual(range[1]);
-      }
-      if (expected.path !== undefined) expect(o.nextPath, seen).toBe(expected.path);
-      if (expected.reached !== null) expect(o.reached, seen).toBe(expected.reached);
-      if (row.live) expect(o.updates, seen).toBeGreaterThanOrEqual(2);
-      // A steering answer never stops playback: segments went on after the event.
-      const since = o.eventAtMs ?? o.requests.at(-1)?.atMs ?? 0;
-      expect(o.segments.filter((s) => s.atMs > since).length, seen).toBeGreaterThan(0);
-    });
+    it.concurrent.each(ROWS.map((row) => ({ row, id: row.id })))(
+      '$id',
+      async ({ row }) => {
+        const o = await matrix!.run(column, row);
+        observations.push(o);
+        const expected = EXPECTED[key]![row.id]!;
+        const seen = `${key} ${row.id}: ${JSON.stringify({ ...o, segments: o.segments.length })}`;
+        if (!(expected.next === 'reset' && expected.reached === null)) {
+          expect(o.eventAtMs, `the event's request was made: ${seen}`).not.toBeNull();
+        }
+        const range = bounds(expected.next, row);
+        if (expected.next === 'reset') {
+          // At the MPD's own URI, which the manifests' RELOAD-URI had replaced, or never.
+          if (o.nextMs !== null) expect(o.nextPath, seen).toBe('/steer');
+        } else if (range === null) {
+          expect(o.nextMs, seen).toBeNull();
+        } else {
+          expect(o.nextMs, seen).not.toBeNull();
+          expect(o.nextMs!, seen).toBeGreaterThanOrEqual(range[0]);
+          // A player's own retry of a request sends the same target (hls.js's loader, shaka's
+          // networking engine), where a request after the TTL states the throughput of then:
+          // that tells a retry apart on a machine busy enough to run its timer past the TTL.
+          if (!(expected.next === 'retry' && o.nextSame === true)) {
+            expect(o.nextMs!, seen).toBeLessThanOrEqual(range[1]);
+          }
+        }
+        if (expected.path !== undefined) expect(o.nextPath, seen).toBe(expected.path);
+        if (expected.reached !== null) expect(o.reached, seen).toBe(expected.reached);
+        if (row.live) expect(o.updates, seen).toBeGreaterThanOrEqual(2);
+        // A steering answer never stops playback: segments went on after the event.
+        const since = o.eventAtMs ?? o.requests.at(-1)?.atMs ?? 0;
+        expect(o.segments.filter((s) => s.atMs > since).length, seen).toBeGreaterThan(0);
+        // A guard against a hang alone (a run ends on what it sees, HANG_GUARD_MS at the most).
+      },
+      300_000,
+    );
   },
 );
