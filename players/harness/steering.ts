@@ -34,6 +34,7 @@ import {
   toHex,
 } from '@wai-steering/wire';
 import type { CaptureProxy } from './capture.js';
+import { Wake } from './wake.js';
 
 /** A pathway of the policy. */
 export interface PathwaySpec {
@@ -113,6 +114,8 @@ export interface Steering {
   setFigures(joules: Readonly<Record<string, bigint>>): void;
   /** Records the hops POSTed that the server did not accept. */
   readonly hopFailures: HopFailure[];
+  /** Notified after each record the hops post (accepted or not). */
+  readonly wake: Wake;
   /** Records accepted by the server so far. */
   accepted(): number;
   /**
@@ -239,6 +242,7 @@ export async function startSteering(
   let current = { ...figures };
   const hopFailures: HopFailure[] = [];
   let accepted = 0;
+  const wake = new Wake();
   // Records the server could not take for now (down, or answering 503) are posted again at the
   // next period, as a hop agent's spool does.
   let pending: { pathway: string; start: bigint }[] = [];
@@ -282,6 +286,7 @@ export async function startSteering(
       hopFailures.push({ pathway, status: 0, body: String(error) });
       pending.push({ pathway, start });
     }
+    wake.notify();
   };
   const cut = (periodStartMs: number): Promise<unknown> => {
     const retry = pending;
@@ -331,6 +336,7 @@ export async function startSteering(
       current = { ...joules };
     },
     hopFailures,
+    wake,
     accepted: () => accepted,
     async restart() {
       await server.close();
