@@ -14,7 +14,7 @@ bash packages/server/scripts/setup.sh
 # Debian's logrotate and systemd (systemd-analyze) for the deployment's test, when missing.
 bash deploy/scripts/setup.sh
 
-rm -f packages/*/test-results.json conformance/test-results.json players/test-results.json deploy/test-results.json
+rm -f packages/*/test-results.json tools/*/test-results.json conformance/test-results.json players/test-results.json deploy/test-results.json
 bash scripts/setup.sh
 pnpm lint
 pnpm typecheck

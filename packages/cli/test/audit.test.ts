@@ -78,12 +78,17 @@ describe('the demo server audited', () => {
     const engine = demo.server.engine;
     const covered = () =>
       engine.evidenceAt(engine.now()).pathways.every((p) => p.status !== STATUS.stale);
+    // Checked at each turn of 20 ms for as many turns as a minute holds: a guard, longer on a
+    // busy machine whose timers run late.
     for (let i = 0; i < 3000 && !covered(); i++) {
       await new Promise((done) => setTimeout(done, 20));
     }
     expect(covered()).toBe(true);
     made = await load(demo.steeringUrl, 24, 12);
-  });
+    // No deadline of its own but a guard against a hang: the setup waits for the demo to be
+    // ready and for its 288 decisions to be made and committed, which a busy machine's two cores
+    // take minutes over (seen: more than 120 s with a load average of 20).
+  }, 900_000);
   afterAll(async () => {
     await demo?.close();
   });
