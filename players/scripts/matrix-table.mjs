@@ -1,8 +1,8 @@
 #!/usr/bin/env node
 // Writes the behaviour matrix's table into docs/players.md, between its markers, from the
 // observations of a run (players/captured/matrix.json, written by `pnpm test:players`); and,
-// when the run also wrote players/captured/recovery.json, the table of the server's own answers
-// between theirs.
+// when the run also wrote players/captured/recovery.json and vhs.json, the table of the server's
+// own answers and that of video.js on DASH between theirs.
 //
 //   node players/scripts/matrix-table.mjs [observations.json] [doc.md]
 //
@@ -120,5 +120,34 @@ if (existsSync(recoveryFile)) {
   console.log(
     `${doc}: the recovery of ${players.length} players through ${phases.length} phases written`,
   );
+}
+const vhsFile = join(dirname(input), 'vhs.json');
+if (existsSync(vhsFile)) {
+  const v = JSON.parse(readFileSync(vhsFile, 'utf8'));
+  const title = (id) => v.titles.find((t) => t.id === id)?.title ?? id;
+  const move = (m) =>
+    m === undefined
+      ? 'not run'
+      : m.video && m.audio
+        ? `follows (video and audio), from \`${m.from}\``
+        : m.video
+          ? 'follows (video; audio stays)'
+          : m.silent
+            ? '**stopped asking**'
+            : `**stays on \`${m.from}\`**, its manifests putting \`${m.target}\` first`;
+  const back = (r) => {
+    const i = r.requests.findIndex((q) => q.session);
+    return i < 0 ? 0 : r.requests.slice(i).filter((q) => !q.session).length;
+  };
+  const table = [
+    "| video.js on DASH | to `cdn-a` | back to `cdn-b` | sessions | counted at once | asked the MPD's URI again | every manifest verified |",
+    '| --- | --- | --- | --- | --- | --- | --- |',
+    ...v.variants.map(
+      (r) =>
+        `| ${title(r.id)} | ${move(r.moves[0])} | ${move(r.moves[1])} | ${r.sessions.length} | ${r.counted} | ${back(r)} | ${r.verified ? 'yes' : `**no**: ${r.why}`} |`,
+    ),
+  ];
+  text = between(text, '<!-- vhs:start -->', '<!-- vhs:end -->', table);
+  console.log(`${doc}: the VHS run of ${v.variants.length} pages written`);
 }
 writeFileSync(doc, text);
