@@ -71,17 +71,27 @@ describe('the demo server audited', () => {
 
   beforeAll(async () => {
     dir = tempDir();
-    demo = await runDemo({ dir: join(dir, 'demo'), port: await freePort(), periodMs: 500 });
+    // Each period the hops post (a simulated agent's), the run checks whether the window is
+    // covered: an event, not a clock. The demo's own period (2 s, its records due 0.5 s after
+    // it): a shorter one leaves its records 0.125 s, which a busy machine's hops miss period
+    // after period, and the window is then never covered.
+    let periodEnded: (() => void) | undefined;
+    demo = await runDemo({
+      dir: join(dir, 'demo'),
+      port: await freePort(),
+      onPeriod: () => periodEnded?.(),
+    });
     roomId = toHex(demo.setup.roomId);
     // Wait for a window of records (every pathway with a status other than stale), then a load
     // of players.
     const engine = demo.server.engine;
     const covered = () =>
       engine.evidenceAt(engine.now()).pathways.every((p) => p.status !== STATUS.stale);
-    // Checked at each turn of 20 ms for as many turns as a minute holds: a guard, longer on a
-    // busy machine whose timers run late.
-    for (let i = 0; i < 3000 && !covered(); i++) {
-      await new Promise((done) => setTimeout(done, 20));
+    const guard = performance.now() + 600_000;
+    while (!covered() && performance.now() < guard) {
+      await new Promise<void>((resolve) => {
+        periodEnded = resolve;
+      });
     }
     expect(covered()).toBe(true);
     made = await load(demo.steeringUrl, 24, 12);
