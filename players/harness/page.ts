@@ -56,6 +56,7 @@ function html(player: PlayerName, vhs: boolean): string {
   window.__t0 = performance.now();
   window.__push = (type, data) => window.__events.push({ type, at: Math.round(performance.now() - window.__t0), ...data });
   window.addEventListener('error', (e) => window.__push('page-error', { message: String(e.message) }));
+  window.addEventListener('unhandledrejection', (e) => window.__push('page-error', { message: 'unhandled rejection: ' + String(e.reason && (e.reason.stack || e.reason.message) || e.reason) }));
   const v = document.getElementById('video');
   for (const name of ['playing', 'waiting', 'ended', 'error', 'stalled']) {
     v.addEventListener(name, () => window.__push('video', { name, time: v.currentTime, error: v.error && v.error.message }));

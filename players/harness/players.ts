@@ -125,6 +125,7 @@ async function startShaka(args: { url: string; buffer: number }): Promise<void> 
   });
   player.getNetworkingEngine().registerRequestFilter((type: number, request: Win) => {
     if (type === types.SEGMENT) w.__push('fragment', { url: request.uris[0] });
+    if (type === types.CONTENT_STEERING) w.__push('steering-request', { url: request.uris[0] });
   });
   player.addEventListener('error', (e: Win) =>
     w.__push('player-error', { code: e.detail?.code, message: String(e.detail?.message ?? '') }),

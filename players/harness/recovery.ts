@@ -87,7 +87,7 @@ export interface Recovery {
   readonly player: PlayerName;
   /** {@link recoveryKey}. */
   readonly column: string;
-  /** The pathway of its last segment before the phase's end (the pathway it moves from). */
+  /** The pathway of its last segment before the phase began (the pathway it moves from). */
   readonly from: string | null;
   /** The answers the player got between the phase's start and its end (status and error). */
   readonly declined: readonly string[];
@@ -103,6 +103,11 @@ export interface Recovery {
   readonly why: string | null;
   /** The policy the first decision after the phase names (hex digest). */
   readonly policy: string | null;
+  /**
+   * What it did after the phase's end, to say why when it did not recover: its steering answers
+   * (ms after the end, status, first pathway) and the pathways of its segments.
+   */
+  readonly after: { readonly answers: readonly string[]; readonly segments: string };
 }
 
 export interface RecoveryRun {
@@ -110,6 +115,8 @@ export interface RecoveryRun {
   /** The policy the rotation put in force (hex digest). */
   readonly rotated: string;
   readonly events: Readonly<Record<string, readonly PageEvent[]>>;
+  /** Each column's steering exchanges: ms since the run's start, status, first pathway, path. */
+  readonly steering: Readonly<Record<string, readonly string[]>>;
   readonly ms: number;
 }
 
@@ -334,17 +341,18 @@ export async function runRecovery(): Promise<RecoveryRun> {
 
     for (const phase of phases) {
       const start = performance.now();
-      await phase.act();
-      const end = performance.now();
-      // The pathway each was on when the phase ended: the one it moves from.
+      // The pathway each was on when the phase began (its act moves the evidence, and a player may
+      // move before the act ends, while a restart waits): the one it moves from.
       const from = new Map(
         runs.map((r) => [
           r.key,
           segments(r.key)
-            .filter((s) => s.at <= end)
+            .filter((s) => s.at <= start)
             .at(-1)?.pathway ?? null,
         ]),
       );
+      await phase.act();
+      const end = performance.now();
       await until(
         () => runs.every((r) => followed(r, end, phase.target) !== undefined),
         wakes,
@@ -396,13 +404,37 @@ export async function runRecovery(): Promise<RecoveryRun> {
           verified,
           why,
           policy,
+          after: {
+            answers: mine
+              .filter((e) => e.at > end)
+              .slice(0, 12)
+              .map((e) => `${Math.round(e.at - end)} ${e.status} ${firstOf(e) ?? '-'}`),
+            segments: segments(r.key)
+              .filter((s) => s.at > end)
+              .map((s) => s.pathway.slice(-1))
+              .join('')
+              .slice(0, 60),
+          },
         });
       }
     }
 
     const events: Record<string, PageEvent[]> = {};
     for (const { column, page } of pages) events[column] = await pageEvents(page).catch(() => []);
-    return { results, rotated, events, ms: Math.round(performance.now() - t0) };
+    const exchanges: Record<string, string[]> = {};
+    for (const r of runs) {
+      exchanges[r.column] = of(r.origin).map(
+        (e) =>
+          `${Math.round(e.at - t0)} ${e.status} ${firstOf(e) ?? '-'} ${e.target.split('?')[0]}`,
+      );
+    }
+    return {
+      results,
+      rotated,
+      events,
+      steering: exchanges,
+      ms: Math.round(performance.now() - t0),
+    };
   } finally {
     for (const c of cleanup) await c().catch(() => undefined);
   }

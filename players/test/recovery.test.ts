@@ -27,7 +27,18 @@ beforeAll(async () => {
   mkdirSync(CAPTURED_DIR, { recursive: true });
   writeFileSync(
     join(CAPTURED_DIR, 'recovery.json'),
-    `${JSON.stringify({ titles: PHASE_TITLES, ...run, events: undefined }, null, 2)}\n`,
+    `${JSON.stringify(
+      {
+        titles: PHASE_TITLES,
+        ...run,
+        // The players' own events but their segments (the pathways' logs hold those).
+        events: Object.fromEntries(
+          Object.entries(run.events).map(([k, v]) => [k, v.filter((e) => e.type !== 'fragment')]),
+        ),
+      },
+      null,
+      2,
+    )}\n`,
   );
   process.stdout.write(
     `\n[recovery] ${run.ms} ms\n${run.results
