@@ -30,8 +30,8 @@ const ADMIN_TOKEN = 'players-suite-admin-token';
  * through one proxy, so they share its address) and high enough for the players and hops alone.
  */
 const BUDGET = { requests: { rate: 10, burst: 20 }, sessions: { rate: 2, burst: 20 } };
-/** The manifests' TTL, seconds. */
-const TTL_S = 2;
+/** The manifests' TTL, seconds (4, not 2: shaka's start, harness/steering.ts `TIMING`). */
+const TTL_S = 4;
 /**
  * Guards against a hang alone: each wait below ends when what it waits for is seen (every player
  * declined, every player moved); these bound a wait for what never comes, far beyond what a

@@ -58,8 +58,12 @@ export const TIMING = {
    * busy machine has room before a pathway would read as stale.
    */
   lag_us: 900_000n,
-  /** The manifests' TTL, seconds: the players reload every 2 s. */
-  ttl_s: 2,
+  /**
+   * The manifests' TTL, seconds: the players reload every 4 s. Not 2: shaka-player 5.2 stops
+   * steering for good when its first TTL runs out before it has made its ABR manager, which a
+   * busy machine's start took longer than 2 s to (docs/players.md, shaka-player).
+   */
+  ttl_s: 4,
   min_ttl_s: 1,
 } as const;
 
