@@ -372,15 +372,15 @@ export async function runRecovery(): Promise<RecoveryRun> {
         for (const e of check) {
           const at = `the answer at ${Math.round(e.at - end)} ms (${e.target})`;
           try {
-            // A fetch that failed on the network (no HTTP status: a timeout on a machine this busy)
-            // says nothing of the manifest: tried again, once. Any answer of the server stands.
-            const v = await verifier
-              .verify(new Uint8Array(e.body))
-              .catch((error: { name?: string; status?: number }) =>
-                error?.name === 'FetchError' && error.status === undefined
-                  ? verifier.verify(new Uint8Array(e.body))
-                  : Promise.reject(error),
-              );
+            // A fetch that failed on the network (no HTTP status: a timeout, or a kept-alive
+            // connection the other side closed, on a machine this busy) says nothing of the
+            // manifest: tried again, up to twice. Any answer of the server stands.
+            const once = () => verifier.verify(new Uint8Array(e.body));
+            const unfetched = (error: { name?: string; status?: number }) =>
+              error?.name === 'FetchError' && error.status === undefined;
+            const v = await once()
+              .catch((error) => (unfetched(error) ? once() : Promise.reject(error)))
+              .catch((error) => (unfetched(error) ? once() : Promise.reject(error)));
             if (v.outcome.outcome !== 'accept') {
               why = `${at}: ${JSON.stringify(v.outcome)}`;
               break;
