@@ -274,15 +274,15 @@ describe('the players page', () => {
         verifiedFirst: '',
         segments: 2,
       });
-      // The pathways are the visitor's description's: its hosts, named by its PATHWAY-IDs, as
-      // many segments on each as those hosts served (or up to two fewer, still in flight).
+      // The pathways are the visitor's description's: its hosts, named by its PATHWAY-IDs, and
+      // each shown as many times at most as its host had served by then (read after the page:
+      // how many more are in flight is the machine's pace, not the page's).
       const served = pathways.log.filter((r) => r.scenario === 'visitor' && r.path.endsWith('.ts'));
       for (const id of new Set(s.segments)) {
         expect(['cdn-a', 'cdn-b']).toContain(id);
         const shownOn = s.segments.filter((p) => p === id).length;
         const servedOn = served.filter((r) => r.pathway === id).length;
-        expect(servedOn - shownOn, id).toBeGreaterThanOrEqual(0);
-        expect(servedOn - shownOn, id).toBeLessThanOrEqual(2);
+        expect(servedOn, id).toBeGreaterThanOrEqual(shownOn);
       }
       expect(s.errors).toEqual([]);
     } finally {
