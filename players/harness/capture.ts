@@ -5,6 +5,7 @@
 
 import { createServer, request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import { close, listen } from './http.js';
+import { Wake } from './wake.js';
 
 export interface Exchange {
   /** When the answer was complete, `performance.now()` of this process (ms). */
@@ -21,6 +22,8 @@ export interface Exchange {
 export interface CaptureProxy {
   readonly origin: string;
   readonly exchanges: Exchange[];
+  /** Notified on every exchange recorded. */
+  readonly wake: Wake;
   /** Where to forward (`http://host:port`); set once the steering server listens. */
   setUpstream(url: string): void;
   close(): Promise<void>;
@@ -34,6 +37,7 @@ export interface CaptureProxy {
 export async function startCaptureProxy(): Promise<CaptureProxy> {
   let target: URL | undefined;
   const exchanges: Exchange[] = [];
+  const wake = new Wake();
   const server = createServer((req, res) => {
     if (target === undefined) {
       res.writeHead(502, { 'Content-Type': 'text/plain' }).end('proxy: no upstream yet\n');
@@ -66,6 +70,7 @@ export async function startCaptureProxy(): Promise<CaptureProxy> {
               body: bytes,
             });
             res.writeHead(up.statusCode ?? 502, up.headers).end(bytes);
+            wake.notify();
           });
         },
       );
@@ -79,6 +84,7 @@ export async function startCaptureProxy(): Promise<CaptureProxy> {
   return {
     origin: `http://127.0.0.1:${port}`,
     exchanges,
+    wake,
     setUpstream(url) {
       target = new URL(url);
     },

@@ -101,3 +101,14 @@ export function liveMpd(
   // Each reload is published anew, as a live packager's would be.
   return () => doc.replace(`publishTime="${ast}"`, `publishTime="${new Date().toISOString()}"`);
 }
+
+/**
+ * The MPD's `ContentSteering` element naming `uri` in place of the policy's `server_uri`: a
+ * session's `RELOAD-URI`, for an MPD written per viewer (docs/players.md, video.js on DASH).
+ */
+export function sessionElement(element: string, uri: string): string {
+  const open = element.indexOf('>') + 1;
+  const close = element.lastIndexOf('</ContentSteering>');
+  if (open === 0 || close < open) throw new TypeError('not a ContentSteering element');
+  return `${element.slice(0, open)}${uri.replaceAll('&', '&amp;')}${element.slice(close)}`;
+}

@@ -16,6 +16,7 @@ export const BUNDLES: Readonly<Record<string, string>> = {
   '/lib/dash.js': join(modules, 'dashjs', 'dist', 'modern', 'umd', 'dash.all.debug.js'),
   '/lib/shaka.js': join(modules, 'shaka-player', 'dist', 'shaka-player.compiled.debug.js'),
   '/lib/video.js': join(modules, 'video.js', 'dist', 'video.js'),
+  '/lib/video.core.js': join(modules, 'video.js', 'dist', 'alt', 'video.core.js'),
 };
 
 export type PlayerName = 'hls.js' | 'dash.js' | 'shaka-player' | 'video.js';
@@ -34,7 +35,18 @@ const PAGE_SCRIPT: Readonly<Record<PlayerName, string>> = {
   'video.js': '/lib/video.js',
 };
 
-function html(player: PlayerName): string {
+export interface PageOptions {
+  /**
+   * video.js's page loads video.js without its engine (`video.core.js`) and then this file as
+   * VHS (`@videojs/http-streaming`'s UMD bundle, which registers itself): a copy of VHS, patched
+   * or not (players/test/vhs.test.ts).
+   */
+  readonly vhs?: string;
+}
+
+function html(player: PlayerName, vhs: boolean): string {
+  const scripts =
+    player === 'video.js' && vhs ? ['/lib/video.core.js', '/lib/vhs.js'] : [PAGE_SCRIPT[player]];
   return `<!doctype html>
 <html><head><meta charset="utf-8"><title>${player}</title></head>
 <body>
@@ -44,24 +56,27 @@ function html(player: PlayerName): string {
   window.__t0 = performance.now();
   window.__push = (type, data) => window.__events.push({ type, at: Math.round(performance.now() - window.__t0), ...data });
   window.addEventListener('error', (e) => window.__push('page-error', { message: String(e.message) }));
+  window.addEventListener('unhandledrejection', (e) => window.__push('page-error', { message: 'unhandled rejection: ' + String(e.reason && (e.reason.stack || e.reason.message) || e.reason) }));
   const v = document.getElementById('video');
   for (const name of ['playing', 'waiting', 'ended', 'error', 'stalled']) {
     v.addEventListener(name, () => window.__push('video', { name, time: v.currentTime, error: v.error && v.error.message }));
   }
 </script>
-<script src="${PAGE_SCRIPT[player]}"></script>
+${scripts.map((src) => `<script src="${src}"></script>`).join('\n')}
 </body></html>
 `;
 }
 
 /** Starts the page server on 127.0.0.1 (any free port). */
-export async function startPageServer(): Promise<PageServer> {
-  for (const file of Object.values(BUNDLES)) {
+export async function startPageServer(options: PageOptions = {}): Promise<PageServer> {
+  const bundles: Record<string, string> = { ...BUNDLES };
+  if (options.vhs !== undefined) bundles['/lib/vhs.js'] = options.vhs;
+  for (const file of Object.values(bundles)) {
     if (!existsSync(file)) throw new Error(`player bundle missing: ${file}`);
   }
   const server = createServer((req, res) => {
     const path = new URL(req.url ?? '/', 'http://x').pathname;
-    const bundle = BUNDLES[path];
+    const bundle = bundles[path];
     if (bundle !== undefined) {
       res.writeHead(200, { 'Content-Type': CONTENT_TYPES[extname(bundle)] ?? 'text/javascript' });
       createReadStream(bundle).pipe(res);
@@ -69,7 +84,9 @@ export async function startPageServer(): Promise<PageServer> {
     }
     const player = decodeURIComponent(path.slice(1)) as PlayerName;
     if (player in PAGE_SCRIPT) {
-      res.writeHead(200, { 'Content-Type': CONTENT_TYPES['.html']! }).end(html(player));
+      res
+        .writeHead(200, { 'Content-Type': CONTENT_TYPES['.html']! })
+        .end(html(player, options.vhs !== undefined));
       return;
     }
     res.writeHead(404, { 'Content-Type': 'text/plain' }).end('not found\n');

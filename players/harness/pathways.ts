@@ -11,6 +11,7 @@ import { createReadStream, statSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { extname, join, normalize } from 'node:path';
 import { CONTENT_TYPES, close, cors, listen } from './http.js';
+import { Wake } from './wake.js';
 
 export interface PathwayHost {
   /** The pathway ID whose traffic this host carries. */
@@ -44,6 +45,8 @@ export interface Pathways {
    * called for each request (a live playlist or MPD).
    */
   readonly documents: Map<string, string | (() => string)>;
+  /** Notified on every request logged. */
+  readonly wake: Wake;
   /** The media segment requests (`.ts`, `.m4s` but init segments) served since `since`. */
   segments(since?: number): ServedRequest[];
   close(): Promise<void>;
@@ -60,6 +63,7 @@ export async function startPathways(
   const documents = new Map<string, string | (() => string)>();
   const servers: Server[] = [];
   const origins = new Map<string, string>();
+  const wake = new Wake();
 
   for (const { id, host } of hosts) {
     const server = createServer((req, res) => {
@@ -74,6 +78,7 @@ export async function startPathways(
       res.on('finish', () => {
         if (req.method === 'GET') {
           log.push({ pathway: id, host, path, query, scenario, status: res.statusCode, at });
+          wake.notify();
         }
       });
       if (cors(req, res)) return;
@@ -119,6 +124,7 @@ export async function startPathways(
     origins,
     log,
     documents,
+    wake,
     segments(since = 0) {
       return log
         .filter((r) => r.at >= since && /\.(ts|m4s)$/.test(r.path) && !/\/init-/.test(r.path))

@@ -125,6 +125,7 @@ async function startShaka(args: { url: string; buffer: number }): Promise<void> 
   });
   player.getNetworkingEngine().registerRequestFilter((type: number, request: Win) => {
     if (type === types.SEGMENT) w.__push('fragment', { url: request.uris[0] });
+    if (type === types.CONTENT_STEERING) w.__push('steering-request', { url: request.uris[0] });
   });
   player.addEventListener('error', (e: Win) =>
     w.__push('player-error', { code: e.detail?.code, message: String(e.detail?.message ?? '') }),
@@ -188,7 +189,9 @@ export async function startPlayer(
   player: PlayerName,
   options: StartOptions,
 ): Promise<void> {
-  await page.goto(pageUrl);
+  // No timeout of its own: on a busy machine eight pages loading their bundles at once take
+  // their time; the test's own timeout bounds it.
+  await page.goto(pageUrl, { timeout: 0 });
   const args = { url: options.url, buffer: FORWARD_BUFFER_S, debug: options.debug ?? false };
   if (player === 'hls.js') await page.evaluate(startHls, args);
   else if (player === 'dash.js')

@@ -10,6 +10,7 @@
 
 import { createServer, type IncomingHttpHeaders, type ServerResponse } from 'node:http';
 import { close, listen } from './http.js';
+import { Wake } from './wake.js';
 
 /** A steering manifest's fields (content-steering §4, the HLS and DASH texts alike). */
 export interface ManifestSpec {
@@ -66,6 +67,8 @@ export interface Scenario {
 
 export interface ScriptedEndpoint {
   readonly origin: string;
+  /** Notified on every request and every answer. */
+  readonly wake: Wake;
   /** Registers a scenario answering its n-th GET with `script[n]` (the last one repeating). */
   scenario(id: string, script: readonly Answer[]): Scenario;
   close(): Promise<void>;
@@ -85,6 +88,7 @@ function manifestBody(m: ManifestSpec, reloadUri: string): string {
 export async function startScriptedEndpoint(): Promise<ScriptedEndpoint> {
   const scenarios = new Map<string, { scenario: Scenario; script: readonly Answer[] }>();
   const held = new Set<ServerResponse>();
+  const wake = new Wake();
   const server = createServer((req, res) => {
     const at = performance.now();
     const url = req.url ?? '/';
@@ -116,10 +120,12 @@ export async function startScriptedEndpoint(): Promise<ScriptedEndpoint> {
       status: null,
     };
     scenario.requests.push(record);
+    wake.notify();
     const answer = script[index]!;
     const done = (status: number | null) => {
       record.status = status;
       record.answeredAt = performance.now();
+      wake.notify();
     };
     res.setHeader('Cache-Control', 'no-store');
     switch (answer.kind) {
@@ -159,6 +165,7 @@ export async function startScriptedEndpoint(): Promise<ScriptedEndpoint> {
   const origin = `http://127.0.0.1:${port}`;
   return {
     origin,
+    wake,
     scenario(id, script) {
       if (script.length === 0) throw new TypeError('a script needs at least one answer');
       const scenario: Scenario = {

@@ -71,19 +71,34 @@ describe('the demo server audited', () => {
 
   beforeAll(async () => {
     dir = tempDir();
-    demo = await runDemo({ dir: join(dir, 'demo'), port: await freePort(), periodMs: 500 });
+    // Each period the hops post (a simulated agent's), the run checks whether the window is
+    // covered: an event, not a clock. The demo's own period (2 s, its records due 0.5 s after
+    // it): a shorter one leaves its records 0.125 s, which a busy machine's hops miss period
+    // after period, and the window is then never covered.
+    let periodEnded: (() => void) | undefined;
+    demo = await runDemo({
+      dir: join(dir, 'demo'),
+      port: await freePort(),
+      onPeriod: () => periodEnded?.(),
+    });
     roomId = toHex(demo.setup.roomId);
     // Wait for a window of records (every pathway with a status other than stale), then a load
     // of players.
     const engine = demo.server.engine;
     const covered = () =>
       engine.evidenceAt(engine.now()).pathways.every((p) => p.status !== STATUS.stale);
-    for (let i = 0; i < 3000 && !covered(); i++) {
-      await new Promise((done) => setTimeout(done, 20));
+    const guard = performance.now() + 600_000;
+    while (!covered() && performance.now() < guard) {
+      await new Promise<void>((resolve) => {
+        periodEnded = resolve;
+      });
     }
     expect(covered()).toBe(true);
     made = await load(demo.steeringUrl, 24, 12);
-  });
+    // No deadline of its own but a guard against a hang: the setup waits for the demo to be
+    // ready and for its 288 decisions to be made and committed, which a busy machine's two cores
+    // take minutes over (seen: more than 120 s with a load average of 20).
+  }, 900_000);
   afterAll(async () => {
     await demo?.close();
   });

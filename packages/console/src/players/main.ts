@@ -27,6 +27,15 @@ import {
 
 type Kind = 'hls.js' | 'dash.js' | 'shaka-player' | 'video.js';
 const KINDS: readonly Kind[] = ['hls.js', 'dash.js', 'shaka-player', 'video.js'];
+type Protocol = 'hls' | 'dash';
+/** The protocols each player steers, its default first. */
+const PROTOCOLS: Readonly<Record<Kind, readonly Protocol[]>> = {
+  'hls.js': ['hls'],
+  'dash.js': ['dash'],
+  'shaka-player': ['dash', 'hls'],
+  'video.js': ['hls', 'dash'],
+};
+const PROTOCOL_NAME: Readonly<Record<Protocol, string>> = { hls: 'HLS', dash: 'DASH' };
 const STEERING_TYPE = 'application/vnd.apple.steering-list';
 const MAX_SEGMENT_ROWS = 400;
 /**
@@ -42,9 +51,15 @@ const params = new URLSearchParams(location.search);
 const t0 = performance.now();
 const since = () => ((performance.now() - t0) / 1000).toFixed(1);
 
-/** The stream this server serves for a player kind (its demo stream, on its pathways). */
-function defaultSource(kind: Kind): string {
-  const name = kind === 'dash.js' || kind === 'shaka-player' ? 'main.mpd' : 'main.m3u8';
+/** The protocol asked for (`?protocol=`), when the player steers it; else the player's first. */
+function protocolOf(kind: Kind, asked: string | null): Protocol {
+  const steers = PROTOCOLS[kind];
+  return steers.find((p) => p === asked) ?? steers[0]!;
+}
+
+/** The stream this server serves in a protocol (its demo stream, on its pathways). */
+function defaultSource(protocol: Protocol): string {
+  const name = protocol === 'dash' ? 'main.mpd' : 'main.m3u8';
   return new URL(`players/stream/${name}`, location.href).href;
 }
 
@@ -55,11 +70,20 @@ function setUpForm(): void {
   }
   const kind = (params.get('player') as Kind | null) ?? 'hls.js';
   select.value = KINDS.includes(kind) ? kind : 'hls.js';
+  const protocol = byId<HTMLSelectElement>('protocol');
+  // The protocols the chosen player steers, the one asked for (or its first) selected.
+  const protocols = (asked: string | null) => {
+    const k = select.value as Kind;
+    fill(protocol, ...PROTOCOLS[k].map((p) => h('option', { value: p }, PROTOCOL_NAME[p])));
+    protocol.value = protocolOf(k, asked);
+    byId<HTMLInputElement>('src').placeholder = defaultSource(protocol.value as Protocol);
+  };
+  protocols(params.get('protocol'));
   byId<HTMLInputElement>('script').value = params.get('script') ?? '';
   byId<HTMLInputElement>('src').value = params.get('src') ?? '';
-  byId<HTMLInputElement>('src').placeholder = defaultSource(select.value as Kind);
-  select.addEventListener('change', () => {
-    byId<HTMLInputElement>('src').placeholder = defaultSource(select.value as Kind);
+  select.addEventListener('change', () => protocols(protocol.value));
+  protocol.addEventListener('change', () => {
+    byId<HTMLInputElement>('src').placeholder = defaultSource(protocol.value as Protocol);
   });
 }
 
@@ -220,8 +244,15 @@ async function onSteering(seen: Seen): Promise<void> {
       ),
     ];
   }
+  // A fetch of the evidence that failed on the network (no HTTP status) says nothing of the
+  // manifest: it is tried again, once, and then said so, apart from a refusal.
+  const unfetched = (e: unknown) =>
+    e instanceof Error &&
+    e.name === 'FetchError' &&
+    (e as { status?: number }).status === undefined;
+  const verify = () => fetchAndVerify({ manifest: bytes }, { backend: nobleBackend, cache });
   try {
-    const v = await fetchAndVerify({ manifest: bytes }, { backend: nobleBackend, cache });
+    const v = await verify().catch((e: unknown) => (unfetched(e) ? verify() : Promise.reject(e)));
     const o = v.outcome;
     row.setAttribute('data-verified', o.outcome);
     if (o.outcome === 'accept') {
@@ -231,8 +262,17 @@ async function onSteering(seen: Seen): Promise<void> {
     }
     verdict.className = '';
   } catch (e) {
-    row.setAttribute('data-verified', 'error');
-    fill(verdict, h('span', { class: 'bad' }, `not verified: ${(e as Error).message}`));
+    row.setAttribute('data-verified', unfetched(e) ? 'unfetched' : 'error');
+    fill(
+      verdict,
+      h(
+        'span',
+        { class: 'bad' },
+        unfetched(e)
+          ? `not verified: the evidence could not be fetched (${(e as Error).message})`
+          : `not verified: ${(e as Error).message}`,
+      ),
+    );
     verdict.className = '';
   }
 }
@@ -280,7 +320,12 @@ function loadScript(src: string): Promise<void> {
   });
 }
 
-async function startPlayer(kind: Kind, src: string, video: HTMLVideoElement): Promise<string> {
+async function startPlayer(
+  kind: Kind,
+  src: string,
+  protocol: Protocol,
+  video: HTMLVideoElement,
+): Promise<string> {
   const w = window as Any;
   switch (kind) {
     case 'hls.js': {
@@ -338,7 +383,7 @@ async function startPlayer(kind: Kind, src: string, video: HTMLVideoElement): Pr
       player.on('error', () => note(`video.js: ${player.error()?.message ?? 'error'}`, 'error'));
       player.src({
         src,
-        type: /\.mpd(\?|$)/.test(src) ? 'application/dash+xml' : 'application/x-mpegURL',
+        type: protocol === 'dash' ? 'application/dash+xml' : 'application/x-mpegURL',
       });
       return `video.js ${w.videojs.VERSION}`;
     }
@@ -356,13 +401,15 @@ async function describe(src: string): Promise<Description> {
 }
 
 async function run(kind: Kind): Promise<void> {
-  const src = params.get('src') || defaultSource(kind);
+  const src = params.get('src') || defaultSource(protocolOf(kind, params.get('protocol')));
   const bundled = BUNDLED.find((b) => b.kind === kind);
   const script =
     params.get('script') || (bundled === undefined ? '' : new URL(bundled.url, location.href).href);
   byId('player-area').hidden = false;
+  let protocol: Protocol;
   try {
     const d = await describe(src);
+    protocol = d.protocol;
     state.description = d;
     state.prefixes = [...d.pathways];
     if (d.steering !== null) state.steeringPaths.add(pathOf(d.steering)!);
@@ -381,9 +428,10 @@ async function run(kind: Kind): Promise<void> {
   try {
     await loadScript(script);
     const video = byId<HTMLVideoElement>('video');
-    const name = await startPlayer(kind, src, video);
-    fill(byId('player-name'), name);
+    const name = await startPlayer(kind, src, protocol, video);
+    fill(byId('player-name'), `${name} · ${PROTOCOL_NAME[protocol]}`);
     document.body.setAttribute('data-player', name);
+    document.body.setAttribute('data-protocol', protocol);
     // dash.js plays by itself (`initialize(…, true)`); a play() before it has read the MPD
     // starts playback with no steering data, and it then makes no first steering request.
     if (kind !== 'dash.js') video.play().catch(() => undefined);

@@ -98,8 +98,13 @@ export function streamFile(
       .replace(/\s*<ServiceDescription id="0">\s*<\/ServiceDescription>/, '');
     const open = mpd.indexOf('>', mpd.indexOf('<MPD')) + 1;
     if (open === 0) return undefined;
+    // The initial pathway's BaseURL first: a player that starts a media type on the first
+    // BaseURL and not on the default service location (VHS 3.17 its audio) then starts it where
+    // the element says, and the first steering answer moves nothing (docs/players.md).
+    const initial = policy.pathways[policy.initial]?.id;
+    const ordered = [...ids.filter((id) => id === initial), ...ids.filter((id) => id !== initial)];
     const inserted = [
-      ...ids.map(
+      ...ordered.map(
         (id) =>
           `\t<BaseURL serviceLocation="${xmlEscape(id)}">${xmlEscape(`${base}/${encodeURIComponent(id)}/dash/`)}</BaseURL>`,
       ),

@@ -62,18 +62,23 @@ describe("the players page's stream", () => {
     ).toEqual(bases);
   });
 
-  it('writes an MPD of the policy: a BaseURL per pathway with its serviceLocation, and its ContentSteering', async () => {
+  it('writes an MPD of the policy: a BaseURL per pathway with its serviceLocation, the initial one first, and its ContentSteering', async () => {
     ctx = await demoApp();
-    const policy = ctx.engine.policy;
-    const mpd = String(streamFile(STREAM, policy, 'main.mpd', ORIGIN)!.body);
-    expect(mpd).toContain(dashElement(policy));
-    expect(mpd).not.toContain('ProgramInformation');
-    const bases = [...mpd.matchAll(/<BaseURL serviceLocation="([^"]+)">([^<]+)<\/BaseURL>/g)];
-    expect(bases.map((m) => [m[1], m[2]])).toEqual(
-      policy.pathways
-        .filter((p) => p.host === '')
-        .map((p) => [p.id, `${ORIGIN}/console/players/stream/${p.id}/dash/`]),
-    );
+    for (const initial of [0, 1]) {
+      const policy = { ...ctx.engine.policy, initial };
+      const mpd = String(streamFile(STREAM, policy, 'main.mpd', ORIGIN)!.body);
+      expect(mpd).toContain(dashElement(policy));
+      expect(mpd).not.toContain('ProgramInformation');
+      const bases = [...mpd.matchAll(/<BaseURL serviceLocation="([^"]+)">([^<]+)<\/BaseURL>/g)];
+      const ids = policy.pathways.filter((p) => p.host === '').map((p) => p.id);
+      const first = policy.pathways[initial]!.id;
+      expect(bases.map((m) => [m[1], m[2]])).toEqual(
+        [first, ...ids.filter((id) => id !== first)].map((id) => [
+          id,
+          `${ORIGIN}/console/players/stream/${id}/dash/`,
+        ]),
+      );
+    }
   });
 
   it("serves the stream's files under each pathway of the policy, and nothing else", async () => {
