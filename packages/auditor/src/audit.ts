@@ -8,6 +8,7 @@
  * 3. The bands' shares (`shares.ts`): the sessions in each band against the binomial expectation.
  * 4. The policies (`policies.ts`): each, its span, and what changed from the one before.
  * 5. The hops' consistency (`hops.ts`): a report, not a finding.
+ * 6. A decision's frame given twice: a finding, its copy audited once.
  */
 import {
   bytesEqual,
@@ -56,6 +57,20 @@ export interface InconsistentLoad {
   readonly t: string;
 }
 
+/**
+ * A decision's frame given again: the same bytes as an earlier frame of the archive, which an
+ * audit counts once.
+ */
+export interface DuplicatedDecision {
+  readonly digest: string;
+  /** Its `t` (µs, decimal). */
+  readonly t: string;
+  /** The copy's index in `decisions.bin`, from 0. */
+  readonly frame: number;
+  /** The index of the first frame of the same bytes. */
+  readonly first: number;
+}
+
 /** The audit's result: the JSON `--json` prints (`docs/audit.md`). */
 export interface AuditResult {
   readonly decisions: number;
@@ -79,6 +94,8 @@ export interface AuditResult {
    * *The log*).
    */
   readonly log: LogResult | null;
+  /** Decision frames given again (a finding each). */
+  readonly duplicated: readonly DuplicatedDecision[];
 }
 
 /** What an audit reads besides the decisions. */
@@ -122,10 +139,12 @@ export interface AuditOptions {
   readonly log?: ArchiveLog;
 }
 
-/** Takes the refusals and inconsistent loads an {@link Audit} does not hold. */
+/** Takes the refusals, inconsistent loads and duplicated frames an {@link Audit} does not hold. */
 export interface AuditSink {
   refused(r: RefusedResult): void;
   inconsistent(l: InconsistentLoad): void;
+  /** Without it, every duplicated frame is held. */
+  duplicated?(d: DuplicatedDecision): void;
 }
 
 /** The refusals and inconsistent loads the result holds by default with a sink. */
@@ -158,6 +177,12 @@ function sessionKey(session: Uint8Array): string {
   return String.fromCharCode.apply(null, session as unknown as number[]);
 }
 
+/**
+ * The frames of one `t` compared for copies, at most: the decisions are in ascending `t`, so a
+ * frame's copy is among those of its `t`; past this many at one µs, the oldest are forgotten.
+ */
+export const SAME_T_HELD = 1 << 16;
+
 /** An audit under way: give it every decision in ascending `t`, then {@link Audit.finish}. */
 export class Audit {
   private readonly backend: CryptoBackend;
@@ -182,6 +207,10 @@ export class Audit {
   private checked = 0;
   private lastT = -1n;
   private lastPolicy: PolicyInUse | undefined;
+  /** The frames at `lastT` (digest and `sig`, as a string) and their index. */
+  private readonly sameT = new Map<string, number>();
+  private readonly duplicated: DuplicatedDecision[] = [];
+  private duplicatedCount = 0;
 
   constructor(
     materials: AuditMaterials,
@@ -228,14 +257,15 @@ export class Audit {
 
   /**
    * One decision, in ascending `t`; `verdict` is required with `verify: 'external'` and ignored
-   * otherwise. An {@link ArchiveError} when a decision's `t` is below the one before it.
+   * otherwise. An {@link ArchiveError} when a decision's `t` is below the one before it. Gives
+   * the decision's verdict (a frame that does not read is refused with C1's reason).
    */
-  add(bytes: Uint8Array, verdict?: Verdict): void {
+  add(bytes: Uint8Array, verdict?: Verdict): Verdict {
     let v: Verdict;
     if (this.verifier !== undefined) v = this.verifier.verify(bytes);
     else if (verdict !== undefined) v = verdict;
     else throw new TypeError('Audit.add: a verdict is required with verify: external');
-    this.count++;
+    const frame = this.count++;
     let d = v.facts;
     if (d === undefined && this.verifier === undefined) {
       // A verdict given without facts (verified elsewhere): the facts are read here. (This
@@ -243,13 +273,17 @@ export class Audit {
       const read = readDecision(bytes);
       if (read.ok) d = factsOf(read.value);
     }
+    let digest: Uint8Array | undefined;
     if (d !== undefined) {
       if (d.t < this.lastT) {
         throw new ArchiveError(
           `decisions.bin is not in ascending t: decision ${this.count} (${frameDigest(bytes, this.backend)}) is at ${d.t}, before ${this.lastT}`,
         );
       }
+      if (d.t !== this.lastT) this.sameT.clear();
       this.lastT = d.t;
+      digest = this.backend.sha256(fallbackBody(bytes));
+      if (this.copyOf(digest, bytes, frame, d.t)) return v;
     }
     if (v.accepted) this.accepted++;
     else {
@@ -262,8 +296,8 @@ export class Audit {
       if (this.refusedCount++ < this.held) this.refused.push(r);
       else this.options.sink!.refused(r);
     }
-    if (d === undefined) return;
-    this.options.log?.see(this.backend.sha256(fallbackBody(bytes)), d.t);
+    if (d === undefined || digest === undefined) return v;
+    this.options.log?.see(digest, d.t);
 
     let lp = this.lastPolicy;
     if (lp === undefined || !bytesEqual(lp.digest, d.policy)) {
@@ -312,13 +346,41 @@ export class Audit {
     );
     // A decision of no pathway (it does not verify) places nothing.
     if (m > 0) this.replay.place(key, d.first, d.t, d.ttl);
+    return v;
   }
 
   /**
-   * The result, and the series the HTML report plots; with a sink, the result's refusals and
-   * inconsistent loads are the first of each, and `refused` and `inconsistent` count them all.
+   * Whether the frame at `frame` is a copy of an earlier one of its `t` (its digest and `sig`
+   * the same: the same bytes); a copy is a finding, and is not audited again.
    */
-  finish(): { result: AuditResult; series: Series; refused: number; inconsistent: number } {
+  private copyOf(digest: Uint8Array, bytes: Uint8Array, frame: number, t: bigint): boolean {
+    const key = sessionKey(digest) + sessionKey(bytes.subarray(Math.max(0, bytes.length - 64)));
+    const first = this.sameT.get(key);
+    if (first === undefined) {
+      if (this.sameT.size >= SAME_T_HELD) this.sameT.delete(this.sameT.keys().next().value!);
+      this.sameT.set(key, frame);
+      return false;
+    }
+    const dup: DuplicatedDecision = { digest: toHex(digest), t: t.toString(), frame, first };
+    const sink = this.options.sink;
+    if (this.duplicatedCount++ < this.held || sink?.duplicated === undefined) {
+      this.duplicated.push(dup);
+    } else sink.duplicated(dup);
+    return true;
+  }
+
+  /**
+   * The result, and the series the HTML report plots; with a sink, the result's refusals,
+   * inconsistent loads and duplicated frames are the first of each, and `refused`,
+   * `inconsistent` and `duplicated` count them all.
+   */
+  finish(): {
+    result: AuditResult;
+    series: Series;
+    refused: number;
+    inconsistent: number;
+    duplicated: number;
+  } {
     const shares = this.shares.results();
     const flagged = shares.filter((s) => s.flagged).length;
     const log = this.options.log?.result() ?? null;
@@ -336,17 +398,20 @@ export class Audit {
       },
       shares,
       policies: this.policyLog.results(),
-      findings: this.refusedCount + this.inconsistentCount + flagged + logFindings,
+      findings:
+        this.refusedCount + this.inconsistentCount + flagged + logFindings + this.duplicatedCount,
       room: this.roomHex,
       records: this.recordCount,
       hops: this.hopReport.results(),
       log,
+      duplicated: this.duplicated,
     };
     return {
       result,
       series: this.series.result(),
       refused: this.refusedCount,
       inconsistent: this.inconsistentCount,
+      duplicated: this.duplicatedCount,
     };
   }
 }
@@ -363,13 +428,15 @@ export function auditDecisions(
 }
 
 /**
- * The result as `--json` prints it in three parts around its two lists that grow with the log:
+ * The result as `--json` prints it in four parts around its three lists that grow with the log:
  * `head`, the refusals (each {@link findingJson}, separated by commas), `middle`, the inconsistent
- * loads (the same), `tail`. One line, its keys in the documented order.
+ * loads (the same), `late`, the duplicated frames (the same), `tail`. One line, its keys in the
+ * documented order.
  */
 export function auditJsonParts(result: AuditResult): {
   head: string;
   middle: string;
+  late: string;
   tail: string;
 } {
   const r = result;
@@ -377,15 +444,16 @@ export function auditJsonParts(result: AuditResult): {
   return {
     head: `{"decisions":${r.decisions},"sessions":${r.sessions},"accepted":${r.accepted},"refused":[`,
     middle: `],"loads":{"checked":${l.checked},"tolerance":${l.tolerance},"grace_s":${l.grace_s},"inconsistent":[`,
-    tail:
+    late:
       `]},"shares":${JSON.stringify(r.shares)},"policies":${JSON.stringify(r.policies)},` +
       `"findings":${r.findings},"room":${JSON.stringify(r.room)},"records":${r.records},` +
-      `"hops":${JSON.stringify(r.hops)},"log":${JSON.stringify(r.log ?? null)}}`,
+      `"hops":${JSON.stringify(r.hops)},"log":${JSON.stringify(r.log ?? null)},"duplicated":[`,
+    tail: ']}',
   };
 }
 
-/** One refusal or inconsistent load as the `--json` result writes it. */
-export function findingJson(f: RefusedResult | InconsistentLoad): string {
+/** One refusal, inconsistent load or duplicated frame as the `--json` result writes it. */
+export function findingJson(f: RefusedResult | InconsistentLoad | DuplicatedDecision): string {
   return JSON.stringify(f);
 }
 
@@ -397,6 +465,8 @@ export function auditJson(result: AuditResult): string {
     result.refused.map(findingJson).join(',') +
     p.middle +
     result.loads.inconsistent.map(findingJson).join(',') +
+    p.late +
+    result.duplicated.map(findingJson).join(',') +
     p.tail
   );
 }
