@@ -69,6 +69,14 @@ describe('readArchiveMaterials', () => {
     expect(refusal(() => readArchiveMaterials(d))).toEqual(
       `${join(d, 'archive.json')}: archive.json: "room" is not 64 hexadecimal digits`,
     );
+    // A name given twice: refused, where JSON.parse would take the last value.
+    writeFileSync(
+      join(d, 'archive.json'),
+      `{"room": "${META.room}", "grace_s": 3, "grace_s": 3000}`,
+    );
+    expect(refusal(() => readArchiveMaterials(d))).toEqual(
+      `${join(d, 'archive.json')}: archive.json: the name "grace_s" is given twice in one object`,
+    );
     writeFileSync(join(d, 'archive.json'), ' '.repeat(MAX_META_BYTES + 1));
     expect(refusal(() => readArchiveMaterials(d))).toEqual(
       `${join(d, 'archive.json')}: ${MAX_META_BYTES + 1} bytes, over the ${MAX_META_BYTES} it may hold`,

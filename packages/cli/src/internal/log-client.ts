@@ -9,6 +9,7 @@ import {
   type RoomCheckpoint,
   verifyDecisionProof,
 } from '@wai-steering/auditor';
+import { readStrictJson } from '@wai-steering/config-text';
 import { TileHashReader } from '@wai-steering/tlog';
 import { openRoom, type RoomContext } from '@wai-steering/verifier';
 import { bytesEqual, toHex } from '@wai-steering/wire';
@@ -137,12 +138,11 @@ export async function fetchInclusion(
   }
   const body = await res.text();
   if (res.status === 404) {
-    let error: unknown;
-    try {
-      error = (JSON.parse(body) as { error?: unknown }).error;
-    } catch {
-      error = undefined;
-    }
+    const read = readStrictJson(body);
+    const error =
+      read.ok && read.value !== null && typeof read.value === 'object'
+        ? (read.value as { error?: unknown }).error
+        : undefined;
     if (error === 'not_logged_yet') {
       const after = Number(res.headers.get('retry-after'));
       return {

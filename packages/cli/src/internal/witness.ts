@@ -11,6 +11,7 @@
 import { readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { dirname, isAbsolute, join } from 'node:path';
+import { readStrictJson } from '@wai-steering/config-text';
 import {
   type Cosigner,
   cosigner,
@@ -148,10 +149,9 @@ function readState(path: string): Map<string, WitnessState> {
   }
   const out = new Map<string, WitnessState>();
   try {
-    const o = JSON.parse(text) as Record<
-      string,
-      { size: string; root: string; checkpoint: string }
-    >;
+    const read = readStrictJson(text);
+    if (!read.ok) throw new Error(read.problem);
+    const o = read.value as Record<string, { size: string; root: string; checkpoint: string }>;
     for (const [origin, s] of Object.entries(o)) {
       if (!/^[0-9]{1,20}$/.test(s.size) || typeof s.checkpoint !== 'string')
         throw new Error(origin);
