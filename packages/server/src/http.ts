@@ -13,9 +13,11 @@
  *   does not read them) is dropped;
  * - **a cap**: past `max` open connections a new one is answered `503` and closed;
  * - **pipelining**: at most `maxPipelined` requests of one connection are in flight (being
- *   answered); past it the connection is not read until answers go out, and a connection that
- *   has sent more than `4 × maxPipelined` requests not yet answered is dropped (Node's parser
- *   may have parsed a whole chunk of requests before the pause takes effect);
+ *   answered); past it the connection is not read until answers go out. Node's parser may have
+ *   parsed a whole chunk of requests before the pause takes effect: the first request past
+ *   `4 × maxPipelined` not yet answered is answered `503` with `Retry-After` (after the answers
+ *   of those before it, as HTTP/1.1 orders them) and the connection closes after it; the
+ *   requests after it are not started;
  * - **fairness**: requests are started from a queue per connection, at most `perTurn` of each
  *   connection per event-loop turn, round-robin, so that one connection's pipelined burst
  *   cannot starve the others.
@@ -138,6 +140,8 @@ interface Conn {
   /** Bytes of those answers. */
   unread: number;
   dropped: boolean;
+  /** Past the pipeline's bound: its last answer (`503`) is queued, and it closes after it. */
+  closing: boolean;
   /** Bytes read and written when progress was last seen, and when (ms). */
   seen: number;
   since: number;
@@ -163,8 +167,31 @@ export function createHttpServer(app: SteeringApp, options: HttpOptions = {}): S
     c.dropped = true;
     c.queue.length = 0;
     ready.delete(c);
-    dropped.inc({ why });
+    // A connection closing past the pipeline's bound was counted when it passed it.
+    if (!c.closing) dropped.inc({ why });
     c.socket.destroy();
+  };
+
+  /**
+   * The first request past the pipeline's bound: answered `503` with `Retry-After` once the
+   * answers before it have gone out (Node writes a connection's answers in the order of its
+   * requests), with `connection: close`, after which Node ends the connection. Nothing more of
+   * the connection is read or started.
+   */
+  const refusePipelined = (c: Conn, res: ServerResponse): void => {
+    c.closing = true;
+    dropped.inc({ why: 'pipelined' });
+    if (!c.socket.isPaused()) c.socket.pause();
+    send(res, {
+      status: 503,
+      headers: {
+        'content-type': 'application/json; charset=utf-8',
+        'retry-after': '1',
+        'cache-control': 'no-store',
+      },
+      body: `{"error":"too_many_pipelined","message":"more than ${4 * limits.maxPipelined} requests of this connection wait for their answers; send fewer at once, and retry this one"}\n`,
+      close: true,
+    });
   };
 
   /**
@@ -178,7 +205,7 @@ export function createHttpServer(app: SteeringApp, options: HttpOptions = {}): S
   const finish = (c: Conn): void => {
     c.inFlight--;
     if (c.queue.length > 0) schedule(c);
-    else if (c.socket.isPaused() && !c.dropped) c.socket.resume();
+    else if (c.socket.isPaused() && !c.dropped && !c.closing) c.socket.resume();
   };
 
   /** Starts a request: the application's answer, written once it comes. */
@@ -287,9 +314,9 @@ export function createHttpServer(app: SteeringApp, options: HttpOptions = {}): S
     (req, res) => {
       const socket = req.socket;
       const c = conns.get(socket);
-      if (c === undefined || c.dropped) return;
+      if (c === undefined || c.dropped || c.closing) return;
       if (c.queue.length + c.inFlight >= 4 * limits.maxPipelined) {
-        drop(c, 'pipelined');
+        refusePipelined(c, res);
         return;
       }
       if (c.queue.length === 0 && mayStart(c)) {
@@ -354,6 +381,7 @@ export function createHttpServer(app: SteeringApp, options: HttpOptions = {}): S
       startedInTurn: 0,
       unread: 0,
       dropped: false,
+      closing: false,
       seen: 0,
       since: Date.now(),
     };
