@@ -431,6 +431,9 @@ export async function startWitness(
     }
     answer(res, 404, 'text/plain; charset=utf-8', 'not found\n');
   });
+  // A body held back does not hold its place for long: 30 s for a request, 10 s for its head.
+  server.requestTimeout = 30_000;
+  server.headersTimeout = 10_000;
   await new Promise<void>((resolve, reject) => {
     server.once('error', (e: NodeJS.ErrnoException) =>
       reject(new UserError(`listen ${config.host}:${config.port}: ${e.code ?? e.message}`)),
