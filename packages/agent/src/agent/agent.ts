@@ -11,6 +11,9 @@
  * restart the agent cuts every period from there (the missed ones unmetered, for a counter,
  * up to `backfill` periods) before it resumes on time.
  *
+ * A step of the room clock (the system clock set forward or back) is said once, with what is
+ * done of the periods it crossed (`steps.ts`): none signed twice, none stated unmeasured.
+ *
  * Nothing of a period is consumed before its record is durably in the spool: its traffic is
  * committed, and the reading at its start let go, only then. A period that came due while the
  * spool could not be written, or whose traffic is unknown, is signed with the unmetered marker:
@@ -35,6 +38,7 @@ import { PeriodCutter } from './cutter.js';
 import { Deliveries } from './deliveries.js';
 import { instantField, type LogSink, stampedLog, stderrSink } from './log.js';
 import {
+  type ClockStep,
   defaultCutDelay,
   defaultTolerance,
   firstSpanStart,
@@ -45,6 +49,7 @@ import {
 } from './period-clock.js';
 import { CounterReadings } from './readings.js';
 import type { CutRecord } from './record.js';
+import { readStep } from './steps.js';
 
 /** Options of a {@link HopAgent}. */
 export interface HopAgentOptions {
@@ -124,6 +129,7 @@ export class HopAgent {
       monotonic: o.monotonic ?? performanceClock,
       manual: o.manual === true,
       log: this.log,
+      onStep: (step) => this.stepped(step),
       onTimer: () => {
         this.wake().catch((e: unknown) => {
           // A record that could not be signed or spooled (a full disk): said, and its span is
@@ -159,6 +165,38 @@ export class HopAgent {
       counts: this.counts,
       log: this.log,
       onRecord: o.onRecord,
+    });
+  }
+
+  /** A step of the room clock between two wakes: the periods it crossed marked, and said. */
+  private stepped(step: ClockStep): void {
+    const s = readStep(step, this.P);
+    for (const m of s.marks) this.cutter.markStep(m);
+    const size = { step_us: String(s.size), step: formatDuration(s.size) };
+    const when = { ...instantField('from', step.before.at), ...instantField('to', step.after.at) };
+    if (s.forward) {
+      this.log({
+        level: 'warn',
+        msg: 'the room clock stepped forward: the periods it jumped over were not lived and are signed unmetered with no traffic; the periods it left and entered are signed unmetered',
+        ...size,
+        ...when,
+        periods_not_lived: s.notLived === undefined ? 0 : Number(s.notLived.periods),
+        ...(s.notLived === undefined
+          ? {}
+          : {
+              ...instantField('not_lived_from', s.notLived.from),
+              ...instantField('not_lived_to', s.notLived.to),
+            }),
+      });
+      return;
+    }
+    this.log({
+      level: 'warn',
+      msg: 'the room clock stepped back: the periods it repeats are signed already and are not signed again; the periods it left and landed in, not yet signed, are signed unmetered with no traffic (the lines logged meanwhile in periods signed already are not stated); nothing is signed until the room clock reaches the next boundary again',
+      ...size,
+      ...when,
+      ...instantField('signed_to', this.cutter.lastEnd),
+      ...instantField('waits_until', this.clock.nextBoundary),
     });
   }
 
@@ -294,6 +332,15 @@ export class HopAgent {
       }
       this.readings.restore(cursor, cur);
       this.log({ msg: 'resuming', ...instantField('from', from) });
+      if (from > cur + this.P) {
+        // The room clock is behind the last span signed (set back while the agent was down).
+        this.log({
+          level: 'warn',
+          msg: 'the room clock is before the end of the last span signed: the spans before it are not signed again; nothing is signed until the room clock reaches it',
+          ...instantField('now', this.clock.now()),
+          ...instantField('waits_until', from),
+        });
+      }
     }
     await this.startTraffic(from, this.P);
     this.cutter.lastEnd = from;
