@@ -21,6 +21,7 @@ import {
   toHex,
 } from '@wai-steering/wire';
 import { ArchiveError } from './archive.js';
+import { FrameCopies } from './copies.js';
 import { HopReport, type HopSpanResult } from './hops.js';
 import type { ArchiveLog, LogResult } from './log.js';
 import { PolicyLog, type PolicyResult } from './policies.js';
@@ -177,12 +178,6 @@ function sessionKey(session: Uint8Array): string {
   return String.fromCharCode.apply(null, session as unknown as number[]);
 }
 
-/**
- * The frames of one `t` compared for copies, at most: the decisions are in ascending `t`, so a
- * frame's copy is among those of its `t`; past this many at one µs, the oldest are forgotten.
- */
-export const SAME_T_HELD = 1 << 16;
-
 /** An audit under way: give it every decision in ascending `t`, then {@link Audit.finish}. */
 export class Audit {
   private readonly backend: CryptoBackend;
@@ -207,8 +202,7 @@ export class Audit {
   private checked = 0;
   private lastT = -1n;
   private lastPolicy: PolicyInUse | undefined;
-  /** The frames at `lastT` (digest and `sig`, as a string) and their index. */
-  private readonly sameT = new Map<string, number>();
+  private readonly copies = new FrameCopies();
   private readonly duplicated: DuplicatedDecision[] = [];
   private duplicatedCount = 0;
 
@@ -280,10 +274,13 @@ export class Audit {
           `decisions.bin is not in ascending t: decision ${this.count} (${frameDigest(bytes, this.backend)}) is at ${d.t}, before ${this.lastT}`,
         );
       }
-      if (d.t !== this.lastT) this.sameT.clear();
       this.lastT = d.t;
       digest = this.backend.sha256(fallbackBody(bytes));
-      if (this.copyOf(digest, bytes, frame, d.t)) return v;
+      const first = this.copies.firstOf(digest, bytes, frame, d.t);
+      if (first !== undefined) {
+        this.duplicate({ digest: toHex(digest), t: d.t.toString(), frame, first });
+        return v;
+      }
     }
     if (v.accepted) this.accepted++;
     else {
@@ -349,24 +346,12 @@ export class Audit {
     return v;
   }
 
-  /**
-   * Whether the frame at `frame` is a copy of an earlier one of its `t` (its digest and `sig`
-   * the same: the same bytes); a copy is a finding, and is not audited again.
-   */
-  private copyOf(digest: Uint8Array, bytes: Uint8Array, frame: number, t: bigint): boolean {
-    const key = sessionKey(digest) + sessionKey(bytes.subarray(Math.max(0, bytes.length - 64)));
-    const first = this.sameT.get(key);
-    if (first === undefined) {
-      if (this.sameT.size >= SAME_T_HELD) this.sameT.delete(this.sameT.keys().next().value!);
-      this.sameT.set(key, frame);
-      return false;
-    }
-    const dup: DuplicatedDecision = { digest: toHex(digest), t: t.toString(), frame, first };
+  /** A frame given again: a finding, held or given to the sink. */
+  private duplicate(d: DuplicatedDecision): void {
     const sink = this.options.sink;
     if (this.duplicatedCount++ < this.held || sink?.duplicated === undefined) {
-      this.duplicated.push(dup);
-    } else sink.duplicated(dup);
-    return true;
+      this.duplicated.push(d);
+    } else sink.duplicated(d);
   }
 
   /**

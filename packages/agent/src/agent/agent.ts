@@ -49,7 +49,7 @@ import {
 } from './period-clock.js';
 import { CounterReadings } from './readings.js';
 import type { CutRecord } from './record.js';
-import { readStep } from './steps.js';
+import { readStep, stepLine } from './steps.js';
 
 /** Options of a {@link HopAgent}. */
 export interface HopAgentOptions {
@@ -170,34 +170,9 @@ export class HopAgent {
 
   /** A step of the room clock between two wakes: the periods it crossed marked, and said. */
   private stepped(step: ClockStep): void {
-    const s = readStep(step, this.P);
-    for (const m of s.marks) this.cutter.markStep(m);
-    const size = { step_us: String(s.size), step: formatDuration(s.size) };
-    const when = { ...instantField('from', step.before.at), ...instantField('to', step.after.at) };
-    if (s.forward) {
-      this.log({
-        level: 'warn',
-        msg: 'the room clock stepped forward: the periods it jumped over were not lived and are signed unmetered with no traffic; the periods it left and entered are signed unmetered',
-        ...size,
-        ...when,
-        periods_not_lived: s.notLived === undefined ? 0 : Number(s.notLived.periods),
-        ...(s.notLived === undefined
-          ? {}
-          : {
-              ...instantField('not_lived_from', s.notLived.from),
-              ...instantField('not_lived_to', s.notLived.to),
-            }),
-      });
-      return;
-    }
-    this.log({
-      level: 'warn',
-      msg: 'the room clock stepped back: the periods it repeats are signed already and are not signed again; the periods it left and landed in, not yet signed, are signed unmetered with no traffic (the lines logged meanwhile in periods signed already are not stated); nothing is signed until the room clock reaches the next boundary again',
-      ...size,
-      ...when,
-      ...instantField('signed_to', this.cutter.lastEnd),
-      ...instantField('waits_until', this.clock.nextBoundary),
-    });
+    const read = readStep(step, this.P);
+    for (const m of read.marks) this.cutter.markStep(m);
+    this.log(stepLine(step, read, this.cutter.lastEnd, this.clock.nextBoundary));
   }
 
   private get roomId(): Uint8Array {

@@ -17,6 +17,7 @@
  */
 import { formatDuration } from '@wai-steering/config-text';
 import type { StepMark } from './cutter.js';
+import { instantField } from './log.js';
 import type { ClockStep } from './period-clock.js';
 
 /** What a step of the room clock does to the periods. */
@@ -77,5 +78,40 @@ export function readStep(step: ClockStep, P: bigint): ReadStep {
         noTraffic: true,
       },
     ],
+  };
+}
+
+/**
+ * The one line a step is said with: its size, its bounds, and what is done of the periods;
+ * `signedTo` the end of what was signed, `next` the boundary the agent waits for.
+ */
+export function stepLine(
+  step: ClockStep,
+  read: ReadStep,
+  signedTo: bigint,
+  next: bigint,
+): Record<string, unknown> {
+  const size = { step_us: String(read.size), step: formatDuration(read.size) };
+  const when = { ...instantField('from', step.before.at), ...instantField('to', step.after.at) };
+  if (read.forward) {
+    const n = read.notLived;
+    return {
+      level: 'warn',
+      msg: 'the room clock stepped forward: the periods it jumped over were not lived and are signed unmetered with no traffic; the periods it left and entered are signed unmetered',
+      ...size,
+      ...when,
+      periods_not_lived: n === undefined ? 0 : Number(n.periods),
+      ...(n === undefined
+        ? {}
+        : { ...instantField('not_lived_from', n.from), ...instantField('not_lived_to', n.to) }),
+    };
+  }
+  return {
+    level: 'warn',
+    msg: 'the room clock stepped back: the periods it repeats are signed already and are not signed again; the periods it left and landed in, not yet signed, are signed unmetered with no traffic (the lines logged meanwhile in periods signed already are not stated); nothing is signed until the room clock reaches the next boundary again',
+    ...size,
+    ...when,
+    ...instantField('signed_to', signedTo),
+    ...instantField('waits_until', next),
   };
 }

@@ -8,9 +8,9 @@
  * requests never both pass the check of one size (tlog-witness: "the witness MUST … ensure that
  * the old size … is checked and the new state persisted atomically").
  */
-import { readdirSync, readFileSync, rmSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { basename, dirname, isAbsolute, join } from 'node:path';
+import { dirname, isAbsolute, join } from 'node:path';
 import { readStrictJson } from '@wai-steering/config-text';
 import {
   type Cosigner,
@@ -28,7 +28,7 @@ import {
 import { nodeBackend } from '@wai-steering/wire/node';
 import YAML from 'yaml';
 import { z } from 'zod';
-import { writeAtomic } from './atomic.js';
+import { removeStaleTemporaries, writeAtomic } from './atomic.js';
 import { UserError } from './errors.js';
 import { readSecretKeyFile } from './keys.js';
 
@@ -185,44 +185,6 @@ function stateJson(states: ReadonlyMap<string, WitnessState>): string {
     };
   }
   return `${JSON.stringify(o, null, 2)}\n`;
-}
-
-/**
- * Removes the temporary files a witness killed while writing its state left beside it
- * (`.<state>.<pid>.tmp`, `writeAtomic`), those of a process that is no longer running; what it
- * removed.
- */
-export function removeStaleTemporaries(statePath: string): string[] {
-  const dir = dirname(statePath);
-  const re = new RegExp(
-    `^\\.${basename(statePath).replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\.(\\d+)\\.tmp$`,
-  );
-  let names: string[];
-  try {
-    names = readdirSync(dir);
-  } catch {
-    return [];
-  }
-  const removed: string[] = [];
-  for (const name of names) {
-    const m = re.exec(name);
-    if (m === null) continue;
-    const pid = Number(m[1]);
-    if (pid === process.pid || running(pid)) continue;
-    rmSync(join(dir, name), { force: true });
-    removed.push(join(dir, name));
-  }
-  return removed;
-}
-
-/** Whether a process `pid` runs (one of another user's counts). */
-function running(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }
 
 /** A running witness. */
