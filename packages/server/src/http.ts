@@ -14,10 +14,12 @@
  * - **a cap**: past `max` open connections a new one is answered `503` and closed;
  * - **pipelining**: at most `maxPipelined` requests of one connection are in flight (being
  *   answered); past it the connection is not read until answers go out. Node's parser may have
- *   parsed a whole chunk of requests before the pause takes effect: the first request past
- *   `4 × maxPipelined` not yet answered is answered `503` with `Retry-After` (after the answers
- *   of those before it, as HTTP/1.1 orders them) and the connection closes after it; the
- *   requests after it are not started;
+ *   parsed a whole chunk of requests before the pause takes effect: when a request comes past
+ *   `4 × maxPipelined` not yet answered, it and every request of the connection waiting to
+ *   start are answered `503` with `Retry-After` (after the answers of those in flight, as
+ *   HTTP/1.1 orders them), and the connection closes after it; the requests after it are not
+ *   started (nothing of the application runs for any of them), and past `4 × maxPipelined` of
+ *   them the connection is dropped (a client that keeps sending is not waiting for answers);
  * - **fairness**: requests are started from a queue per connection, at most `perTurn` of each
  *   connection per event-loop turn, round-robin, so that one connection's pipelined burst
  *   cannot starve the others.
@@ -142,6 +144,8 @@ interface Conn {
   dropped: boolean;
   /** Past the pipeline's bound: its last answer (`503`) is queued, and it closes after it. */
   closing: boolean;
+  /** Requests it sent after that, not started. */
+  ignored: number;
   /** Bytes read and written when progress was last seen, and when (ms). */
   seen: number;
   since: number;
@@ -173,25 +177,29 @@ export function createHttpServer(app: SteeringApp, options: HttpOptions = {}): S
   };
 
   /**
-   * The first request past the pipeline's bound: answered `503` with `Retry-After` once the
-   * answers before it have gone out (Node writes a connection's answers in the order of its
-   * requests), with `connection: close`, after which Node ends the connection. Nothing more of
-   * the connection is read or started.
+   * A request past the pipeline's bound: it and the requests waiting to start are answered
+   * `503` with `Retry-After` (no work of the application for any of them) once the answers
+   * before them have gone out (Node writes a connection's answers in the order of its requests),
+   * the last with `connection: close`, after which Node ends the connection. Nothing more of the
+   * connection is read or started.
    */
   const refusePipelined = (c: Conn, res: ServerResponse): void => {
     c.closing = true;
     dropped.inc({ why: 'pipelined' });
-    if (!c.socket.isPaused()) c.socket.pause();
-    send(res, {
+    c.socket.pause();
+    const busy = (close: boolean): AppResponse => ({
       status: 503,
       headers: {
         'content-type': 'application/json; charset=utf-8',
         'retry-after': '1',
         'cache-control': 'no-store',
       },
-      body: `{"error":"too_many_pipelined","message":"more than ${4 * limits.maxPipelined} requests of this connection wait for their answers; send fewer at once, and retry this one"}\n`,
-      close: true,
+      body: `{"error":"too_many_pipelined","message":"more than ${4 * limits.maxPipelined} requests of this connection waited for their answers; send fewer at once, and retry this one"}\n`,
+      close,
     });
+    for (const w of c.queue.splice(0)) send(w.res, busy(false));
+    ready.delete(c);
+    send(res, busy(true));
   };
 
   /**
@@ -314,7 +322,13 @@ export function createHttpServer(app: SteeringApp, options: HttpOptions = {}): S
     (req, res) => {
       const socket = req.socket;
       const c = conns.get(socket);
-      if (c === undefined || c.dropped || c.closing) return;
+      if (c === undefined || c.dropped) return;
+      if (c.closing) {
+        // Node's parser reads on whatever pause the stream is given: a client that keeps
+        // sending past its 503 is not waiting for answers, and is dropped.
+        if (++c.ignored > 4 * limits.maxPipelined) drop(c, 'pipelined');
+        return;
+      }
       if (c.queue.length + c.inFlight >= 4 * limits.maxPipelined) {
         refusePipelined(c, res);
         return;
@@ -382,6 +396,7 @@ export function createHttpServer(app: SteeringApp, options: HttpOptions = {}): S
       unread: 0,
       dropped: false,
       closing: false,
+      ignored: 0,
       seen: 0,
       since: Date.now(),
     };

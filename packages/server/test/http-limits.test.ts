@@ -160,7 +160,7 @@ describe('a client that pipelines past the bound, and reads', () => {
   });
   afterAll(() => s.close());
 
-  it('gets the answers within the bound, then 503 with Retry-After, then the connection closes', async () => {
+  it('gets the answers of those in flight, then 503 with Retry-After for the rest up to the one past the bound, then the connection closes', async () => {
     const server: RunningServer = s.server;
     // The default bound: 4 × maxPipelined (16).
     const limit = 64;
@@ -180,17 +180,20 @@ describe('a client that pipelines past the bound, and reads', () => {
     await ended;
     sock.destroy();
     const answers = answersIn(Buffer.concat(got).toString('latin1'));
+    // An answer for every request up to the one past the bound, none after it.
     expect(answers).toHaveLength(limit + 1);
-    expect(answers.slice(0, limit).map((a) => a.status)).toEqual(
-      Array.from({ length: limit }, () => 200),
-    );
+    // Those started before it are answered; the others, not started, are 503 with Retry-After.
+    const started = answers.findIndex((a) => a.status !== 200);
+    expect(started).toBeGreaterThanOrEqual(1);
+    expect(started).toBeLessThanOrEqual(16);
+    for (const a of answers.slice(started)) {
+      expect(a.status).toBe(503);
+      expect(a.headers.get('retry-after')).toBe('1');
+      expect(JSON.parse(a.body)).toMatchObject({ error: 'too_many_pipelined' });
+    }
     // Closed by the server, after its last answer (a FIN, not a reset).
     expect(fin).toBe(true);
-    const last = answers[limit]!;
-    expect(last.status).toBe(503);
-    expect(last.headers.get('retry-after')).toBe('1');
-    expect(last.headers.get('connection')).toBe('close');
-    expect(JSON.parse(last.body)).toMatchObject({ error: 'too_many_pipelined' });
+    expect(answers[limit]!.headers.get('connection')).toBe('close');
     expect(counter.get({ why: 'pipelined' }) - before).toBe(1);
     // The server goes on: a new connection is answered.
     expect((await fetch(`${server.url}/healthz`)).status).toBe(200);
