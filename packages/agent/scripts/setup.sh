@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what the agent's tests run against from Debian's packages: nginx (the traffic
-# source's access log) and prometheus-node-exporter (an energy counter through its textfile
-# collector). The tests start both themselves on loopback ports in temporary directories; the
+# source's access log), prometheus-node-exporter (an energy counter through its textfile
+# collector) and faketime (libfaketime: an agent process whose system clock the tests set forward
+# and back). The tests start both themselves on loopback ports in temporary directories; the
 # packages' own services are not needed, and are stopped and disabled when the install starts them.
 # Idempotent: installs only what is missing. Run as root.
 set -euo pipefail
@@ -9,8 +10,9 @@ set -euo pipefail
 missing=()
 [ -x /usr/sbin/nginx ] || missing+=(nginx)
 [ -x /usr/bin/prometheus-node-exporter ] || missing+=(prometheus-node-exporter)
+compgen -G '/usr/lib/*/faketime/libfaketime.so.1' >/dev/null || missing+=(faketime)
 if [ ${#missing[@]} -eq 0 ]; then
-  echo "packages/agent/scripts/setup.sh: nginx and prometheus-node-exporter already installed"
+  echo "packages/agent/scripts/setup.sh: nginx, prometheus-node-exporter and faketime already installed"
   exit 0
 fi
 
@@ -28,3 +30,4 @@ apt-get update
 apt-get install -y --no-install-recommends "${missing[@]}"
 /usr/sbin/nginx -v
 /usr/bin/prometheus-node-exporter --version 2>&1 | head -n 1
+faketime --version 2>&1 | head -n 1

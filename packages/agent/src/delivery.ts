@@ -5,6 +5,7 @@
  * reason, which is logged once and moves the record to `refused/`). A server that is down, or
  * answers `5xx` or `429`, is retried; a later record is never sent before an earlier one is taken.
  */
+import { readStrictJson } from '@wai-steering/config-text';
 import { causeOf } from './internal/cause.js';
 import { SpoolWriteError } from './spool/directories.js';
 import type { SpooledRecord } from './spool/record-file.js';
@@ -236,13 +237,10 @@ export class Courier {
 }
 
 function reasonOf(res: PostResult): string {
-  try {
-    const j = JSON.parse(res.body) as { reason?: unknown; where?: unknown };
-    if (typeof j.reason === 'string') {
-      return j.where === undefined ? j.reason : `${j.reason} ${JSON.stringify(j.where)}`;
-    }
-  } catch {
-    // not JSON
+  const read = readStrictJson(res.body);
+  const j = (read.ok ? read.value : undefined) as { reason?: unknown; where?: unknown } | undefined;
+  if (j !== null && typeof j === 'object' && typeof j.reason === 'string') {
+    return j.where === undefined ? j.reason : `${j.reason} ${JSON.stringify(j.where)}`;
   }
   return `HTTP ${res.status} ${res.body.trim().slice(0, 200)}`;
 }

@@ -12,6 +12,7 @@
  *   of that checkpoint, 40 bytes each, nothing else; `archive.json` then has
  *   `"log": {"origin": "<the checkpoint's origin>"}`.
  */
+import { readStrictJson } from '@wai-steering/config-text';
 
 /** The files of an archive. */
 export const ARCHIVE_FILES = {
@@ -48,12 +49,10 @@ const HEX64 = /^[0-9a-f]{64}$/;
 
 /** Reads `archive.json`'s text; an {@link ArchiveError} naming what is wrong. */
 export function parseArchiveMeta(text: string): ArchiveMeta {
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch (e) {
-    throw new ArchiveError(`archive.json is not JSON (${(e as Error).message})`);
-  }
+  // Strictly: a name given twice (`grace_s` twice) is refused, never the last value taken.
+  const read = readStrictJson(text);
+  if (!read.ok) throw new ArchiveError(`archive.json: ${read.problem}`);
+  const value = read.value;
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     throw new ArchiveError('archive.json is not a JSON object');
   }

@@ -8,6 +8,7 @@
  * 3. The bands' shares (`shares.ts`): the sessions in each band against the binomial expectation.
  * 4. The policies (`policies.ts`): each, its span, and what changed from the one before.
  * 5. The hops' consistency (`hops.ts`): a report, not a finding.
+ * 6. A decision's frame given twice: a finding, its copy audited once.
  */
 import { LoadReplay } from '@wai-steering/verifier';
 import {
@@ -21,6 +22,7 @@ import {
   toHex,
 } from '@wai-steering/wire';
 import { ArchiveError } from './archive.js';
+import { FrameCopies } from './copies.js';
 import { HopReport, type HopSpanResult } from './hops.js';
 import type { ArchiveLog, LogResult } from './log.js';
 import { PolicyLog, type PolicyResult } from './policies.js';
@@ -56,6 +58,20 @@ export interface InconsistentLoad {
   readonly t: string;
 }
 
+/**
+ * A decision's frame given again: the same bytes as an earlier frame of the archive, which an
+ * audit counts once.
+ */
+export interface DuplicatedDecision {
+  readonly digest: string;
+  /** Its `t` (µs, decimal). */
+  readonly t: string;
+  /** The copy's index in `decisions.bin`, from 0. */
+  readonly frame: number;
+  /** The index of the first frame of the same bytes. */
+  readonly first: number;
+}
+
 /** The audit's result: the JSON `--json` prints (`docs/audit.md`). */
 export interface AuditResult {
   readonly decisions: number;
@@ -79,6 +95,8 @@ export interface AuditResult {
    * *The log*).
    */
   readonly log: LogResult | null;
+  /** Decision frames given again (a finding each). */
+  readonly duplicated: readonly DuplicatedDecision[];
 }
 
 /** What an audit reads besides the decisions. */
@@ -122,10 +140,12 @@ export interface AuditOptions {
   readonly log?: ArchiveLog;
 }
 
-/** Takes the refusals and inconsistent loads an {@link Audit} does not hold. */
+/** Takes the refusals, inconsistent loads and duplicated frames an {@link Audit} does not hold. */
 export interface AuditSink {
   refused(r: RefusedResult): void;
   inconsistent(l: InconsistentLoad): void;
+  /** Without it, every duplicated frame is held. */
+  duplicated?(d: DuplicatedDecision): void;
 }
 
 /** The refusals and inconsistent loads the result holds by default with a sink. */
@@ -182,6 +202,9 @@ export class Audit {
   private checked = 0;
   private lastT = -1n;
   private lastPolicy: PolicyInUse | undefined;
+  private readonly copies = new FrameCopies();
+  private readonly duplicated: DuplicatedDecision[] = [];
+  private duplicatedCount = 0;
 
   constructor(
     materials: AuditMaterials,
@@ -228,14 +251,15 @@ export class Audit {
 
   /**
    * One decision, in ascending `t`; `verdict` is required with `verify: 'external'` and ignored
-   * otherwise. An {@link ArchiveError} when a decision's `t` is below the one before it.
+   * otherwise. An {@link ArchiveError} when a decision's `t` is below the one before it. Gives
+   * the decision's verdict (a frame that does not read is refused with C1's reason).
    */
-  add(bytes: Uint8Array, verdict?: Verdict): void {
+  add(bytes: Uint8Array, verdict?: Verdict): Verdict {
     let v: Verdict;
     if (this.verifier !== undefined) v = this.verifier.verify(bytes);
     else if (verdict !== undefined) v = verdict;
     else throw new TypeError('Audit.add: a verdict is required with verify: external');
-    this.count++;
+    const frame = this.count++;
     let d = v.facts;
     if (d === undefined && this.verifier === undefined) {
       // A verdict given without facts (verified elsewhere): the facts are read here. (This
@@ -243,6 +267,7 @@ export class Audit {
       const read = readDecision(bytes);
       if (read.ok) d = factsOf(read.value);
     }
+    let digest: Uint8Array | undefined;
     if (d !== undefined) {
       if (d.t < this.lastT) {
         throw new ArchiveError(
@@ -250,6 +275,12 @@ export class Audit {
         );
       }
       this.lastT = d.t;
+      digest = this.backend.sha256(fallbackBody(bytes));
+      const first = this.copies.firstOf(digest, bytes, frame, d.t);
+      if (first !== undefined) {
+        this.duplicate({ digest: toHex(digest), t: d.t.toString(), frame, first });
+        return v;
+      }
     }
     if (v.accepted) this.accepted++;
     else {
@@ -262,8 +293,8 @@ export class Audit {
       if (this.refusedCount++ < this.held) this.refused.push(r);
       else this.options.sink!.refused(r);
     }
-    if (d === undefined) return;
-    this.options.log?.see(this.backend.sha256(fallbackBody(bytes)), d.t);
+    if (d === undefined || digest === undefined) return v;
+    this.options.log?.see(digest, d.t);
 
     let lp = this.lastPolicy;
     if (lp === undefined || !bytesEqual(lp.digest, d.policy)) {
@@ -312,13 +343,29 @@ export class Audit {
     );
     // A decision of no pathway (it does not verify) places nothing.
     if (m > 0) this.replay.place(key, d.first, d.t, d.ttl);
+    return v;
+  }
+
+  /** A frame given again: a finding, held or given to the sink. */
+  private duplicate(d: DuplicatedDecision): void {
+    const sink = this.options.sink;
+    if (this.duplicatedCount++ < this.held || sink?.duplicated === undefined) {
+      this.duplicated.push(d);
+    } else sink.duplicated(d);
   }
 
   /**
-   * The result, and the series the HTML report plots; with a sink, the result's refusals and
-   * inconsistent loads are the first of each, and `refused` and `inconsistent` count them all.
+   * The result, and the series the HTML report plots; with a sink, the result's refusals,
+   * inconsistent loads and duplicated frames are the first of each, and `refused`,
+   * `inconsistent` and `duplicated` count them all.
    */
-  finish(): { result: AuditResult; series: Series; refused: number; inconsistent: number } {
+  finish(): {
+    result: AuditResult;
+    series: Series;
+    refused: number;
+    inconsistent: number;
+    duplicated: number;
+  } {
     const shares = this.shares.results();
     const flagged = shares.filter((s) => s.flagged).length;
     const log = this.options.log?.result() ?? null;
@@ -336,17 +383,20 @@ export class Audit {
       },
       shares,
       policies: this.policyLog.results(),
-      findings: this.refusedCount + this.inconsistentCount + flagged + logFindings,
+      findings:
+        this.refusedCount + this.inconsistentCount + flagged + logFindings + this.duplicatedCount,
       room: this.roomHex,
       records: this.recordCount,
       hops: this.hopReport.results(),
       log,
+      duplicated: this.duplicated,
     };
     return {
       result,
       series: this.series.result(),
       refused: this.refusedCount,
       inconsistent: this.inconsistentCount,
+      duplicated: this.duplicatedCount,
     };
   }
 }
@@ -363,13 +413,15 @@ export function auditDecisions(
 }
 
 /**
- * The result as `--json` prints it in three parts around its two lists that grow with the log:
+ * The result as `--json` prints it in four parts around its three lists that grow with the log:
  * `head`, the refusals (each {@link findingJson}, separated by commas), `middle`, the inconsistent
- * loads (the same), `tail`. One line, its keys in the documented order.
+ * loads (the same), `late`, the duplicated frames (the same), `tail`. One line, its keys in the
+ * documented order.
  */
 export function auditJsonParts(result: AuditResult): {
   head: string;
   middle: string;
+  late: string;
   tail: string;
 } {
   const r = result;
@@ -377,15 +429,16 @@ export function auditJsonParts(result: AuditResult): {
   return {
     head: `{"decisions":${r.decisions},"sessions":${r.sessions},"accepted":${r.accepted},"refused":[`,
     middle: `],"loads":{"checked":${l.checked},"tolerance":${l.tolerance},"grace_s":${l.grace_s},"inconsistent":[`,
-    tail:
+    late:
       `]},"shares":${JSON.stringify(r.shares)},"policies":${JSON.stringify(r.policies)},` +
       `"findings":${r.findings},"room":${JSON.stringify(r.room)},"records":${r.records},` +
-      `"hops":${JSON.stringify(r.hops)},"log":${JSON.stringify(r.log ?? null)}}`,
+      `"hops":${JSON.stringify(r.hops)},"log":${JSON.stringify(r.log ?? null)},"duplicated":[`,
+    tail: ']}',
   };
 }
 
-/** One refusal or inconsistent load as the `--json` result writes it. */
-export function findingJson(f: RefusedResult | InconsistentLoad): string {
+/** One refusal, inconsistent load or duplicated frame as the `--json` result writes it. */
+export function findingJson(f: RefusedResult | InconsistentLoad | DuplicatedDecision): string {
   return JSON.stringify(f);
 }
 
@@ -397,6 +450,8 @@ export function auditJson(result: AuditResult): string {
     result.refused.map(findingJson).join(',') +
     p.middle +
     result.loads.inconsistent.map(findingJson).join(',') +
+    p.late +
+    result.duplicated.map(findingJson).join(',') +
     p.tail
   );
 }

@@ -1,7 +1,8 @@
 /**
  * The audit as one self-contained HTML page: inline SVG plots and tables, no script, no network,
  * no external asset. Stated against replayed load per pathway over time, each band's observed
- * share with its expectation, the decisions' reasons over time, and the refusals with their place.
+ * share with its expectation, the decisions' reasons over time, the refusals with their place,
+ * and the duplicated decision frames.
  */
 import { formatDuration, formatInstant } from '@wai-steering/config-text';
 import type { AuditResult } from './audit.js';
@@ -190,7 +191,8 @@ ${verdict}
 <dt>Decisions</dt><dd>${result.decisions} (${result.accepted} accepted, ${result.refused.length} refused)</dd>
 <dt>Sessions</dt><dd>${result.sessions}</dd>
 <dt>Records</dt><dd>${result.records}</dd>
-<dt>Loads checked</dt><dd>${result.loads.checked} (tolerance ${result.loads.tolerance}, grace ${result.loads.grace_s} s), ${result.loads.inconsistent.length} inconsistent</dd></dl>
+<dt>Loads checked</dt><dd>${result.loads.checked} (tolerance ${result.loads.tolerance}, grace ${result.loads.grace_s} s), ${result.loads.inconsistent.length} inconsistent</dd>
+<dt>Duplicated frames</dt><dd>${result.duplicated.length}</dd></dl>
 <h2>Loads: stated and replayed</h2>
 ${loads || '<p>No decision.</p>'}
 <h2>Bands' shares</h2>
@@ -212,6 +214,14 @@ ${table(
     .slice(0, MAX_ROWS)
     .map((l) => [l.digest, l.pathway, String(l.stated), String(l.replayed), isoOf(l.t)]),
   result.loads.inconsistent.length,
+)}
+<h2>Duplicated decision frames</h2>
+${table(
+  ['digest', 'frame', 'a copy of frame', 't'],
+  result.duplicated
+    .slice(0, MAX_ROWS)
+    .map((d) => [d.digest, String(d.frame), String(d.first), isoOf(d.t)]),
+  result.duplicated.length,
 )}
 <h2>The decision log</h2>
 ${logSection(result)}

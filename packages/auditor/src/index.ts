@@ -13,6 +13,7 @@ export {
   type AuditSink,
   auditDecisions,
   auditJson,
+  type DuplicatedDecision,
   type InconsistentLoad,
   type RefusedResult,
 } from './audit.js';
@@ -20,7 +21,9 @@ export {
   decodeFrames,
   encodeFrame,
   encodeFrames,
+  FRAME_FILES,
   FrameError,
+  type FrameFile,
   FrameReader,
 } from './frames.js';
 export type { HopSpanResult } from './hops.js';

@@ -255,6 +255,48 @@ describe('the demo server audited', () => {
     expect(text.stdout).toContain('bad_signature at decision');
   });
 
+  it('a decision frame given twice is a finding (exit 1); a frame that is not its record, exit 2', async () => {
+    const src = join(dir, 'over-http');
+    const frames = decodeFrames(new Uint8Array(readFileSync(join(src, 'decisions.bin'))));
+    const twice = join(dir, 'twice');
+    cpSync(src, twice, { recursive: true });
+    writeFileSync(
+      join(twice, 'decisions.bin'),
+      encodeFrames([...frames.slice(0, 3), frames[2]!, ...frames.slice(3)]),
+    );
+    const r = await cli(['audit', '--archive', twice, '--room-id', roomId, '--json'], dir);
+    expect(r.code, r.stderr).toBe(1);
+    const json = JSON.parse(r.stdout);
+    const digest = toHex(sha256(unwrap(readDecision(frames[2]!)).body));
+    expect(json.duplicated).toEqual([
+      { digest, t: unwrap(readDecision(frames[2]!)).t.toString(), frame: 3, first: 2 },
+    ]);
+    expect(json.findings).toBe(1);
+    expect(json.log.unlogged).toEqual([]);
+    const text = await cli(['audit', '--archive', twice, '--room-id', roomId], dir);
+    expect(text.stdout).toContain(`duplicated ${digest}: frame 3, a copy of frame 2`);
+
+    // A record's frame cut short, then a decision's: exit 2, the file and the frame named.
+    const junk = join(dir, 'junk');
+    cpSync(src, junk, { recursive: true });
+    writeFileSync(join(junk, 'records.bin'), encodeFrames([Uint8Array.of(0x57, 0x4d, 0x48)]));
+    expectUserError(
+      await cli(['audit', '--archive', junk, '--room-id', roomId], dir),
+      /records\.bin: frame 0 \(at byte 0\) does not read as a per-hop record \(WMH1\): truncated/,
+    );
+    cpSync(join(src, 'records.bin'), join(junk, 'records.bin'));
+    const cut = frames[1]!.subarray(0, frames[1]!.length - 1);
+    writeFileSync(join(junk, 'decisions.bin'), encodeFrames([frames[0]!, cut, ...frames.slice(2)]));
+    for (const jobs of ['1', '2']) {
+      expectUserError(
+        await cli(['audit', '--archive', junk, '--room-id', roomId, '--jobs', jobs], dir),
+        new RegExp(
+          `decisions\\.bin: frame 1 \\(at byte ${4 + frames[0]!.length}\\) does not read as a decision \\(WSD1\\): truncated`,
+        ),
+      );
+    }
+  });
+
   it('the log check: a decision removed is withheld, one the log lacks unlogged, a checkpoint of another key or entries of another root exit 2', async () => {
     const src = join(dir, 'over-http');
     const frames = decodeFrames(new Uint8Array(readFileSync(join(src, 'decisions.bin'))));

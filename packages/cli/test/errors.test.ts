@@ -118,7 +118,7 @@ describe('keys', () => {
     );
     expectUserError(
       await run(['pubkey', 'not-json.jwk']),
-      /not-json\.jwk is not a JWK: it is not JSON/,
+      /not-json\.jwk is not a JWK: not JSON text \(/,
     );
     expectUserError(
       await run(['pubkey', 'array.jwk']),
@@ -347,7 +347,11 @@ describe('policy compile: the config', () => {
     expectUserError(await compile('a: 1\na: 2\n'), /line 2: Map keys must be unique \("a: 2"\)$/m);
     expectUserError(
       await compile('{"room": ', 'bad.json'),
-      /policy config .*bad\.json is not JSON: /,
+      /policy config .*bad\.json: not JSON text \(/,
+    );
+    expectUserError(
+      await compile('{"ttl": "10s", "ttl": "1h"}', 'twice.json'),
+      /policy config .*twice\.json: the name "ttl" is given twice in one object\n$/,
     );
     expectUserError(
       await compile('- 1\n'),
@@ -517,7 +521,7 @@ describe('records', () => {
       await run(['record', 'sign', 'nope.json', '--key', 'hop-a-edge.jwk', '--out', 'x']),
       /cannot read record JSON/,
     );
-    expectUserError(await sign('{'), /record JSON .*bad\.json is not JSON/);
+    expectUserError(await sign('{'), /record JSON .*bad\.json: not JSON text/);
     expectUserError(
       await sign({ ...base, start: 'soon' }),
       /^wai-steer: start: soon: expected room-clock microseconds .*an RFC 3339 time/,
@@ -597,7 +601,7 @@ describe('report, decide, verify', () => {
       /cannot read policy/,
     );
     put('{');
-    expectUserError(await report(), /request .*req\.json is not JSON/);
+    expectUserError(await report(), /request .*req\.json: not JSON text/);
     put('{"target":"/"}');
     expectUserError(await report(), /^wai-steer: protocol: required/);
     put('{"protocol":"rtmp","target":"/"}');

@@ -2,6 +2,7 @@
 // log (and `--require-log` refuses one not in it yet), `log watch` holds each checkpoint to the
 // last, and exits 1 when a server of the same origin and key shows another log (a fork) or a
 // smaller one.
+import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { join } from 'node:path';
@@ -18,6 +19,25 @@ import { toHex } from '@wai-steering/wire';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../src/cli.js';
 import { cli, expectUserError, freePort, tempDir } from './helpers.js';
+import { BIN } from './paths.js';
+
+/** Runs the built `wai-steer` in a process of its own; its exit status and output. */
+function binAsync(
+  argv: readonly string[],
+  cwd: string,
+): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(
+      process.execPath,
+      [BIN, ...argv],
+      { cwd, maxBuffer: 1 << 24, timeout: 300_000 },
+      (e, stdout, stderr) => {
+        const code = e === null ? 0 : typeof e.code === 'number' ? e.code : -1;
+        resolve({ code, stdout, stderr });
+      },
+    );
+  });
+}
 
 const servers: { close(): unknown }[] = [];
 afterAll(async () => {
@@ -109,10 +129,13 @@ async function fakeLog(
   origin: string,
   key: Uint8Array,
   entries: Uint8Array[],
+  options: { tiles?: boolean } = {},
 ): Promise<string> {
   const ig = integrate(emptyLogState(), entries);
   const files = new Map<string, Uint8Array>();
-  for (const t of [...ig.tiles, ...ig.bundles]) files.set(`/log/${t.path}`, t.data);
+  if (options.tiles !== false) {
+    for (const t of [...ig.tiles, ...ig.bundles]) files.set(`/log/${t.path}`, t.data);
+  }
   const checkpoint = signCheckpoint({ origin, size: ig.size, root: ig.root, extensions: [] }, [
     ed25519Signer(origin, key),
   ]);
@@ -219,6 +242,161 @@ describe('log watch', () => {
       /is not signed under its origin by a key that may sign the room's decisions/,
     );
     expect(readFileSync(state, 'utf8')).toBe(nowHeld);
+  });
+});
+
+describe('log watch against a log that does not prove what it signed', () => {
+  it('exits 1 with both checkpoints once --prove-within has passed, its tiles answering 404', async () => {
+    const dir = tempDir();
+    const { setup, server, roomId } = await startLogged(join(dir, 'room'), {
+      interval: 100,
+      maxDelay: 500,
+    });
+    await decide(server.url);
+    await until('a checkpoint of one decision', async () => {
+      const text = await (await fetch(`${server.url}/log/checkpoint`)).text();
+      return Number(text.split('\n')[1]) >= 1;
+    });
+    const state = join(dir, 'watch.state');
+    const first = await cli(
+      ['log', 'watch', '--url', server.url, '--room-id', roomId, '--state', state, '--once'],
+      dir,
+    );
+    expect(first.code, first.stderr).toBe(0);
+    const held = readFileSync(state, 'utf8');
+    const [origin, size] = held.split('\n') as [string, string];
+    const steer = new Uint8Array(
+      Buffer.from(
+        JSON.parse(readFileSync(join(setup.dir, 'keys', 'steering.jwk'), 'utf8')).d,
+        'base64url',
+      ),
+    );
+    // A larger log, its checkpoint signed by the room's key, none of its tiles served.
+    const n = Number(size) + 40;
+    const silent = await fakeLog(
+      server,
+      roomId,
+      origin,
+      steer,
+      Array.from({ length: n }, (_, i) =>
+        encodeEntry({ t: BigInt(i + 1), digest: new Uint8Array(32).fill(i % 251) }),
+      ),
+      { tiles: false },
+    );
+    // In a process of its own, as it runs; asked every 100 ms, an alarm after 1 s.
+    const r = await binAsync(
+      [
+        'log',
+        'watch',
+        '--url',
+        silent,
+        '--room-id',
+        roomId,
+        '--state',
+        state,
+        '--once',
+        '--interval',
+        '100ms',
+        '--prove-within',
+        '1s',
+      ],
+      dir,
+    );
+    expect(r.code, r.stderr).toBe(1);
+    expect(r.stdout).toContain(
+      `log ${origin}: the log did not prove the checkpoint of ${n} entries consistent with the ${size} held within 1 s (`,
+    );
+    expect(r.stdout).toContain(`held (${state}):\n${held}\nserved:\n${origin}\n${n}\n`);
+    expect(r.stderr).toMatch(
+      new RegExp(`not proved consistent with the ${size} held yet \\(.*not found.*\\); again in`),
+    );
+    expect(readFileSync(state, 'utf8')).toBe(held);
+    // --prove-within 0: the alarm at the first try.
+    const at0 = await binAsync(
+      [
+        'log',
+        'watch',
+        '--url',
+        silent,
+        '--room-id',
+        roomId,
+        '--state',
+        state,
+        '--once',
+        '--prove-within',
+        '0',
+      ],
+      dir,
+    );
+    expect(at0.code, at0.stderr).toBe(1);
+    expect(at0.stdout).toContain('consistent with the');
+    expectUserError(
+      await cli(
+        [
+          'log',
+          'watch',
+          '--url',
+          silent,
+          '--room-id',
+          roomId,
+          '--state',
+          state,
+          '--prove-within',
+          'soon',
+        ],
+        dir,
+      ),
+      /--prove-within soon: /,
+    );
+  });
+
+  it('reads at most 1 MiB of a checkpoint: a log serving 200 MB is refused in one line', async () => {
+    const dir = tempDir();
+    const { server, roomId } = await startLogged(join(dir, 'room'), {
+      interval: 100,
+      maxDelay: 500,
+    });
+    let sent = 0;
+    let gone!: () => void;
+    const closed = new Promise<void>((r) => {
+      gone = r;
+    });
+    // The room of the real server; a checkpoint of 200 MB, sent a chunk at a time.
+    const huge = createServer(async (req, res) => {
+      if (req.url !== '/log/checkpoint') {
+        const got = await fetch(`${server.url}${req.url}`);
+        res.writeHead(got.status).end(new Uint8Array(await got.arrayBuffer()));
+        return;
+      }
+      res.writeHead(200, { 'content-type': 'text/plain' });
+      const chunk = Buffer.alloc(1 << 16, 0x61);
+      const more = (): void => {
+        while (sent < 200 * 2 ** 20 && !res.destroyed) {
+          sent += chunk.length;
+          if (!res.write(chunk)) {
+            res.once('drain', more);
+            return;
+          }
+        }
+        res.end();
+      };
+      res.once('close', () => gone());
+      more();
+    });
+    await new Promise<void>((r) => huge.listen(0, '127.0.0.1', r));
+    servers.push({ close: () => new Promise((r) => huge.close(r)) });
+    const url = `http://127.0.0.1:${(huge.address() as { port: number }).port}`;
+    const r = await binAsync(
+      ['log', 'watch', '--url', url, '--room-id', roomId, '--state', join(dir, 's'), '--once'],
+      dir,
+    );
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(
+      /^wai-steer: GET http:\/\/127\.0\.0\.1:\d+\/log\/checkpoint: a body of more than 1048576 bytes, larger than a checkpoint can be\n$/,
+    );
+    await closed;
+    // It stopped reading past its bound: what was sent is what the kernel's buffers took.
+    expect(sent).toBeLessThan(32 * 2 ** 20);
   });
 });
 

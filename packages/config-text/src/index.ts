@@ -1,6 +1,7 @@
 // @wai-steering/config-text: the text people type and read, written once for every package.
 // Durations (one parser, one readable form), instants of the room clock (one reader, the one
-// form of human output), and the names of hand-written files (did-you-mean, old spellings).
+// form of human output), the names of hand-written files (did-you-mean, old spellings), and JSON
+// read strictly (a name given twice in one object refused).
 
 export {
   DURATION_UNITS,
@@ -20,4 +21,5 @@ export {
   parseSpan,
   toRfc3339,
 } from './instant.js';
+export { duplicateName, readStrictJson, type StrictJson } from './json.js';
 export { type Alias, closestName, didYouMean, editDistance, renameAliases } from './names.js';

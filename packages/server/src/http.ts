@@ -13,9 +13,13 @@
  *   does not read them) is dropped;
  * - **a cap**: past `max` open connections a new one is answered `503` and closed;
  * - **pipelining**: at most `maxPipelined` requests of one connection are in flight (being
- *   answered); past it the connection is not read until answers go out, and a connection that
- *   has sent more than `4 × maxPipelined` requests not yet answered is dropped (Node's parser
- *   may have parsed a whole chunk of requests before the pause takes effect);
+ *   answered); past it the connection is not read until answers go out. Node's parser may have
+ *   parsed a whole chunk of requests before the pause takes effect: when a request comes past
+ *   `4 × maxPipelined` not yet answered, it and every request of the connection waiting to
+ *   start are answered `503` with `Retry-After` (after the answers of those in flight, as
+ *   HTTP/1.1 orders them), and the connection closes after it; the requests after it are not
+ *   started (nothing of the application runs for any of them), and past `4 × maxPipelined` of
+ *   them the connection is dropped (a client that keeps sending is not waiting for answers);
  * - **fairness**: requests are started from a queue per connection, at most `perTurn` of each
  *   connection per event-loop turn, round-robin, so that one connection's pipelined burst
  *   cannot starve the others.
@@ -138,6 +142,10 @@ interface Conn {
   /** Bytes of those answers. */
   unread: number;
   dropped: boolean;
+  /** Past the pipeline's bound: its last answer (`503`) is queued, and it closes after it. */
+  closing: boolean;
+  /** Requests it sent after that, not started. */
+  ignored: number;
   /** Bytes read and written when progress was last seen, and when (ms). */
   seen: number;
   since: number;
@@ -163,8 +171,35 @@ export function createHttpServer(app: SteeringApp, options: HttpOptions = {}): S
     c.dropped = true;
     c.queue.length = 0;
     ready.delete(c);
-    dropped.inc({ why });
+    // A connection closing past the pipeline's bound was counted when it passed it.
+    if (!c.closing) dropped.inc({ why });
     c.socket.destroy();
+  };
+
+  /**
+   * A request past the pipeline's bound: it and the requests waiting to start are answered
+   * `503` with `Retry-After` (no work of the application for any of them) once the answers
+   * before them have gone out (Node writes a connection's answers in the order of its requests),
+   * the last with `connection: close`, after which Node ends the connection. Nothing more of the
+   * connection is read or started.
+   */
+  const refusePipelined = (c: Conn, res: ServerResponse): void => {
+    c.closing = true;
+    dropped.inc({ why: 'pipelined' });
+    c.socket.pause();
+    const busy = (close: boolean): AppResponse => ({
+      status: 503,
+      headers: {
+        'content-type': 'application/json; charset=utf-8',
+        'retry-after': '1',
+        'cache-control': 'no-store',
+      },
+      body: `{"error":"too_many_pipelined","message":"more than ${4 * limits.maxPipelined} requests of this connection waited for their answers; send fewer at once, and retry this one"}\n`,
+      close,
+    });
+    for (const w of c.queue.splice(0)) send(w.res, busy(false));
+    ready.delete(c);
+    send(res, busy(true));
   };
 
   /**
@@ -178,7 +213,7 @@ export function createHttpServer(app: SteeringApp, options: HttpOptions = {}): S
   const finish = (c: Conn): void => {
     c.inFlight--;
     if (c.queue.length > 0) schedule(c);
-    else if (c.socket.isPaused() && !c.dropped) c.socket.resume();
+    else if (c.socket.isPaused() && !c.dropped && !c.closing) c.socket.resume();
   };
 
   /** Starts a request: the application's answer, written once it comes. */
@@ -288,8 +323,14 @@ export function createHttpServer(app: SteeringApp, options: HttpOptions = {}): S
       const socket = req.socket;
       const c = conns.get(socket);
       if (c === undefined || c.dropped) return;
+      if (c.closing) {
+        // Node's parser reads on whatever pause the stream is given: a client that keeps
+        // sending past its 503 is not waiting for answers, and is dropped.
+        if (++c.ignored > 4 * limits.maxPipelined) drop(c, 'pipelined');
+        return;
+      }
       if (c.queue.length + c.inFlight >= 4 * limits.maxPipelined) {
-        drop(c, 'pipelined');
+        refusePipelined(c, res);
         return;
       }
       if (c.queue.length === 0 && mayStart(c)) {
@@ -354,6 +395,8 @@ export function createHttpServer(app: SteeringApp, options: HttpOptions = {}): S
       startedInTurn: 0,
       unread: 0,
       dropped: false,
+      closing: false,
+      ignored: 0,
       seen: 0,
       since: Date.now(),
     };

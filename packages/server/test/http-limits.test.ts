@@ -128,6 +128,99 @@ describe('a client that pipelines and never reads', () => {
   );
 });
 
+/** The answers in `text` (HTTP/1.1, each with its content-length): status, headers, body. */
+function answersIn(text: string): { status: number; headers: Map<string, string>; body: string }[] {
+  const out: { status: number; headers: Map<string, string>; body: string }[] = [];
+  let at = 0;
+  while (at < text.length) {
+    const end = text.indexOf('\r\n\r\n', at);
+    if (end < 0) break;
+    const [line, ...fields] = text.slice(at, end).split('\r\n');
+    const headers = new Map(
+      fields.map((f) => [
+        f.slice(0, f.indexOf(':')).toLowerCase(),
+        f.slice(f.indexOf(':') + 1).trim(),
+      ]),
+    );
+    const length = Number(headers.get('content-length') ?? 0);
+    out.push({
+      status: Number(/^HTTP\/1\.1 (\d{3}) /.exec(line!)?.[1]),
+      headers,
+      body: text.slice(end + 4, end + 4 + length),
+    });
+    at = end + 4 + length;
+  }
+  return out;
+}
+
+describe('a client that pipelines past the bound, and reads', () => {
+  let s: Awaited<ReturnType<typeof serverWith>>;
+  beforeAll(async () => {
+    s = await serverWith({});
+  });
+  afterAll(() => s.close());
+
+  it('gets the answers of those in flight, then 503 with Retry-After for the rest up to the one past the bound, then the connection closes', async () => {
+    const server: RunningServer = s.server;
+    // The default bound: 4 × maxPipelined (16).
+    const limit = 64;
+    const counter = server.engine.metrics.connectionsRefused;
+    const before = counter.get({ why: 'pipelined' });
+    const sock = await open(server.url);
+    const got: Buffer[] = [];
+    sock.on('data', (b: Buffer) => got.push(b));
+    sock.on('error', () => {});
+    let fin = false;
+    sock.once('end', () => {
+      fin = true;
+    });
+    const ended = closed(sock);
+    // 100 requests in one write (one segment on loopback: parsed at once, before any answer).
+    sock.write('GET /healthz HTTP/1.1\r\nhost: x\r\n\r\n'.repeat(100));
+    await ended;
+    sock.destroy();
+    const answers = answersIn(Buffer.concat(got).toString('latin1'));
+    // An answer for every request up to the one past the bound, none after it.
+    expect(answers).toHaveLength(limit + 1);
+    // Those started before it are answered; the others, not started, are 503 with Retry-After.
+    const started = answers.findIndex((a) => a.status !== 200);
+    expect(started).toBeGreaterThanOrEqual(1);
+    expect(started).toBeLessThanOrEqual(16);
+    for (const a of answers.slice(started)) {
+      expect(a.status).toBe(503);
+      expect(a.headers.get('retry-after')).toBe('1');
+      expect(JSON.parse(a.body)).toMatchObject({ error: 'too_many_pipelined' });
+    }
+    // Closed by the server, after its last answer (a FIN, not a reset).
+    expect(fin).toBe(true);
+    expect(answers[limit]!.headers.get('connection')).toBe('close');
+    expect(counter.get({ why: 'pipelined' }) - before).toBe(1);
+    // The server goes on: a new connection is answered.
+    expect((await fetch(`${server.url}/healthz`)).status).toBe(200);
+  });
+
+  it('answers every request of a pipeline within the bound, and keeps the connection', async () => {
+    const server: RunningServer = s.server;
+    const sock = await open(server.url);
+    const got: Buffer[] = [];
+    let answered = 0;
+    const all = new Promise<void>((resolve) => {
+      sock.on('data', (b: Buffer) => {
+        got.push(b);
+        answered = answersIn(Buffer.concat(got).toString('latin1')).length;
+        if (answered === 64) resolve();
+      });
+    });
+    sock.write('GET /healthz HTTP/1.1\r\nhost: x\r\n\r\n'.repeat(64));
+    await all;
+    expect(sock.destroyed).toBe(false);
+    expect(answersIn(Buffer.concat(got).toString('latin1')).every((a) => a.status === 200)).toBe(
+      true,
+    );
+    sock.destroy();
+  });
+});
+
 describe('a client that does not read, with a deep pipeline allowed', () => {
   let s: Awaited<ReturnType<typeof serverWith>>;
   beforeAll(async () => {

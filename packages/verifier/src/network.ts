@@ -10,6 +10,8 @@
  * trusts pins its id: the descriptor is then fetched by that id and must have it, so that a
  * decision is never verified against a room the server chose.
  */
+
+import { readStrictJson } from '@wai-steering/config-text';
 import {
   type CryptoBackend,
   parseHex,
@@ -184,15 +186,17 @@ function pinOf(roomId: string | Uint8Array | undefined): string | undefined {
 
 /** The decision URI a manifest names, resolved against `base`. */
 function decisionUriOf(manifest: string, base: string | undefined, where: string): string {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(manifest);
-  } catch {
+  // Strictly: a manifest naming a member twice tells a player one decision and this another.
+  const read = readStrictJson(manifest);
+  if (!read.ok) {
     throw new FetchError(
-      `${where}: neither a decision (WSD1) nor a steering manifest (JSON)`,
+      read.problem.startsWith('not JSON')
+        ? `${where}: neither a decision (WSD1) nor a steering manifest (JSON)`
+        : `${where}: a steering manifest that does not read: ${read.problem}`,
       where,
     );
   }
+  const parsed = read.value;
   const member =
     typeof parsed === 'object' && parsed !== null
       ? (parsed as Record<string, unknown>)[MEMBER]

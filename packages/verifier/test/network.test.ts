@@ -98,6 +98,17 @@ describe('fetchAndVerify', () => {
     expect(refused.outcome).toMatchObject({ outcome: 'refuse', reason: 'manifest_mismatch' });
   });
 
+  it('refuses a manifest that names a member twice, where JSON.parse would keep the last', async () => {
+    const { fetch } = serve(world, made);
+    const twice = made.manifest.replace(/^\{/, '{"science.transaction.wai-decision":"/elsewhere",');
+    expect(twice).not.toEqual(made.manifest);
+    const r = fetchAndVerify({ manifest: new TextEncoder().encode(twice) }, { fetch });
+    await expect(r).rejects.toBeInstanceOf(FetchError);
+    await expect(r).rejects.toThrow(
+      'a steering manifest that does not read: the name "science.transaction.wai-decision" is given twice in one object',
+    );
+  });
+
   it('says record_missing for a record the server does not hold', async () => {
     const first = toHex(digestOf(unwrap(readHopRecord(world.records[0]!))));
     const { fetch } = serve(world, made, { drop: `/records/${first}` });

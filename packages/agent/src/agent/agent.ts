@@ -11,6 +11,9 @@
  * restart the agent cuts every period from there (the missed ones unmetered, for a counter,
  * up to `backfill` periods) before it resumes on time.
  *
+ * A step of the room clock (the system clock set forward or back) is said once, with what is
+ * done of the periods it crossed (`steps.ts`): none signed twice, none stated unmeasured.
+ *
  * Nothing of a period is consumed before its record is durably in the spool: its traffic is
  * committed, and the reading at its start let go, only then. A period that came due while the
  * spool could not be written, or whose traffic is unknown, is signed with the unmetered marker:
@@ -35,6 +38,7 @@ import { PeriodCutter } from './cutter.js';
 import { Deliveries } from './deliveries.js';
 import { instantField, type LogSink, stampedLog, stderrSink } from './log.js';
 import {
+  type ClockStep,
   defaultCutDelay,
   defaultTolerance,
   firstSpanStart,
@@ -45,6 +49,7 @@ import {
 } from './period-clock.js';
 import { CounterReadings } from './readings.js';
 import type { CutRecord } from './record.js';
+import { readStep, stepLine } from './steps.js';
 
 /** Options of a {@link HopAgent}. */
 export interface HopAgentOptions {
@@ -124,6 +129,7 @@ export class HopAgent {
       monotonic: o.monotonic ?? performanceClock,
       manual: o.manual === true,
       log: this.log,
+      onStep: (step) => this.stepped(step),
       onTimer: () => {
         this.wake().catch((e: unknown) => {
           // A record that could not be signed or spooled (a full disk): said, and its span is
@@ -160,6 +166,13 @@ export class HopAgent {
       log: this.log,
       onRecord: o.onRecord,
     });
+  }
+
+  /** A step of the room clock between two wakes: the periods it crossed marked, and said. */
+  private stepped(step: ClockStep): void {
+    const read = readStep(step, this.P);
+    for (const m of read.marks) this.cutter.markStep(m);
+    this.log(stepLine(step, read, this.cutter.lastEnd, this.clock.nextBoundary));
   }
 
   private get roomId(): Uint8Array {
@@ -294,6 +307,15 @@ export class HopAgent {
       }
       this.readings.restore(cursor, cur);
       this.log({ msg: 'resuming', ...instantField('from', from) });
+      if (from > cur + this.P) {
+        // The room clock is behind the last span signed (set back while the agent was down).
+        this.log({
+          level: 'warn',
+          msg: 'the room clock is before the end of the last span signed: the spans before it are not signed again; nothing is signed until the room clock reaches it',
+          ...instantField('now', this.clock.now()),
+          ...instantField('waits_until', from),
+        });
+      }
     }
     await this.startTraffic(from, this.P);
     this.cutter.lastEnd = from;

@@ -9,6 +9,11 @@
  * the spool could not be written is then signed with the unmetered marker, with all its traffic.
  * A period whose traffic is unknown is signed with the unmetered marker too, and states no
  * traffic: the agent never states what it did not measure.
+ *
+ * A step of the room clock marks the periods it crossed ({@link PeriodCutter.markStep}): each is
+ * signed with the unmetered marker, whatever the energy source (a model's figure is of a whole
+ * period the hop did not live); those it marks without traffic state none (not lived, or lived
+ * twice).
  */
 
 import { SpoolWriteError } from '../spool/directories.js';
@@ -39,6 +44,17 @@ export interface PeriodCutterOptions {
   readonly onRecord?: ((cut: CutRecord) => void) | undefined;
 }
 
+/**
+ * Periods a step of the room clock crossed: those meeting [`from`, `to`) are signed with the
+ * unmetered marker for `why`; with `noTraffic`, those within it state no traffic either.
+ */
+export interface StepMark {
+  readonly from: bigint;
+  readonly to: bigint;
+  readonly why: string;
+  readonly noTraffic: boolean;
+}
+
 /** The traffic of a span, or why it is unknown. */
 export type Taken = { readonly traffic: Traffic } | { readonly unknown: string };
 
@@ -56,6 +72,8 @@ export class PeriodCutter {
   private spoolFault: string | undefined;
   /** Whether the traffic source reads (a failure said once, until it reads again). */
   private readonly trafficState: SourceState;
+  /** The periods steps of the room clock crossed, not all cut yet. */
+  private marks: StepMark[] = [];
   private stopped = false;
 
   constructor(private readonly o: PeriodCutterOptions) {
@@ -70,6 +88,7 @@ export class PeriodCutter {
    */
   async cutUpTo(boundary: bigint): Promise<void> {
     const P = this.o.period;
+    this.marks = this.marks.filter((m) => m.to > this.lastEnd);
     while (this.lastEnd + P <= boundary && !this.stopped) {
       const rec = await this.cut({ start: this.lastEnd, end: this.lastEnd + P });
       if (rec === undefined) {
@@ -79,6 +98,19 @@ export class PeriodCutter {
     }
     // A reading before the first period not yet held is of no period that can be metered.
     this.o.readings.dropBefore(maxBig(this.lastEnd, this.heldUpTo));
+  }
+
+  /** Marks the periods a step of the room clock crossed (see the module's comment). */
+  markStep(mark: StepMark): void {
+    if (mark.to > mark.from && mark.to > this.lastEnd) this.marks.push(mark);
+  }
+
+  /** What the steps of the room clock say of a span: why it is unmetered, and its traffic. */
+  private stepOf(span: Span): { why?: string; noTraffic?: string } {
+    const met = this.marks.filter((m) => span.start < m.to && span.end > m.from);
+    const within = met.find((m) => m.noTraffic && span.start >= m.from && span.end <= m.to);
+    if (within !== undefined) return { why: within.why, noTraffic: within.why };
+    return met.length === 0 ? {} : { why: met[0]!.why };
   }
 
   /** The traffic of a span, or why it is unknown (said once until the source reads again). */
@@ -111,11 +143,16 @@ export class PeriodCutter {
    */
   private async cut(span: Span): Promise<CutRecord | undefined> {
     const energy = this.o.readings.counted(span);
-    const taken = await this.takeTraffic(span);
+    const read = await this.takeTraffic(span);
+    const step = this.stepOf(span);
+    // A period a step of the room clock leaves without traffic: whatever its lines are, they
+    // are not its own (not lived, or lived twice), and are not stated.
+    const taken: Taken = step.noTraffic === undefined ? read : { unknown: step.noTraffic };
     let why: string | undefined;
     if (span.end <= this.heldUpTo) {
       why = `the spool could not be written when the period was due (${this.heldCause})`;
-    } else if (energy !== undefined && 'why' in energy) why = energy.why;
+    } else if (step.why !== undefined) why = step.why;
+    else if (energy !== undefined && 'why' in energy) why = energy.why;
     else if ('unknown' in taken) why = taken.unknown;
     const traffic = 'traffic' in taken ? taken.traffic : emptyTraffic();
     const rec = this.sign({

@@ -6,6 +6,11 @@
  * wakes at least every second, so that a step is seen within one; a boundary it wakes for past the
  * tolerance, or sleeps past entirely, is said (`woken late`): no reading there.
  *
+ * Every wake also compares the two clocks with the wake before it: when the room clock moved
+ * more than the tolerance away from the monotonic clock (the system clock set forward or back),
+ * the step is told ({@link PeriodClockOptions.onStep}) rather than each boundary it jumped over
+ * said late.
+ *
  * Where the cutting starts is the clock's too ({@link firstSpanStart}): after a restart, from the
  * spool cursor's end (at most `backfill` periods back), so that no span is cut twice; on a fresh
  * spool, the next whole period for a counter, the current one for a model.
@@ -107,6 +112,12 @@ export interface Boundary extends ClockReading {
   readonly onTime: boolean;
 }
 
+/** A step of the room clock, seen between two wakes: both clocks at each. */
+export interface ClockStep {
+  readonly before: { readonly at: bigint; readonly mono: bigint };
+  readonly after: { readonly at: bigint; readonly mono: bigint };
+}
+
 /** Options of a {@link PeriodClock}. */
 export interface PeriodClockOptions {
   /** P, µs. */
@@ -121,6 +132,8 @@ export interface PeriodClockOptions {
   readonly log: LogSink;
   /** Called when the timer fires; the callee asks for the boundary due. */
   readonly onTimer: () => void;
+  /** Called when a wake finds the room clock stepped since the wake before it. */
+  readonly onStep?: (step: ClockStep) => void;
 }
 
 /** The periods of the room clock, and the timer (see the module's comment). */
@@ -129,6 +142,8 @@ export class PeriodClock {
   readonly tolerance: bigint;
   /** The next boundary to wake for. */
   private next = 0n;
+  /** Both clocks at the last wake, to see a step of the room clock from one wake to the next. */
+  private seen: { at: bigint; mono: bigint } | undefined;
   private timer: NodeJS.Timeout | undefined;
   private stopped = false;
 
@@ -152,10 +167,25 @@ export class PeriodClock {
     return this.floor(this.now());
   }
 
+  /** The next boundary it wakes for. */
+  get nextBoundary(): bigint {
+    return this.next;
+  }
+
   /** Wakes for `next` and every boundary after it. */
   runFrom(next: bigint): void {
     this.next = next;
+    this.seen = { at: this.o.clock(), mono: this.o.monotonic() };
     this.schedule();
+  }
+
+  /** Whether the room clock stepped since the last wake (then told); both clocks kept. */
+  private stepped(at: bigint, mono: bigint): boolean {
+    const before = this.seen;
+    this.seen = { at, mono };
+    if (before === undefined || !clockStepped(before, { at, mono }, this.tolerance)) return false;
+    this.o.onStep?.({ before, after: { at, mono } });
+    return true;
   }
 
   /**
@@ -164,19 +194,22 @@ export class PeriodClock {
    */
   due(): Boundary | undefined {
     const now = this.o.clock();
+    const mono = this.o.monotonic();
+    const stepped = this.stepped(now, mono);
     if (now < this.next) {
       this.schedule();
       return undefined;
     }
-    const mono = this.o.monotonic();
     const boundary = this.floor(now);
-    // The boundaries it slept past (a process stalled for more than a period, a step of the room
-    // clock): none was read.
-    if (this.next > 0n) for (let m = this.next; m < boundary; m += this.P) this.late(m, now);
+    // The boundaries it slept past (a process stalled for more than a period): none was read. A
+    // step of the room clock is said once, by the one it is told to.
+    if (this.next > 0n && !stepped) {
+      for (let m = this.next; m < boundary; m += this.P) this.late(m, now);
+    }
     this.next = boundary + this.P;
     this.schedule();
     const onTime = now - boundary <= this.tolerance;
-    if (!onTime) this.late(boundary, now);
+    if (!onTime && !stepped) this.late(boundary, now);
     return { boundary, at: now, mono, onTime };
   }
 

@@ -6,6 +6,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
+import { readStrictJson } from '@wai-steering/config-text';
 import type { RoomContext } from '@wai-steering/verifier';
 import { readPolicy } from '@wai-steering/wire';
 import { HopAgent, type HopAgentOptions } from '../agent/agent.js';
@@ -47,13 +48,9 @@ export function readHopMaterials(c: HopConfig): HopMaterials {
     c.keyLog === null ? null : readFile(abs(c.keyLog), 'key log'),
   );
   const keyPath = abs(c.key);
-  let jwk: unknown;
-  try {
-    jwk = JSON.parse(new TextDecoder().decode(readFile(keyPath, 'key')));
-  } catch (e) {
-    if (e instanceof AgentConfigError) throw e;
-    throw new AgentConfigError(`key ${keyPath}: not a JWK (not JSON)`);
-  }
+  const read = readStrictJson(new TextDecoder().decode(readFile(keyPath, 'key')));
+  if (!read.ok) throw new AgentConfigError(`key ${keyPath}: not a JWK: ${read.problem}`);
+  const jwk = read.value;
   const key = hopKeyFromJwk(jwk, `key ${keyPath}`);
   let period = c.period;
   let lag = c.lag;

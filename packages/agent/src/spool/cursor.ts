@@ -7,6 +7,7 @@
  */
 import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
+import { readStrictJson } from '@wai-steering/config-text';
 import type { CounterReading } from '../energy/source.js';
 import { codeOf, writeDurably } from './directories.js';
 
@@ -30,12 +31,13 @@ export function readCursor(dir: string): Cursor | string | undefined {
   } catch (e) {
     return codeOf(e) === 'ENOENT' ? undefined : `cursor.json cannot be read (${codeOf(e)})`;
   }
-  let j: unknown;
-  try {
-    j = JSON.parse(text);
-  } catch {
-    return 'cursor.json is not JSON';
+  const read = readStrictJson(text);
+  if (!read.ok) {
+    return read.problem.startsWith('not JSON')
+      ? 'cursor.json is not JSON'
+      : `cursor.json does not read: ${read.problem}`;
   }
+  const j = read.value;
   const isDecimal = (v: unknown) => typeof v === 'string' && /^\d{1,40}$/.test(v);
   const isValues = (v: unknown) =>
     v !== null &&

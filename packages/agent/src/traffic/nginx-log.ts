@@ -17,6 +17,7 @@
  */
 import { closeSync, fstatSync, openSync, readdirSync, readSync, statSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
+import { readStrictJson } from '@wai-steering/config-text';
 import { TRACK_DIRECTION, type TrackEntry } from '@wai-steering/wire';
 import { floorScaled, parseDecimal } from '../internal/decimal.js';
 import { SourceError, type Span, type Traffic } from '../types.js';
@@ -312,13 +313,13 @@ export class NginxLogSource implements TrafficSource {
 
   private line(text: string): void {
     if (text.trim() === '') return;
-    let l: LogLine;
-    try {
-      l = JSON.parse(text) as LogLine;
-    } catch {
+    // Strictly: a line naming a field twice states two things, and is not counted.
+    const read = readStrictJson(text);
+    if (!read.ok || read.value === null || typeof read.value !== 'object') {
       this.unreadable++;
       return;
     }
+    const l = read.value as LogLine;
     const msec = parseDecimal(String(l.msec ?? ''));
     const sent = parseDecimal(String(l.bytes_sent ?? ''));
     if (typeof msec === 'string' || typeof sent === 'string' || typeof l.request_uri !== 'string') {

@@ -29,7 +29,7 @@ describe('restart', () => {
     // Down from 3.0 to 5.4; the counter kept counting.
     pc.set(5_000n);
     clock.set(B0 + 5n * P + 400_000n);
-    const b = hop({ mono: new ManualClock(9n * P) });
+    const b = hop({ mono: new ManualClock(5n * P + 400_000n) });
     await b.agent.start();
     await readEach(b, pc, [
       [6n, 7_000n],
@@ -57,7 +57,7 @@ describe('restart', () => {
     ]);
     await a.agent.stop();
     clock.set(B0 + 2n * P + 600_000n);
-    const b = hop({ mono: new ManualClock(50n * P) });
+    const b = hop({ mono: new ManualClock(2n * P + 600_000n) });
     await b.agent.start();
     await readEach(b, pc, [[3n, 2_500n]]);
     expect(await b.agent.delivered()).toBe(true);

@@ -118,18 +118,22 @@ describe('the boundaries due', () => {
   });
 
   it('a boundary seen past the tolerance is said, and is not on time', () => {
-    const { clock, room, logs } = manualClock();
+    const { clock, room, mono, logs } = manualClock();
     clock.runFrom(B0 + P);
+    // Woken late: both clocks moved on.
     room.set(B0 + P + 250_001n);
+    mono.set(P + 250_001n - 100n);
     expect(clock.due()).toMatchObject({ boundary: B0 + P, onTime: false });
     expect(late(logs)).toEqual([[String(B0 + P), '250001']]);
     expect(logs[0]).toMatchObject({ level: 'warn' });
   });
 
   it('the boundaries it slept past are said too: none was read', () => {
-    const { clock, room, logs } = manualClock();
+    const { clock, room, mono, logs } = manualClock();
     clock.runFrom(B0 + P);
+    // A stall: both clocks moved on.
     room.set(B0 + 3n * P + 1000n);
+    mono.set(3n * P + 900n);
     expect(clock.due()).toMatchObject({ boundary: B0 + 3n * P, onTime: true });
     expect(late(logs)).toEqual([
       [String(B0 + P), String(2n * P + 1000n)],

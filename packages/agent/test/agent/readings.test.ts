@@ -9,7 +9,8 @@ import { ManualClock } from '../helpers/room.js';
 
 /** A counter hop started, its counter read at 10 µJ at boundary 1 and 20 µJ at boundary 2. */
 async function readTwice() {
-  const mono = new ManualClock(0n);
+  // Half a period into B0's on both clocks.
+  const mono = new ManualClock(P / 2n);
   const { server, pc, clock, hop } = await counterHop({ mono });
   const r = hop();
   await r.agent.start();
@@ -44,6 +45,15 @@ describe('a step of the room clock', () => {
       [4n, 0, 0n],
       [5n, 4, 15n],
     ]);
+    const said = r.logs.filter((l) => String(l.msg).startsWith('the room clock stepped forward'));
+    expect(said).toHaveLength(1);
+    // 2.7 periods of the room clock in 0.2 of the monotonic one; period 3 was not lived at all.
+    expect(said[0]).toMatchObject({
+      level: 'warn',
+      step_us: String(2n * P + 500_000n),
+      periods_not_lived: 1,
+    });
+    expect(r.logs.filter((l) => String(l.msg).startsWith('woken late'))).toEqual([]);
   });
 
   it('back: no span is cut twice; the period the step falls in is unmetered', async () => {
@@ -68,8 +78,17 @@ describe('a step of the room clock', () => {
       [2n, 4, 10n],
       // Read at 3, and at 4 three periods later by the monotonic clock: the step is in it.
       [3n, 0, 0n],
-      [4n, 4, 20n],
+      // A period of the monotonic clock between the wakes: before the step, the room clock may
+      // have reached 4; it may be lived twice, and is unmetered too.
+      [4n, 0, 0n],
     ]);
+    const said = r.logs.filter((l) => String(l.msg).startsWith('the room clock stepped back'));
+    expect(said).toHaveLength(1);
+    expect(said[0]).toMatchObject({
+      level: 'warn',
+      step_us: String(2n * P),
+      signed_to_us: String(B0 + 3n * P),
+    });
   });
 });
 

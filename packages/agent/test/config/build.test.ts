@@ -138,7 +138,13 @@ describe('building what hop.yaml describes', () => {
     );
     writeFileSync(join(dir, 'text.jwk'), 'not json');
     expect(materials({ key: 'text.jwk' })).toThrow(
-      new AgentConfigError(`key ${join(dir, 'text.jwk')}: not a JWK (not JSON)`),
+      new RegExp(`^key ${join(dir, 'text.jwk')}: not a JWK: not JSON text \\(.+\\)$`),
+    );
+    writeFileSync(join(dir, 'twice.jwk'), '{"kty":"OKP","crv":"Ed25519","kty":"EC"}');
+    expect(materials({ key: 'twice.jwk' })).toThrow(
+      new AgentConfigError(
+        `key ${join(dir, 'twice.jwk')}: not a JWK: the name "kty" is given twice in one object`,
+      ),
     );
     writeFileSync(join(dir, 'bad.wsp'), 'WSP1');
     expect(materials({ policy: 'bad.wsp' })).toThrow(

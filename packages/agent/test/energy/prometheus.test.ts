@@ -47,7 +47,8 @@ describe('a Prometheus exposition (Debian node_exporter, textfile collector)', (
     const server = new TestSteeringServer(room.ctx);
     await server.up(0);
     const clock = new ManualClock(B0 + P / 2n);
-    const mono = new ManualClock(0n);
+    // Half a period into B0's on both clocks.
+    const mono = new ManualClock(P / 2n);
     const preset = ENERGY_PRESETS.node_rapl;
     const agent = new HopAgent({
       room: room.ctx,

@@ -65,7 +65,8 @@ describe('RAPL through powercap', () => {
     const server = new TestSteeringServer(room.ctx);
     await server.up(0);
     const clock = new ManualClock(B0 + P / 2n);
-    const mono = new ManualClock(0n);
+    // Half a period into B0's on both clocks.
+    const mono = new ManualClock(P / 2n);
     const agent = new HopAgent({
       room: room.ctx,
       key: room.hops[0]!,

@@ -60,7 +60,7 @@ export interface Rig {
 export interface RigOptions extends Omit<Partial<HopAgentOptions>, 'clock' | 'monotonic'> {
   /** The room clock (default: 1 ms after B0). */
   readonly clock?: ManualClock;
-  /** The monotonic clock (default: at 0). */
+  /** The monotonic clock (default: the room clock less B0, so that both move together). */
   readonly mono?: ManualClock;
 }
 
@@ -74,7 +74,9 @@ export function rig(
   energy: EnergySource,
   o: RigOptions = {},
 ): Rig {
-  const { clock = new ManualClock(B0 + 1000n), mono = new ManualClock(0n), ...more } = o;
+  const { clock = new ManualClock(B0 + 1000n), mono: given, ...more } = o;
+  // The monotonic clock at B0 + its value: both clocks move together unless a test steps one.
+  const mono = given ?? new ManualClock(clock.us - B0);
   const logs: Record<string, unknown>[] = [];
   const agent = new HopAgent({
     room: room.ctx,

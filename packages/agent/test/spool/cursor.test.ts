@@ -34,6 +34,10 @@ describe('cursor.json', () => {
   it('does not read, and says why', () => {
     const cases: [string, string][] = [
       ['{"end": "18446744073709551615"', 'cursor.json is not JSON'],
+      [
+        '{"end": "12", "end": "13"}',
+        'cursor.json does not read: the name "end" is given twice in one object',
+      ],
       ['null', 'cursor.json states no end (µs, a decimal string)'],
       ['[]', 'cursor.json states no end (µs, a decimal string)'],
       ['{"end": 12}', 'cursor.json states no end (µs, a decimal string)'],

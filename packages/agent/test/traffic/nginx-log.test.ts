@@ -325,6 +325,26 @@ describe('copytruncate (logrotate copies the log, then empties it in place)', ()
     await src.close();
   });
 
+  it('a line that names a field twice is unreadable, never counted by one of its values', async () => {
+    const dir = tempDir();
+    const log = join(dir, 'access.log');
+    const T = 1_800_000_000_000_000n;
+    const msec = `${T / 1_000_000n}.000`;
+    const good = `{"msec":"${msec}","request_uri":"/a","status":"200","bytes_sent":"100"}`;
+    const twice = `{"msec":"${msec}","request_uri":"/a","status":"200","bytes_sent":"5","bytes_sent":"900000"}`;
+    writeFileSync(log, `${good}\n${twice}\n`);
+    const src = nginxLogSource({
+      path: log,
+      routes: [{ pattern: /^\//, track: 1, kind: 1 }],
+      pollMs: 60_000,
+    });
+    await src.start(T, P);
+    expect((await src.take({ start: T, end: T + P }))?.tracks[0]?.bytes).toBe(100n);
+    expect(src.unreadable).toBe(1);
+    renameSync(log, `${log}.old`);
+    await src.close();
+  });
+
   it('a period taken again before it is committed gives the same traffic; a line after it goes on', async () => {
     const dir = tempDir();
     const log = join(dir, 'access.log');

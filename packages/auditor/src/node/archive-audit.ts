@@ -8,13 +8,15 @@
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { wasmTreeHashing } from '@wai-steering/tlog';
+import { readDecision } from '@wai-steering/wire';
 import { nodeBackend } from '@wai-steering/wire/node';
 import { ARCHIVE_FILES, ArchiveError, type ArchiveMeta } from '../archive.js';
 import { Audit, type AuditResult, type AuditSink, auditJsonParts, findingJson } from '../audit.js';
+import { isUnread, unreadFrameMessage } from '../frames.js';
 import type { Series } from '../series.js';
 import { DecisionVerifier, type Verdict } from '../verdict.js';
 import { logEntryChunks, readArchiveLog } from './internal/archive-log.js';
-import { BATCH, VerifyPool } from './internal/pool.js';
+import { BATCH, BATCH_BYTES, VerifyPool } from './internal/pool.js';
 import { Spill } from './internal/spill.js';
 import { decisionBatches, readArchiveMaterials } from './materials.js';
 
@@ -47,6 +49,8 @@ export interface ArchiveAudit {
   readonly refused: number;
   /** Inconsistent loads, all of them. */
   readonly inconsistent: number;
+  /** Duplicated decision frames, all of them. */
+  readonly duplicated: number;
   /**
    * Writes the whole `--json` result (docs/audit.md, its keys in order, no newline) to `write`,
    * a chunk at a time, awaiting each answer that is a promise; the refusals and inconsistent
@@ -70,19 +74,22 @@ export async function auditArchive(
     spill.dispose();
     throw e;
   }
-  const { result, series, meta, refused, inconsistent } = done;
+  const { result, series, meta, refused, inconsistent, duplicated } = done;
   return {
     result,
     series,
     meta,
     refused,
     inconsistent,
+    duplicated,
     async writeJson(write) {
       const p = auditJsonParts(result);
       await write(p.head + result.refused.map(findingJson).join(','));
       for (const c of spill.chunks('refused')) await write(c);
       await write(p.middle + result.loads.inconsistent.map(findingJson).join(','));
       for (const c of spill.chunks('inconsistent')) await write(c);
+      await write(p.late + result.duplicated.map(findingJson).join(','));
+      for (const c of spill.chunks('duplicated')) await write(c);
       await write(p.tail);
     },
     dispose: () => spill.dispose(),
@@ -130,9 +137,25 @@ async function runAudit(
     bytes = n;
     total = size;
   });
+  // The decisions in the file's order: a frame that does not read as a decision (C1) is an error
+  // of the archive naming it, never a refusal among the findings.
+  const decisionsPath = join(dir, ARCHIVE_FILES.decisions);
+  let offset = 0;
+  const add = (f: Uint8Array, verdict?: Verdict): void => {
+    const frame = audit.decisions;
+    const v = audit.add(f, verdict);
+    if (!v.accepted && v.facts === undefined && isUnread(v.reason)) {
+      const read = readDecision(f);
+      const why = read.ok ? v.reason : read.refusal.message;
+      throw new ArchiveError(
+        unreadFrameMessage(decisionsPath, ARCHIVE_FILES.decisions, frame, offset, why),
+      );
+    }
+    offset += 4 + f.length;
+  };
   if (jobs === 1) {
     for await (const frames of batches) {
-      for (const f of frames) audit.add(f);
+      for (const f of frames) add(f);
       progress();
     }
   } else {
@@ -161,7 +184,7 @@ async function runAudit(
           queue.shift();
           const v = head.verdicts;
           head.batch.forEach((f, i) => {
-            audit.add(f, v[i]);
+            add(f, v[i]);
           });
           progress();
         }
@@ -193,10 +216,13 @@ async function runAudit(
         queue.push({ batch, verdicts: batch.map((f) => local.verify(f)) });
       };
       let batch: Uint8Array[] = [];
+      let batchBytes = 0;
       for await (const frames of batches) {
         for (const f of frames) {
           batch.push(f);
-          if (batch.length < BATCH) continue;
+          batchBytes += f.length;
+          // A batch of BATCH decisions, or fewer of BATCH_BYTES (decisions of many pathways).
+          if (batch.length < BATCH && batchBytes < BATCH_BYTES) continue;
           if (atWorkers < ahead) send(batch);
           else {
             verifyHere(batch);
@@ -204,6 +230,7 @@ async function runAudit(
             await new Promise((r) => setImmediate(r));
           }
           batch = [];
+          batchBytes = 0;
           replay();
           // Memory: at most a few batches past the head wait to be replayed.
           while (queue.length > ahead + 4) await waitHead();

@@ -7,7 +7,7 @@
 import { type Stats, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { ARCHIVE_FILES, ArchiveError, type ArchiveMeta, parseArchiveMeta } from '../archive.js';
-import { MAX_FRAME } from '../frames.js';
+import { FRAME_FILES, MAX_FRAME } from '../frames.js';
 import { FileFrames, frameBatches, readFile, sizeOf } from './internal/files.js';
 
 /** The most bytes `archive.json` may hold. */
@@ -74,8 +74,8 @@ export function readArchiveMaterials(dir: string): ArchiveMaterials {
     room,
     keyLog,
     checkpoint,
-    policies: new FileFrames(join(dir, ARCHIVE_FILES.policies)),
-    records: new FileFrames(join(dir, ARCHIVE_FILES.records)),
+    policies: new FileFrames(join(dir, ARCHIVE_FILES.policies), ARCHIVE_FILES.policies),
+    records: new FileFrames(join(dir, ARCHIVE_FILES.records), ARCHIVE_FILES.records),
   };
 }
 
@@ -97,7 +97,7 @@ export async function* decisionBatches(
 ): AsyncGenerator<Uint8Array[]> {
   const path = join(dir, ARCHIVE_FILES.decisions);
   try {
-    yield* frameBatches(path, onBytes);
+    yield* frameBatches(path, onBytes, FRAME_FILES[ARCHIVE_FILES.decisions].max);
   } catch (e) {
     if (e instanceof ArchiveError) throw e;
     throw new ArchiveError(`${path}: cannot read (${(e as NodeJS.ErrnoException).code ?? e})`);

@@ -5,13 +5,14 @@ import { rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ArchiveError, type ArchiveMeta } from '../../src/archive.js';
-import { encodeFrames } from '../../src/frames.js';
+import { encodeFrames, MAX_DECISION, MAX_HOP_RECORD } from '../../src/frames.js';
 import { decisionFrames, MAX_META_BYTES, readArchiveMaterials } from '../../src/node/materials.js';
 import { ArchiveWriter } from '../../src/node/writer.js';
 import { refusal } from '../helpers/refusal.js';
-import { tempDir } from '../helpers/world.js';
+import { makeWorld, tempDir } from '../helpers/world.js';
 
 const META: ArchiveMeta = { room: 'cd'.repeat(32), grace_s: 3 };
+const world = makeWorld(1);
 
 const cleanups: (() => void)[] = [];
 afterEach(() => {
@@ -26,8 +27,8 @@ async function archive(decisions: Uint8Array[] = []): Promise<string> {
     meta: META,
     room: Uint8Array.of(1, 2),
     keyLog: null,
-    policies: [Uint8Array.of(3)],
-    records: [Uint8Array.of(4), Uint8Array.of(5)],
+    policies: [world.policy],
+    records: world.records.slice(0, 2),
   });
   for (const d of decisions) await w.add(d);
   await w.close();
@@ -43,8 +44,8 @@ describe('readArchiveMaterials', () => {
       room: Uint8Array.of(1, 2),
       keyLog: null,
       checkpoint: null,
-      policies: [Uint8Array.of(3)],
-      records: [Uint8Array.of(4), Uint8Array.of(5)],
+      policies: [world.policy],
+      records: world.records.slice(0, 2),
     });
   });
 
@@ -67,6 +68,14 @@ describe('readArchiveMaterials', () => {
     writeFileSync(join(d, 'archive.json'), '{"room": 1}');
     expect(refusal(() => readArchiveMaterials(d))).toEqual(
       `${join(d, 'archive.json')}: archive.json: "room" is not 64 hexadecimal digits`,
+    );
+    // A name given twice: refused, where JSON.parse would take the last value.
+    writeFileSync(
+      join(d, 'archive.json'),
+      `{"room": "${META.room}", "grace_s": 3, "grace_s": 3000}`,
+    );
+    expect(refusal(() => readArchiveMaterials(d))).toEqual(
+      `${join(d, 'archive.json')}: archive.json: the name "grace_s" is given twice in one object`,
     );
     writeFileSync(join(d, 'archive.json'), ' '.repeat(MAX_META_BYTES + 1));
     expect(refusal(() => readArchiveMaterials(d))).toEqual(
@@ -120,11 +129,85 @@ describe('decisionFrames', () => {
     writeFileSync(join(d, 'decisions.bin'), Uint8Array.of(3, 0, 0, 0, 1));
     await expect(decisionFrames(d).next()).rejects.toThrow(
       new ArchiveError(
-        `${join(d, 'decisions.bin')}: a frame declares 3 bytes, but the file holds 1 after it (at byte 0)`,
+        `${join(d, 'decisions.bin')}: frame 0 (at byte 0) declares 3 bytes, but the file holds 1 after it`,
       ),
     );
     rmSync(join(d, 'decisions.bin'));
     symlinkSync('/dev/zero', join(d, 'decisions.bin'));
     await expect(decisionFrames(d).next()).rejects.toThrow(/decisions\.bin: a character device/);
+  });
+
+  it('refuses a frame over the largest decision before reading it', async () => {
+    const d = await archive();
+    const head = new Uint8Array(8);
+    new DataView(head.buffer).setUint32(0, MAX_DECISION + 1, true);
+    writeFileSync(join(d, 'decisions.bin'), head);
+    await expect(decisionFrames(d).next()).rejects.toThrow(
+      `${join(d, 'decisions.bin')}: frame 0 (at byte 0) declares ${MAX_DECISION + 1} bytes, over the ${MAX_DECISION} a frame of this file may hold`,
+    );
+  });
+});
+
+describe('the policies and records, read strictly', () => {
+  /** A frame of `bytes` after the frames of `before`. */
+  const withFrame = (before: Uint8Array[], bytes: Uint8Array) => encodeFrames([...before, bytes]);
+
+  it("refuses a frame that is not its file's record, naming the file, the frame and its byte", async () => {
+    const d = await archive();
+    const r0 = world.records[0]!;
+    // A policy where a record should be, then one byte, then a record cut short.
+    const cases: [string, Uint8Array, RegExp][] = [
+      [
+        'records.bin',
+        withFrame([r0], world.policy),
+        /frame 1 \(at byte \d+\) does not read as a per-hop record \(WMH1\): malformed, WMH1, field magic/,
+      ],
+      [
+        'records.bin',
+        withFrame([r0, r0], Uint8Array.of(7)),
+        /frame 2 \(at byte \d+\) does not read as a per-hop record \(WMH1\): truncated/,
+      ],
+      [
+        'records.bin',
+        withFrame([], r0.subarray(0, r0.length - 1)),
+        /frame 0 \(at byte 0\) does not read as a per-hop record \(WMH1\): truncated, WMH1, field sig/,
+      ],
+      [
+        'policies.bin',
+        withFrame([world.policy], r0),
+        /frame 1 \(at byte \d+\) does not read as a policy \(WSP1\): malformed, WSP1, field magic/,
+      ],
+    ];
+    for (const [name, bytes, re] of cases) {
+      writeFileSync(join(d, name), bytes);
+      const m = readArchiveMaterials(d);
+      const message = refusal(() => [...m.policies, ...m.records]);
+      expect(message.startsWith(`${join(d, name)}: `)).toBe(true);
+      expect(message).toMatch(re);
+      expect(message).not.toContain('\n');
+    }
+    // The offset named is the frame's.
+    writeFileSync(join(d, 'records.bin'), withFrame([r0], Uint8Array.of(7)));
+    expect(refusal(() => [...readArchiveMaterials(d).records])).toContain(
+      `frame 1 (at byte ${4 + r0.length})`,
+    );
+  });
+
+  it('reads a record that breaks its rules or its signature: the audit refuses it, not the reader', async () => {
+    const d = await archive();
+    const bad = world.records[0]!.slice();
+    bad[bad.length - 1]! ^= 1;
+    writeFileSync(join(d, 'records.bin'), encodeFrames([bad]));
+    expect([...readArchiveMaterials(d).records]).toEqual([bad]);
+  });
+
+  it('refuses a record frame over the largest record before reading it', async () => {
+    const d = await archive();
+    const head = new Uint8Array(4 + MAX_HOP_RECORD + 1);
+    new DataView(head.buffer).setUint32(0, MAX_HOP_RECORD + 1, true);
+    writeFileSync(join(d, 'records.bin'), head);
+    expect(refusal(() => [...readArchiveMaterials(d).records])).toEqual(
+      `${join(d, 'records.bin')}: frame 0 (at byte 0) declares ${MAX_HOP_RECORD + 1} bytes, over the ${MAX_HOP_RECORD} a frame of this file may hold`,
+    );
   });
 });

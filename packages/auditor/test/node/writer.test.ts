@@ -7,7 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { ArchiveError, type ArchiveMeta } from '../../src/archive.js';
 import { decisionFrames, readArchiveMaterials } from '../../src/node/materials.js';
 import { ArchiveWriter } from '../../src/node/writer.js';
-import { tempDir } from '../helpers/world.js';
+import { makeWorld, tempDir } from '../helpers/world.js';
 
 const RUNS = Number(process.env.FUZZ_RUNS ?? 25);
 const META: ArchiveMeta = { room: 'ab'.repeat(32), grace_s: 10 };
@@ -29,7 +29,19 @@ async function collect(it: AsyncIterable<Uint8Array>): Promise<Uint8Array[]> {
   return out;
 }
 
-const records = fc.array(fc.uint8Array({ minLength: 1, maxLength: 64 }), { maxLength: 6 });
+// Records that read (the reader is strict): a world's, and copies whose signature is wrong (a
+// record that reads and does not verify is the audit's to refuse, not the reader's).
+const world = makeWorld(2);
+const flipped = (b: Uint8Array): Uint8Array => {
+  const c = b.slice();
+  c[c.length - 1]! ^= 1;
+  return c;
+};
+const policies = fc.array(fc.constantFrom(world.policy, flipped(world.policy)), { maxLength: 6 });
+const records = fc.array(
+  fc.constantFrom(...world.records.slice(0, 8), flipped(world.records[0]!)),
+  { maxLength: 6 },
+);
 
 describe('ArchiveWriter', () => {
   it('writes what reads back: the meta, room, key log, policies, records and decisions in order', async () => {
@@ -37,7 +49,7 @@ describe('ArchiveWriter', () => {
       fc.asyncProperty(
         fc.uint8Array({ minLength: 1, maxLength: 64 }),
         fc.option(fc.uint8Array({ minLength: 1, maxLength: 64 })),
-        records,
+        policies,
         records,
         fc.array(fc.uint8Array({ minLength: 1, maxLength: 3000 }), { maxLength: 800 }),
         async (room, keyLog, policies, recs, decisions) => {

@@ -55,7 +55,10 @@ async function write(ctx: Context, chunk: string): Promise<void> {
   }
 }
 
-function summary(r: AuditResult, counts: { refused: number; inconsistent: number }): string {
+function summary(
+  r: AuditResult,
+  counts: { refused: number; inconsistent: number; duplicated: number },
+): string {
   const lines = [
     `room ${r.room}`,
     `${r.decisions} decisions, ${r.sessions} sessions, ${r.records} records`,
@@ -78,6 +81,13 @@ function summary(r: AuditResult, counts: { refused: number; inconsistent: number
     lines.push(`  ${l.digest} ${l.pathway}: stated ${l.stated}, replayed ${l.replayed}`);
   }
   if (counts.inconsistent > 20) lines.push(`  … and ${counts.inconsistent - 20} more`);
+  if (counts.duplicated > 0) {
+    lines.push(`duplicated: ${counts.duplicated} decision frames given again`);
+    for (const d of r.duplicated.slice(0, 20)) {
+      lines.push(`  duplicated ${d.digest}: frame ${d.frame}, a copy of frame ${d.first}`);
+    }
+    if (counts.duplicated > 20) lines.push(`  … and ${counts.duplicated - 20} more`);
+  }
   if (r.shares.length === 0) lines.push('shares: no pathway has a minimum share');
   for (const s of r.shares) {
     lines.push(

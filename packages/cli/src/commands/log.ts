@@ -15,12 +15,15 @@ import { parseHexKey } from '../internal/keys.js';
 import { fetchCheckpoint, fetchRoom, LogError, tileReader } from '../internal/log-client.js';
 import { loadWitnessConfig, startWitness } from '../internal/witness.js';
 
-/** An interval option: a duration (`1s`, `500ms`, `2m`) or whole seconds, at least 10 ms. */
-function intervalMs(text: string): number {
+/**
+ * A duration option (`1s`, `500ms`, `2m`, or whole seconds) in ms, from `minUs` (10 ms, or 0) to
+ * a day.
+ */
+function durationMs(flag: string, text: string, minUs = 10_000n): number {
   const us = /^[0-9]+$/.test(text) ? BigInt(text) * 1_000_000n : parseDuration(text, 'us');
-  if (typeof us === 'string') throw new UserError(`--interval ${text}: ${us}`);
-  if (us < 10_000n || us > 86_400_000_000n) {
-    throw new UserError(`--interval ${text}: from 10ms to 1d`);
+  if (typeof us === 'string') throw new UserError(`--${flag} ${text}: ${us}`);
+  if (us < minUs || us > 86_400_000_000n) {
+    throw new UserError(`--${flag} ${text}: from ${minUs === 0n ? '0s' : '10ms'} to 1d`);
   }
   return Number(us / 1000n);
 }
@@ -31,7 +34,9 @@ type Watched =
   | { kind: 'first'; served: RoomCheckpoint }
   | { kind: 'same'; served: RoomCheckpoint }
   | { kind: 'grown'; served: RoomCheckpoint; from: bigint }
-  | { kind: 'fork' | 'shrink'; served: RoomCheckpoint; held: string; why: string };
+  | { kind: 'fork' | 'shrink'; served: RoomCheckpoint; held: string; why: string }
+  /** A larger checkpoint, signed, whose consistency the log's tiles did not give (yet). */
+  | { kind: 'unproven'; served: RoomCheckpoint; held: string; from: bigint; why: string };
 
 /** The checkpoint held in the state file, or `undefined` when there is none yet. */
 function readHeld(path: string): string | undefined {
@@ -86,6 +91,10 @@ async function check(base: URL, roomId: Uint8Array, statePath: string): Promise<
         why: `the log forked: its tiles do not give the checkpoint served (${e.message})`,
       };
     }
+    // A tile not served (404), or not fetched: the log has not proved what it signed, yet.
+    if (isTlogRefusal(e) && e.reason === 'tile_missing') {
+      return { kind: 'unproven', served, held: heldText!, from: held.size, why: e.message };
+    }
     throw isTlogRefusal(e) ? new UserError(`${base.origin}: the log's tiles: ${e.message}`) : e;
   }
   const refused = verifyConsistency(
@@ -107,7 +116,9 @@ export const logWatch: Command = {
   name: ['log', 'watch'],
   summary:
     "Monitor a server's decision log: each checkpoint verified and consistent with the last (exit 1 on a fork).",
-  usage: ['wai-steer log watch --url SERVER --room-id HEX --state FILE [--interval 1s] [--once]'],
+  usage: [
+    'wai-steer log watch --url SERVER --room-id HEX --state FILE [--interval 1s] [--prove-within 60s] [--once]',
+  ],
   options: {
     url: { type: 'string', arg: 'SERVER', description: 'the steering server', required: true },
     'room-id': {
@@ -127,6 +138,12 @@ export const logWatch: Command = {
       arg: 'DURATION',
       description: 'how often to check (default 1s)',
     },
+    'prove-within': {
+      type: 'string',
+      arg: 'DURATION',
+      description:
+        'how long a larger checkpoint may go unproved consistent with the one held before it is an alarm, exit 1 (default 60s)',
+    },
     once: { type: 'boolean', description: 'check once, then exit (0 when all is well)' },
   },
   description: `
@@ -139,10 +156,16 @@ text as served), replaced atomically; a first run creates it.
 
 When the log forks (two checkpoints of one size with different roots, or a larger one no
 consistency proof joins to the one held) or shrinks, it prints both checkpoints and exits 1,
-leaving FILE as it was. Without --once it checks every --interval; a server that does not answer
-is said on stderr and asked again at the next.`,
+leaving FILE as it was. A larger checkpoint, signed, whose proof the log's tiles do not give
+(they answer 404, or cannot be fetched) is asked again every --interval, --once or not; when the
+log has not proved it within --prove-within (60s by default) of the first try, it prints both
+checkpoints and exits 1: the log signed what it does not prove. Without --once it checks every
+--interval; a server that does not answer is said on stderr and asked again at the next. Every
+body is read within its bound: a checkpoint 1 MiB, a tile 32 bytes a hash (8 192 for a full
+one), a room descriptor 198 bytes, a key log 2^24.`,
   exitStatus: `
-  0 (with --once) the log is consistent with FILE; 1 the log forked or shrank;
+  0 (with --once) the log is consistent with FILE; 1 the log forked or shrank, or did not prove
+  a checkpoint it signed within --prove-within;
   2 a usage or input error, or (with --once) a server that does not answer.`,
   async run(ctx) {
     let base: URL;
@@ -153,8 +176,12 @@ is said on stderr and asked again at the next.`,
     }
     const roomId = parseHexKey(ctx.string('room-id'), '--room-id');
     const state = ctx.path(ctx.string('state'));
-    const every = intervalMs(ctx.optional('interval') ?? '1s');
+    const every = durationMs('interval', ctx.optional('interval') ?? '1s');
+    const proveWithin = durationMs('prove-within', ctx.optional('prove-within') ?? '60s', 0n);
     const once = ctx.flag('once');
+    const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+    /** When (monotonic ms) the log first left a checkpoint unproved, since the last proved. */
+    let unprovedSince: number | undefined;
     for (;;) {
       let w: Watched;
       try {
@@ -165,9 +192,22 @@ is said on stderr and asked again at the next.`,
         ctx.io.stderr.write(
           `wai-steer: log watch: ${e.message}; again in ${formatDuration(BigInt(every) * 1000n)}\n`,
         );
-        await new Promise((r) => setTimeout(r, every));
+        await sleep(every);
         continue;
       }
+      if (w.kind === 'unproven') {
+        const now = performance.now();
+        unprovedSince ??= now;
+        const waited = now - unprovedSince;
+        if (waited >= proveWithin) return alarm(ctx, w, state, proveWithin);
+        const next = Math.min(every, proveWithin - waited);
+        ctx.io.stderr.write(
+          `wai-steer: log watch: ${w.served.checkpoint.origin}: the checkpoint of ${w.served.checkpoint.size} entries is not proved consistent with the ${w.from} held yet (${w.why}); again in ${formatDuration(BigInt(Math.ceil(next)) * 1000n)}, an alarm after ${formatDuration(BigInt(proveWithin) * 1000n)}\n`,
+        );
+        await sleep(next);
+        continue;
+      }
+      unprovedSince = undefined;
       const code = report(ctx, w, state);
       if (code !== undefined) return code;
       if (once) return EXIT.ok;
@@ -176,8 +216,21 @@ is said on stderr and asked again at the next.`,
   },
 };
 
+/**
+ * A signed checkpoint the log has not proved consistent with the one held within `ms`: both
+ * printed, exit 1 (an alarm: the log signed what it does not prove), the state left as it was.
+ */
+function alarm(ctx: Context, w: Watched & { kind: 'unproven' }, state: string, ms: number): number {
+  const cp = w.served.checkpoint;
+  ctx.out(
+    `log ${cp.origin}: the log did not prove the checkpoint of ${cp.size} entries consistent with the ${w.from} held within ${formatDuration(BigInt(ms) * 1000n)} (${w.why})\n\nheld (${state}):\n${w.held}\nserved:\n${w.served.text}`,
+  );
+  return EXIT.refused;
+}
+
 /** Prints what a check found and keeps the state; an exit status when the watch must end. */
 function report(ctx: Context, w: Watched, state: string): number | undefined {
+  if (w.kind === 'unproven') return undefined;
   if (w.kind === 'none') {
     ctx.out('log: the server has no checkpoint yet\n');
     return undefined;

@@ -4,6 +4,7 @@
  * room and the key log head, all by digest), written into place only when complete.
  */
 import { ArchiveWriter } from '@wai-steering/auditor/node';
+import { readStrictJson } from '@wai-steering/config-text';
 import { bytesEqual, hopRecordBodyOf, toHex } from '@wai-steering/wire';
 import { UserError } from './errors.js';
 import {
@@ -110,13 +111,11 @@ export async function exportFromUrl(
         const q = `?from=${settled.from}&to=${settled.to}${after === null ? '' : `&after=${encodeURIComponent(after)}`}&limit=1000`;
         const listUrl = new URL(`/decisions${q}`, base);
         const text = new TextDecoder().decode((await getBytes(listUrl, o))!);
-        let page: ListingPage;
-        try {
-          page = JSON.parse(text) as ListingPage;
-        } catch {
-          throw new UserError(`GET ${listUrl}: not the listing's JSON`);
-        }
-        if (!Array.isArray(page.decisions))
+        const read = readStrictJson(text);
+        if (!read.ok)
+          throw new UserError(`GET ${listUrl}: not the listing's JSON (${read.problem})`);
+        const page = read.value as ListingPage;
+        if (page === null || typeof page !== 'object' || !Array.isArray(page.decisions))
           throw new UserError(`GET ${listUrl}: not the listing's JSON`);
         graceS ??= typeof page.grace_s === 'number' ? page.grace_s : 10;
         writer ??= await ArchiveWriter.create(dir, {

@@ -1,5 +1,6 @@
 import { chmodSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { readStrictJson } from '@wai-steering/config-text';
 import { UserError } from './errors.js';
 
 /** The message of a file-system error, without Node's stack-trace style detail. */
@@ -49,11 +50,9 @@ export function readText(path: string, what: string): string {
 /** A JSON file's value. */
 export function readJson(path: string, what: string): unknown {
   const text = readText(path, what);
-  try {
-    return JSON.parse(text);
-  } catch (e) {
-    throw new UserError(`${what} ${path} is not JSON: ${(e as Error).message.split('\n')[0]}`);
-  }
+  const read = readStrictJson(text);
+  if (!read.ok) throw new UserError(`${what} ${path}: ${read.problem}`);
+  return read.value;
 }
 
 export interface WriteOptions {

@@ -1,3 +1,4 @@
+import { readStrictJson } from '@wai-steering/config-text';
 import { type Ed25519Jwk, jwkToKeyPair, parseHex, secretKeyToJwk } from '@wai-steering/wire';
 import { UserError } from './errors.js';
 import { readText, writeOutput } from './files.js';
@@ -17,12 +18,9 @@ export interface SecretKeyFile extends KeyFile {
 /** Reads a JWK file: `{"kty":"OKP","crv":"Ed25519","x":…}` with `d` for a secret key. */
 export function readKeyFile(path: string, what = 'key file'): KeyFile {
   const text = readText(path, what);
-  let jwk: unknown;
-  try {
-    jwk = JSON.parse(text);
-  } catch {
-    throw new UserError(`${what} ${path} is not a JWK: it is not JSON`);
-  }
+  const read = readStrictJson(text);
+  if (!read.ok) throw new UserError(`${what} ${path} is not a JWK: ${read.problem}`);
+  const jwk = read.value;
   try {
     const pair = jwkToKeyPair(jwk);
     return pair.secretKey === undefined

@@ -12,6 +12,7 @@ import {
   notAMapping,
   parseDuration,
   parseProblem,
+  readStrictJson,
 } from '@wai-steering/config-text';
 import {
   NO_CAPACITY_LIMIT,
@@ -168,13 +169,9 @@ type Config = z.output<typeof config>;
 export function readConfigFile(path: string): unknown {
   const source = readText(path, 'policy config');
   if (extname(path).toLowerCase() === '.json') {
-    try {
-      return JSON.parse(source);
-    } catch (e) {
-      throw new UserError(
-        `policy config ${path} is not JSON: ${(e as Error).message.split('\n')[0]}`,
-      );
-    }
+    const read = readStrictJson(source);
+    if (!read.ok) throw new UserError(`policy config ${path}: ${read.problem}`);
+    return read.value;
   }
   const doc = parseDocument(source, { schema: 'failsafe', uniqueKeys: true, prettyErrors: true });
   const error = doc.errors[0];

@@ -11,6 +11,7 @@
 import { readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { dirname, isAbsolute, join } from 'node:path';
+import { readStrictJson } from '@wai-steering/config-text';
 import {
   type Cosigner,
   cosigner,
@@ -27,12 +28,22 @@ import {
 import { nodeBackend } from '@wai-steering/wire/node';
 import YAML from 'yaml';
 import { z } from 'zod';
-import { writeAtomic } from './atomic.js';
+import { removeStaleTemporaries, writeAtomic } from './atomic.js';
 import { UserError } from './errors.js';
 import { readSecretKeyFile } from './keys.js';
 
 /** The most bytes of an add-checkpoint body (63 proof lines and a checkpoint with cosignatures). */
 const MAX_BODY = 64 * 1024;
+/**
+ * Requests of one log waiting for their turn (the one under way included): past it, `503` with
+ * `Retry-After`. A log sends one checkpoint at a time; a few more are a retry racing its answer.
+ */
+export const MAX_PER_LOG = 8;
+/**
+ * Add-checkpoint requests being read or decided at once, whatever their origin: past it, `503`
+ * with `Retry-After` before the body is read (memory: at most this many bodies of `MAX_BODY`).
+ */
+export const MAX_CONCURRENT = 64;
 
 const schema = z
   .object({
@@ -148,10 +159,9 @@ function readState(path: string): Map<string, WitnessState> {
   }
   const out = new Map<string, WitnessState>();
   try {
-    const o = JSON.parse(text) as Record<
-      string,
-      { size: string; root: string; checkpoint: string }
-    >;
+    const read = readStrictJson(text);
+    if (!read.ok) throw new Error(read.problem);
+    const o = read.value as Record<string, { size: string; root: string; checkpoint: string }>;
     for (const [origin, s] of Object.entries(o)) {
       if (!/^[0-9]{1,20}$/.test(s.size) || typeof s.checkpoint !== 'string')
         throw new Error(origin);
@@ -189,16 +199,58 @@ export async function startWitness(
   config: WitnessConfig,
   log: (line: string) => void = () => {},
 ): Promise<RunningWitness> {
+  for (const path of removeStaleTemporaries(config.statePath)) {
+    log(`removed ${path}, a temporary state file of a witness that stopped while writing it`);
+  }
   const states = readState(config.statePath);
-  /** Per origin, the add-checkpoint under way: the next one waits for it. */
-  const turns = new Map<string, Promise<unknown>>();
+  /**
+   * Per log it knows (never an origin it does not: those are answered at once, nothing kept), the
+   * last add-checkpoint under way, which the next one waits for, and how many wait.
+   */
+  const turns = new Map<string, { last: Promise<unknown>; waiting: number }>();
+  let concurrent = 0;
+  /**
+   * The bytes of a body's head that name its log: the header (`old N`, at most 63 proof lines
+   * of 44 characters, a blank line), then the checkpoint's origin line, at most the longest
+   * origin it knows and its newline.
+   */
+  const longest = Math.max(...[...config.logs.keys()].map((o) => Buffer.byteLength(o)));
+  const headMax = 4 + 20 + 1 + 63 * 45 + 1 + longest + 1;
+  /**
+   * The origin a body's head names: `undefined` while more bytes are needed; `null` when its
+   * origin line is longer than any origin it knows; the origin read otherwise, or the empty
+   * string when the head does not read as one (the whole body is then read, and refused by
+   * its parse).
+   */
+  const originAtHead = (head: Buffer, size: number): string | null | undefined => {
+    const blank = head.indexOf('\n\n');
+    if (blank < 0) return size >= headMax ? '' : undefined;
+    const start = blank + 2;
+    const end = head.indexOf('\n', start);
+    if (end < 0) return head.length - start > longest ? null : size >= headMax ? '' : undefined;
+    return end - start > longest ? null : head.toString('utf8', start, end);
+  };
+  const shown = (origin: string): string =>
+    origin.length <= 128 ? origin : `${origin.slice(0, 128)}…`;
   const hashes = new Map<string, string>();
   for (const origin of config.logs.keys()) hashes.set(originHash(origin, nodeBackend), origin);
 
-  const answer = (res: ServerResponse, status: number, type: string, body: string): void => {
-    res.writeHead(status, { 'Content-Type': type, 'Content-Length': Buffer.byteLength(body) });
+  const answer = (
+    res: ServerResponse,
+    status: number,
+    type: string,
+    body: string,
+    headers: Record<string, string> = {},
+  ): void => {
+    res.writeHead(status, {
+      ...headers,
+      'Content-Type': type,
+      'Content-Length': Buffer.byteLength(body),
+    });
     res.end(body);
   };
+  const busy = (res: ServerResponse, why: string): void =>
+    answer(res, 503, 'text/plain; charset=utf-8', `${why}; retry later\n`, { 'Retry-After': '1' });
 
   async function addCheckpoint(body: Uint8Array, res: ServerResponse): Promise<void> {
     const read = parseAddCheckpoint(body);
@@ -207,10 +259,29 @@ export async function startWitness(
       return;
     }
     const origin = read.value.parsed.origin;
-    const before = turns.get(origin) ?? Promise.resolve();
-    const turn = before.then(async () => {
+    const logKeys = config.logs.get(origin);
+    if (logKeys === undefined) {
+      // A log it does not know: answered (404) with nothing kept for its origin.
       const decided = decideAddCheckpoint(read.value, {
-        logKeys: config.logs.get(origin),
+        logKeys,
+        state: undefined,
+        cosigners: [config.cosigner],
+        timestamp: BigInt(Math.floor(Date.now() / 1000)),
+        backend: nodeBackend,
+      });
+      answer(res, decided.status, decided.contentType, decided.body);
+      return;
+    }
+    const queue = turns.get(origin) ?? { last: Promise.resolve(), waiting: 0 };
+    if (queue.waiting >= MAX_PER_LOG) {
+      busy(res, `${MAX_PER_LOG} checkpoints of this log wait already`);
+      return;
+    }
+    queue.waiting++;
+    turns.set(origin, queue);
+    const turn = queue.last.then(async () => {
+      const decided = decideAddCheckpoint(read.value, {
+        logKeys,
         state: states.get(origin),
         cosigners: [config.cosigner],
         timestamp: BigInt(Math.floor(Date.now() / 1000)),
@@ -228,11 +299,15 @@ export async function startWitness(
       }
       answer(res, decided.status, decided.contentType, decided.body);
     });
-    turns.set(
-      origin,
-      turn.catch(() => {}),
-    );
-    await turn;
+    const last = turn.catch(() => {});
+    queue.last = last;
+    try {
+      await turn;
+    } finally {
+      queue.waiting--;
+      // Nothing waits: the log's entry goes (a log it knows, at most one entry each).
+      if (queue.waiting === 0 && queue.last === last) turns.delete(origin);
+    }
   }
 
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
@@ -247,20 +322,59 @@ export async function startWitness(
         answer(res, 405, 'text/plain; charset=utf-8', 'POST only\n');
         return;
       }
+      if (Number(req.headers['content-length'] ?? 0) > MAX_BODY) {
+        res.setHeader('Connection', 'close');
+        answer(res, 413, 'text/plain; charset=utf-8', `a body of more than ${MAX_BODY} bytes\n`);
+        req.destroy();
+        return;
+      }
+      if (concurrent >= MAX_CONCURRENT) {
+        res.setHeader('Connection', 'close');
+        busy(res, `${MAX_CONCURRENT} checkpoints are being read already`);
+        req.destroy();
+        return;
+      }
+      concurrent++;
+      let released = false;
+      const release = (): void => {
+        if (released) return;
+        released = true;
+        concurrent--;
+      };
+      res.once('close', release);
       const chunks: Buffer[] = [];
       let size = 0;
+      /** Whether the origin was read at the body's head: known, or answered 404 there. */
+      let headRead = false;
+      let answered = false;
       req.on('data', (c: Buffer) => {
+        if (size > MAX_BODY || answered) return;
         size += c.length;
         if (size > MAX_BODY) {
+          chunks.length = 0;
+          res.setHeader('Connection', 'close');
           answer(res, 413, 'text/plain; charset=utf-8', `a body of more than ${MAX_BODY} bytes\n`);
           req.destroy();
           return;
         }
         chunks.push(c);
+        if (!headRead) {
+          const origin = originAtHead(Buffer.concat(chunks, Math.min(size, headMax)), size);
+          if (origin === undefined) return;
+          headRead = true;
+          if (origin === '' || (origin !== null && config.logs.has(origin))) return;
+          // A log it does not know: answered at once, the rest of the body not kept.
+          answered = true;
+          chunks.length = 0;
+          if (origin === null) answer(res, 404, 'text/plain; charset=utf-8', 'unknown origin\n');
+          else answer(res, 404, 'text/plain; charset=utf-8', `unknown origin ${shown(origin)}\n`);
+        }
       });
       req.on('end', () => {
-        if (size > MAX_BODY) return;
-        addCheckpoint(new Uint8Array(Buffer.concat(chunks)), res).catch(done);
+        if (size > MAX_BODY || answered) return;
+        const body = new Uint8Array(Buffer.concat(chunks));
+        chunks.length = 0;
+        addCheckpoint(body, res).catch(done).finally(release);
       });
       return;
     }
@@ -279,6 +393,9 @@ export async function startWitness(
     }
     answer(res, 404, 'text/plain; charset=utf-8', 'not found\n');
   });
+  // A body held back does not hold its place for long: 30 s for a request, 10 s for its head.
+  server.requestTimeout = 30_000;
+  server.headersTimeout = 10_000;
   await new Promise<void>((resolve, reject) => {
     server.once('error', (e: NodeJS.ErrnoException) =>
       reject(new UserError(`listen ${config.host}:${config.port}: ${e.code ?? e.message}`)),
@@ -291,7 +408,7 @@ export async function startWitness(
     url: `http://${host}:${port}${config.prefix}`,
     server,
     close: async () => {
-      await Promise.all([...turns.values()]);
+      await Promise.all([...turns.values()].map((t) => t.last));
       await new Promise<void>((r) => server.close(() => r()));
     },
   };

@@ -4,6 +4,7 @@
  * keeps it for the tab (sessionStorage).
  */
 import '../common/style.css';
+import { readStrictJson } from '@wai-steering/config-text';
 import { byId, fill } from '../common/dom.js';
 import { Charts, HistoryBuffer } from './charts.js';
 import { renderDecisions, renderHops, renderMeta, renderPathways } from './render.js';
@@ -24,7 +25,9 @@ async function getJson<T>(url: URL): Promise<T> {
   const res = await fetch(url, { headers: authHeaders(), cache: 'no-store' });
   if (res.status === 401) throw new Unauthorised();
   if (!res.ok) throw new Error(`${url.pathname}: HTTP ${res.status}`);
-  return (await res.json()) as T;
+  const read = readStrictJson(await res.text());
+  if (!read.ok) throw new Error(`${url.pathname}: ${read.problem}`);
+  return read.value as T;
 }
 
 const buffer = new HistoryBuffer();

@@ -11,6 +11,7 @@
  */
 import '../common/style.css';
 import BUNDLED from 'virtual:wai-players';
+import { readStrictJson } from '@wai-steering/config-text';
 import { fetchAndVerify, VerifierCache } from '@wai-steering/verifier';
 import { nobleBackend } from '@wai-steering/wire';
 import { byId, fill, h } from '../common/dom.js';
@@ -218,14 +219,13 @@ async function onSteering(seen: Seen): Promise<void> {
     }
     return;
   }
-  let manifest: Any;
-  try {
-    manifest = JSON.parse(new TextDecoder().decode(bytes));
-  } catch {
+  const read = readStrictJson(new TextDecoder().decode(bytes));
+  if (!read.ok || read.value === null || typeof read.value !== 'object') {
     row.setAttribute('data-verified', 'unparsed');
-    fill(verdict, 'not JSON');
+    fill(verdict, read.ok ? 'not a JSON object' : read.problem);
     return;
   }
+  const manifest = read.value as Any;
   fill(ttl, `${manifest.TTL ?? '—'} s`);
   const first = Array.isArray(manifest['PATHWAY-PRIORITY']) ? manifest['PATHWAY-PRIORITY'] : [];
   fill(priority, first.join(' › '));

@@ -4,6 +4,7 @@
  * it. No DOM here: `main.ts` shows the answer.
  */
 import { verifyDecisionProof } from '@wai-steering/auditor';
+import { readStrictJson } from '@wai-steering/config-text';
 import { type NetworkVerification, openRoom } from '@wai-steering/verifier';
 import { bytesEqual, fromHex, nobleBackend, readDecision, toHex } from '@wai-steering/wire';
 
@@ -51,12 +52,11 @@ export async function logState(v: NetworkVerification): Promise<LogState> {
   const proof = await get(new URL(`/log/proof/${toHex(digest)}`, base));
   const body = new TextDecoder().decode(proof.bytes);
   if (proof.status === 404) {
-    let error: unknown;
-    try {
-      error = (JSON.parse(body) as { error?: unknown }).error;
-    } catch {
-      error = undefined;
-    }
+    const read = readStrictJson(body);
+    const error =
+      read.ok && read.value !== null && typeof read.value === 'object'
+        ? (read.value as { error?: unknown }).error
+        : undefined;
     if (error === 'not_logged_yet') {
       const after = proof.headers.get('retry-after');
       return {

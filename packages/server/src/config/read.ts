@@ -6,7 +6,13 @@
  */
 import { readFileSync } from 'node:fs';
 import { dirname, isAbsolute, resolve } from 'node:path';
-import { didYouMean, notAMapping, parseProblem, renameAliases } from '@wai-steering/config-text';
+import {
+  didYouMean,
+  notAMapping,
+  parseProblem,
+  readStrictJson,
+  renameAliases,
+} from '@wai-steering/config-text';
 import { parse as parseYaml } from 'yaml';
 import type { z } from 'zod';
 import type { ConnectionLimits } from '../http.js';
@@ -253,10 +259,17 @@ export function readConfigFile(file: string): ReadConfig {
     throw new ConfigError([`cannot read the file: ${fsProblem(e, false)}`], file);
   }
   let input: unknown;
-  try {
-    input = /\.ya?ml$/i.test(file) ? parseYaml(text) : JSON.parse(text);
-  } catch (e) {
-    throw new ConfigError([`does not parse: ${parseProblem(e, text)}`], file);
+  if (/\.ya?ml$/i.test(file)) {
+    try {
+      input = parseYaml(text);
+    } catch (e) {
+      throw new ConfigError([`does not parse: ${parseProblem(e, text)}`], file);
+    }
+  } else {
+    // JSON strictly: a name given twice is refused (YAML refuses a key given twice itself).
+    const read = readStrictJson(text);
+    if (!read.ok) throw new ConfigError([`does not parse: ${read.problem}`], file);
+    input = read.value;
   }
   try {
     return readConfig(input, dirname(resolve(file)));

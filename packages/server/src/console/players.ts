@@ -10,6 +10,8 @@
  * `HOST`, which a player then asks for (and which reaches this server only where that host
  * does).
  */
+
+import { readStrictJson } from '@wai-steering/config-text';
 import { dashElement, hlsTag } from '@wai-steering/manifest';
 import { NOT_A_CLONE, type PolicyFields } from '@wai-steering/wire';
 import type { ConsoleAssets } from './assets.js';
@@ -43,11 +45,8 @@ const NO_STREAM =
 function streamInfo(assets: ConsoleAssets): StreamInfo | undefined {
   const file = assets.get('stream/stream.json');
   if (file === undefined) return undefined;
-  try {
-    return JSON.parse(new TextDecoder().decode(file.bytes)) as StreamInfo;
-  } catch {
-    return undefined;
-  }
+  const read = readStrictJson(new TextDecoder().decode(file.bytes));
+  return read.ok ? (read.value as StreamInfo) : undefined;
 }
 
 /** The pathways of the content description (§3.2: those that are not clones). */

@@ -23,10 +23,11 @@
  * member given twice is refused (`malformed_report`), and `expires` is at most
  * `live.max_expiry` after `t` (`expiry_too_far`), so that no report holds for good.
  */
+
+import { readStrictJson } from '@wai-steering/config-text';
 import { checkHopAuthorised, type RoomContext } from '@wai-steering/verifier';
 import { type Policy, toHex } from '@wai-steering/wire';
 import { base64url, compactVerify, decodeProtectedHeader, importJWK, type JWK } from 'jose';
-import { readStrictJson } from './json.js';
 
 /** What `importJWK` gives: a WebCrypto key (Node 20 has the global at run time). */
 type KeyLike = Awaited<ReturnType<typeof importJWK>>;

@@ -6,6 +6,7 @@
  * field and what to fix.
  */
 import { readFileSync } from 'node:fs';
+import { readStrictJson } from '@wai-steering/config-text';
 import { checkSigner, openRoom, type RoomContext } from '@wai-steering/verifier';
 import {
   CLASS_LABEL,
@@ -147,13 +148,9 @@ export function readMaterials(
  * the room could be opened; otherwise only the key itself is checked).
  */
 function readSigningKey(path: string, room: RoomContext | undefined, backend: CryptoBackend) {
-  let jwk: unknown;
-  try {
-    jwk = JSON.parse(new TextDecoder().decode(readBytes(path, 'signing_key')));
-  } catch (e) {
-    if (e instanceof ConfigError) throw e;
-    throw new ConfigError([`signing_key: ${path} is not JSON`]);
-  }
+  const read = readStrictJson(new TextDecoder().decode(readBytes(path, 'signing_key')));
+  if (!read.ok) throw new ConfigError([`signing_key: ${path}: ${read.problem}`]);
+  const jwk = read.value;
   let pair: ReturnType<typeof jwkToKeyPair>;
   try {
     pair = jwkToKeyPair(jwk, backend);

@@ -136,6 +136,14 @@ describe('configuration', () => {
     expect(y.retention.records).toBe(2 * 86_400_000);
     writeFileSync(join(dir, 'c.json'), '{ nope');
     expect(errorOf(() => loadConfig(join(dir, 'c.json')))).toMatch(/c\.json: does not parse/);
+    // A name given twice is refused, in one line, where JSON.parse would keep the last.
+    writeFileSync(
+      join(dir, 'd.json'),
+      JSON.stringify(minimal).replace(/^\{/, '{"policy":"x.wsp",'),
+    );
+    expect(errorOf(() => loadConfig(join(dir, 'd.json')))).toMatch(
+      /d\.json: does not parse: the name "policy" is given twice in one object$/,
+    );
     expect(errorOf(() => loadConfig(join(dir, 'missing.json')))).toMatch(
       /cannot read the file: no such file or directory \(ENOENT\)/,
     );

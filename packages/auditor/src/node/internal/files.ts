@@ -6,7 +6,15 @@
 import { closeSync, constants, fstatSync, openSync, readSync, type Stats } from 'node:fs';
 import { join } from 'node:path';
 import { ArchiveError } from '../../archive.js';
-import { FrameError, FrameReader } from '../../frames.js';
+import {
+  FRAME_FILES,
+  FrameError,
+  type FrameFile,
+  FrameReader,
+  frameUnread,
+  MAX_FRAME,
+  unreadFrameMessage,
+} from '../../frames.js';
 
 /** The archive's files are read in chunks of this many bytes. */
 export const CHUNK = 1 << 20;
@@ -100,9 +108,7 @@ export function readFile(
 
 /** A {@link FrameError} of the file at `path` as the one line of an {@link ArchiveError}. */
 function frameError(path: string, e: unknown): unknown {
-  return e instanceof FrameError
-    ? new ArchiveError(`${path}: ${e.message} (at byte ${e.offset})`)
-    : e;
+  return e instanceof FrameError ? new ArchiveError(`${path}: ${e.message}`) : e;
 }
 
 /**
@@ -112,15 +118,16 @@ function frameError(path: string, e: unknown): unknown {
  * a decision's signature), and given a slice at a time: a chunk of tiny frames is not a million
  * views. Each frame's length is checked against what is left of the file before it is
  * allocated; a frame that does not read is an {@link ArchiveError} naming the file and the byte.
- * `onBytes` is told the bytes read after each chunk.
+ * `onBytes` is told the bytes read after each chunk; `max` is the most bytes a frame may hold.
  */
 export function* frameBatches(
   path: string,
   onBytes?: (read: number, size: number) => void,
+  max: number = MAX_FRAME,
 ): Generator<Uint8Array[]> {
   const f = openFile(path)!;
   try {
-    const reader = new FrameReader(f.size);
+    const reader = new FrameReader(f.size, max);
     let at = 0;
     while (at < f.size) {
       const chunk = new Uint8Array(Math.min(CHUNK, f.size - at));
@@ -140,11 +147,38 @@ export function* frameBatches(
   }
 }
 
-/** The frames of one of an archive's files, read from the file at each iteration ({@link frameBatches}). */
+/**
+ * The frames of one of an archive's files, read from the file at each iteration
+ * ({@link frameBatches}). Given the archive's `file` it names, strictly: each frame within the
+ * largest record of that file, and each read as that record (C1), or an {@link ArchiveError}
+ * naming the file, the frame and why.
+ */
 export class FileFrames implements Iterable<Uint8Array> {
-  constructor(private readonly path: string) {}
+  constructor(
+    private readonly path: string,
+    private readonly file?: FrameFile,
+  ) {}
 
   *[Symbol.iterator](): Iterator<Uint8Array> {
-    for (const frames of frameBatches(this.path)) yield* frames;
+    const file = this.file;
+    if (file === undefined) {
+      for (const frames of frameBatches(this.path)) yield* frames;
+      return;
+    }
+    let index = 0;
+    let offset = 0;
+    for (const frames of frameBatches(this.path, undefined, FRAME_FILES[file].max)) {
+      for (const frame of frames) {
+        const unread = frameUnread(file, frame);
+        if (unread !== null) {
+          throw new ArchiveError(
+            unreadFrameMessage(this.path, file, index, offset, unread.message),
+          );
+        }
+        index++;
+        offset += 4 + frame.length;
+        yield frame;
+      }
+    }
   }
 }

@@ -9,6 +9,8 @@ import type { Verdict } from '../../verdict.js';
 
 /** Decisions sent to a worker at a time. */
 export const BATCH = 256;
+/** Or fewer, when their bytes reach this many (a decision may hold up to about 2 MB). */
+export const BATCH_BYTES = 1 << 20;
 
 /** The worker's entry, next to the bundle of this module in `dist/`. */
 function workerUrl(): URL {

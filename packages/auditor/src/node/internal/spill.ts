@@ -1,5 +1,5 @@
 /**
- * The refusals and inconsistent loads an audit does not hold, each kept in a temporary file as it
+ * The refusals, inconsistent loads and duplicated frames an audit does not hold, each kept in a temporary file as it
  * is found (its JSON, after a comma), for the `--json` result: memory does not grow with them.
  */
 import { closeSync, mkdtempSync, openSync, readSync, rmSync, writeSync } from 'node:fs';
@@ -7,13 +7,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
   type AuditSink,
+  type DuplicatedDecision,
   findingJson,
   type InconsistentLoad,
   type RefusedResult,
 } from '../../audit.js';
 import { CHUNK } from './files.js';
 
-type Kind = 'refused' | 'inconsistent';
+type Kind = 'refused' | 'inconsistent' | 'duplicated';
 
 interface SpillFile {
   fd: number;
@@ -32,6 +33,10 @@ export class Spill implements AuditSink {
 
   inconsistent(l: InconsistentLoad): void {
     this.add('inconsistent', `,${findingJson(l)}`);
+  }
+
+  duplicated(d: DuplicatedDecision): void {
+    this.add('duplicated', `,${findingJson(d)}`);
   }
 
   private add(kind: Kind, json: string): void {

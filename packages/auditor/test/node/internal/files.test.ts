@@ -115,11 +115,11 @@ describe('frameBatches and FileFrames', () => {
     // A whole frame, then one cut short: 5 bytes declared, 2 there.
     writeFileSync(path, Uint8Array.of(1, 0, 0, 0, 9, 5, 0, 0, 0, 1, 2));
     expect(refusal(() => [...new FileFrames(path)])).toMatch(
-      new RegExp(`^${path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: .* \\(at byte 5\\)$`),
+      new RegExp(`^${path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: frame 1 \\(at byte 5\\) .*$`),
     );
     writeFileSync(path, new Uint8Array(8));
     expect(refusal(() => [...frameBatches(path)])).toEqual(
-      `${path}: a frame of 0 bytes (no record is empty) (at byte 0)`,
+      `${path}: frame 0 (at byte 0) holds 0 bytes (no record is empty)`,
     );
   });
 });

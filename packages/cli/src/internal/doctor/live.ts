@@ -4,6 +4,8 @@
  * `Date` header), and is its console protected when others can reach it. A server that is not
  * running is said (a note): the doctor also runs before the first start.
  */
+
+import { readStrictJson } from '@wai-steering/config-text';
 import type { ServerConfig } from '@wai-steering/server';
 import type { Report } from './report.js';
 
@@ -49,13 +51,14 @@ function health(what: string, url: string, p: Probe & { kind: 'answer' }, report
     return;
   }
   let causes = p.body.trim();
-  try {
-    const body = JSON.parse(p.body) as { causes?: { cause: string; message: string }[] };
-    if (Array.isArray(body.causes)) {
-      causes = body.causes.map((c) => `${c.cause}: ${c.message}`).join('; ');
-    }
-  } catch {
-    // not JSON: said as it came
+  // Not JSON (or a name twice): said as it came.
+  const read = readStrictJson(p.body);
+  const body = (read.ok ? read.value : undefined) as
+    | { causes?: { cause: string; message: string }[] }
+    | null
+    | undefined;
+  if (body !== null && typeof body === 'object' && Array.isArray(body.causes)) {
+    causes = body.causes.map((c) => `${c.cause}: ${c.message}`).join('; ');
   }
   report.problem(
     'server',
