@@ -8,6 +8,7 @@ import type { DecisionCursor } from '../../src/store/store.js';
 import { integrateAll, TEST_ORIGIN } from '../helpers/log.js';
 import { type PgCluster, startPostgres } from '../helpers/postgres.js';
 import { altered, decisionAt, fakeRecord, keyOf, storeContract } from '../store-contract.js';
+import { readContract } from '../store-contract-read.js';
 
 let cluster: PgCluster;
 let databases = 0;
@@ -41,6 +42,15 @@ storeContract('PgStore', async () => {
       }
       await c.end();
     },
+  };
+});
+
+readContract('PgStore', async (instance) => {
+  const url = await freshDb();
+  return {
+    store: await PgStore.open(url, instance === undefined ? {} : { instance }),
+    reopen: (again) => PgStore.open(url, again === undefined ? {} : { instance: again }),
+    dispose: async () => {},
   };
 });
 

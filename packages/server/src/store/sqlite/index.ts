@@ -16,7 +16,13 @@
  * The store interface is asynchronous (`../store.ts`); SQLite here is synchronous inside, each
  * method answering in a settled promise. Durability: `context.ts`.
  */
-import type { CommitBatch, CommitResult, DecisionCursor, DecisionPage } from '../decisions.js';
+import type {
+  CommitBatch,
+  CommitResult,
+  DecisionCursor,
+  DecisionPage,
+  KeptDecision,
+} from '../decisions.js';
 import type { NewestHeld, StoreStats } from '../health.js';
 import type { StoredCapacityReport } from '../live.js';
 import type {
@@ -105,6 +111,10 @@ export class SqliteStore implements SteeringStore {
     limit: number,
   ): Promise<DecisionPage> {
     return this.decisions.listDecisions(from, to, after, limit);
+  }
+
+  readDecisions(from: bigint, to: bigint, page?: number): AsyncIterable<readonly KeptDecision[]> {
+    return this.decisions.readDecisions(from, to, page);
   }
 
   /**
