@@ -38,6 +38,7 @@ import type { InForce } from './in-force.js';
 import type { LiveIntake } from './live-intake.js';
 import type { PolicyInForce } from './policy-in-force.js';
 import { found, storeUnavailable } from './reads.js';
+import { type Rebuilt, rebuildSessions } from './rebuild.js';
 import type {
   CapacityResult,
   DecideRequest,
@@ -77,6 +78,8 @@ export class SteeringEngine {
   /** Live capacity from the sites, when the configuration enables it (`live-intake.ts`). */
   readonly live: LiveIntake | undefined;
   private closed = false;
+  /** Until {@link ready}: decisions are declined (the session table is being rebuilt). */
+  private starting_: boolean;
   /** The other instances of the deployment, when there are any (`instances/`). */
   private link: InstanceLink | undefined;
 
@@ -84,6 +87,7 @@ export class SteeringEngine {
   private readonly parts: EngineParts;
 
   private constructor(private readonly o: EngineOptions) {
+    this.starting_ = o.starting === true;
     this.parts = composeEngine(o, { link: () => this.link, closing: () => this.closed });
     ({
       metrics: this.metrics,
@@ -146,6 +150,32 @@ export class SteeringEngine {
   /** Whether the engine is closing (it then declines every decide and ingest request). */
   get closing(): boolean {
     return this.closed;
+  }
+
+  /** Whether the engine is starting: it declines decisions until {@link ready}. */
+  get starting(): boolean {
+    return this.starting_;
+  }
+
+  /**
+   * Rebuilds the session table from the decisions the store keeps (`rebuild.ts`): the sessions
+   * that still count whose latest placement is this instance's (`mine`, by the instance each
+   * decision was committed under). Call it once, on a fresh engine, before {@link ready}.
+   */
+  rebuildSessions(mine: (instance: number | null) => boolean): Promise<Rebuilt> {
+    if (this.sessions.size > 0) throw new TypeError('rebuildSessions: the table holds sessions');
+    return rebuildSessions({
+      store: this.o.store,
+      sessions: this.sessions,
+      graceS: this.graceS,
+      now: this.now,
+      mine,
+    });
+  }
+
+  /** The engine decides from now on. */
+  ready(): void {
+    this.starting_ = false;
   }
 
   /** §5: the evidence at instant `t`, as a decision at `t` reads it (the per-window cache). */
@@ -230,6 +260,12 @@ export class SteeringEngine {
    */
   decide(request: DecideRequest): Promise<DecideResult> {
     if (this.closed) return Promise.resolve(this.overloaded('the server is closing'));
+    if (this.starting_) {
+      return Promise.resolve({
+        kind: 'overloaded',
+        why: 'the server is starting: its session table is being rebuilt',
+      });
+    }
     // A decision served now could not be fetched after a restart (§8.4): none is served.
     const unavailable = this.parts.reads.fileGone();
     if (unavailable !== undefined) return Promise.resolve(unavailable);

@@ -62,6 +62,11 @@ export interface EngineOptions extends EngineMaterials {
   };
   /** Told of each decision made and each record posted (the operator console's activity). */
   readonly observer?: EngineObserver;
+  /**
+   * Whether the engine opens starting: it declines decisions until {@link SteeringEngine.ready}
+   * (the server rebuilds the session table first: `rebuild.ts`); ready at once by default.
+   */
+  readonly starting?: boolean;
 }
 
 /** What a door that watches the engine is told; it changes nothing the engine does. */

@@ -97,6 +97,8 @@ function registerPeerGauges(engine: SteeringEngine, peers: PeerLoads): void {
 export interface LinkOptions {
   readonly heartbeatMs: number;
   readonly dropAfterMs: number;
+  /** This instance's name: its row of the loads heartbeat (`identity.ts`); a random one without. */
+  readonly name?: string;
   /** The channel to the primary, in a worker process of `serve --workers N`. */
   readonly worker?: IpcChannel;
   /** A key log head another instance kept (PostgreSQL). */
@@ -107,6 +109,12 @@ export interface LinkOptions {
 export interface Linked {
   readonly link: InstanceLink | undefined;
   readonly peers: PeerLoads | undefined;
+  /**
+   * Resolves once the others' loads are counted (PostgreSQL: the first heartbeat read them; a
+   * worker: the primary counts every other worker, none starting), so that the first decision
+   * states them.
+   */
+  readonly settled: Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -141,13 +149,17 @@ export async function linkInstances(
         if (bytesEqual(room, engine.room.roomId)) onLive(engine, what);
       },
     });
-    const peers = await PgLoadExchange.start(store, () => layoutOf(engine.policy), exchange);
+    const peers = await PgLoadExchange.start(store, () => layoutOf(engine.policy), {
+      ...exchange,
+      ...(o.name === undefined ? {} : { instance: o.name }),
+    });
     const link: InstanceLink = { peers, beforeWindow: (a) => feed.beforeWindow(a) };
     engine.linkInstances(link);
     registerPeerGauges(engine, peers);
     return {
       link,
       peers,
+      settled: Promise.resolve(),
       async stop() {
         engine.linkInstances(undefined);
         feed.stop();
@@ -156,7 +168,9 @@ export async function linkInstances(
     };
   }
   const channel = o.worker;
-  if (channel === undefined) return { link: undefined, peers: undefined, stop: async () => {} };
+  if (channel === undefined) {
+    return { link: undefined, peers: undefined, settled: Promise.resolve(), stop: async () => {} };
+  }
   const peers = new IpcLoadExchange(channel, exchange);
   registerPeerGauges(engine, peers);
   const feed = new WindowFeed(store, (r) => engine.learnRecord(r));
@@ -180,6 +194,7 @@ export async function linkInstances(
   return {
     link,
     peers,
+    settled: peers.settled,
     async stop() {
       engine.linkInstances(undefined);
       channel.off('message', onMessage);

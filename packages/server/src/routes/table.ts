@@ -28,6 +28,8 @@ export interface RouteTableOptions {
   readonly console?: ConsoleRoutes;
   /** The decision log's reads (`/log/…`): a server has them always (`log/log.ts`). */
   readonly log?: LogReader;
+  /** A worker of `serve --workers N`: its place, which `/healthz` says (from 0). */
+  readonly worker?: number;
 }
 
 const READ = ['GET', 'HEAD'] as const;
@@ -158,7 +160,7 @@ export function buildRoutes(o: RouteTableOptions): Route[] {
       methods: READ,
       allow: 'GET, HEAD',
       match: exactly('/healthz'),
-      handler: healthz,
+      handler: o.worker === undefined ? healthz : (ctx) => healthz(ctx, o.worker),
     },
     {
       name: 'metrics',
