@@ -1,7 +1,8 @@
 /**
- * The store contract's read of decisions as kept (`readDecisions`, the session table's rebuild at
- * start) and the instance kept with each: run against each implementation (`store/sqlite.test.ts`,
- * `integration/pg-store.test.ts`).
+ * The store contract's reads at start: the decisions as kept (`readDecisions`, the session
+ * table's rebuild) and the instance kept with each, and the order of policies from an instant
+ * (`policySchedule`, the rotations put in force ahead): run against each implementation
+ * (`store/sqlite.test.ts`, `integration/pg-store.test.ts`).
  */
 import { createHash } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -115,6 +116,43 @@ export function readContract(
       expect(bySet.size).toBe(3);
       expect(kept.length).toBe(n);
       expect(Math.max(...[...bySet.values()].map((s) => s.size))).toBeLessThan(kept.length / 3);
+    });
+
+    it('gives the claim in force at an instant and every one after it, in the order of seq', async () => {
+      const h = await open();
+      held.push(h);
+      current.push(h.store);
+      const { store } = h;
+      const room = new Uint8Array(32).fill(1);
+      expect(await store.policySchedule!(room, 0n)).toEqual([]);
+      const claim = (seq: number, at: bigint) => ({
+        seq,
+        digest: new Uint8Array(32).fill(seq),
+        bytes: new Uint8Array([seq, seq, seq]),
+        template: new Uint8Array(32).fill(1),
+        at,
+        by: 'operator' as const,
+      });
+      for (const [seq, at] of [
+        [1, 100n],
+        [2, 200n],
+        [3, 1_800_000_000_300_000n],
+      ] as const) {
+        expect(await store.claimPolicy!(room, claim(seq, at))).toBe(true);
+      }
+      const seqs = async (now: bigint) =>
+        (await store.policySchedule!(room, now)).map((c) => c.seq);
+      expect(await seqs(50n)).toEqual([1, 2, 3]);
+      expect(await seqs(100n)).toEqual([1, 2, 3]);
+      expect(await seqs(199n)).toEqual([1, 2, 3]);
+      expect(await seqs(200n)).toEqual([2, 3]);
+      expect(await seqs(1_800_000_000_299_999n)).toEqual([2, 3]);
+      expect(await seqs(1_800_000_000_300_000n)).toEqual([3]);
+      expect(await seqs((1n << 63n) - 1n)).toEqual([3]);
+      expect(await store.policySchedule!(new Uint8Array(32).fill(2), 500n)).toEqual([]);
+      const [two, three] = await store.policySchedule!(room, 250n);
+      expect(two).toEqual(claim(2, 200n));
+      expect(three).toEqual(claim(3, 1_800_000_000_300_000n));
     });
 
     it('keeps with each decision the instance whose commit wrote it', async () => {

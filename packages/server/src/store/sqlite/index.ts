@@ -162,6 +162,10 @@ export class SqliteStore implements SteeringStore {
     return this.policies.policyInForce(room);
   }
 
+  policySchedule(room: Uint8Array, now: bigint): Promise<PolicyClaim[]> {
+    return this.policies.policySchedule(room, now);
+  }
+
   // Live capacity (`live.ts`).
 
   putCapacityReport(room: Uint8Array, report: StoredCapacityReport): Promise<boolean> {
