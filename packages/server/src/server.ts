@@ -171,6 +171,7 @@ async function openEngine(
     clock,
     sessionMac: new SessionMac(await sessionSecret(config, store)),
     starting: true,
+    rotationLeadUs: BigInt(rotationLeadMs(config, store, options)) * 1000n,
     health: new Health(options.log === undefined ? {} : { log: options.log }),
     newest,
     horizon: {
@@ -197,6 +198,24 @@ async function sessionSecret(
   const path = config.store.path;
   return path === undefined || path === ':memory:' ? undefined : secretBeside(path);
 }
+
+/**
+ * How far ahead an operator's rotation is put in force (`instances.rotation_lead`): `auto`, 0
+ * for a server alone on its SQLite file (no other instance to tell), otherwise
+ * {@link ROTATION_LEAD_MS}.
+ */
+function rotationLeadMs(config: ServerConfig, store: SteeringStore, options: StartOptions): number {
+  const lead = config.instances?.rotationLead ?? 'auto';
+  if (lead !== 'auto') return lead;
+  return store instanceof PgStore || options.worker !== undefined ? ROTATION_LEAD_MS : 0;
+}
+
+/**
+ * The lead of an operator's rotation on a shared store, ms: three times the second at which
+ * every instance reads the order of policies again (a notification missed, a read or two late,
+ * still leaves it a second), and decisions wait for a read once the last is 1.5 s old.
+ */
+export const ROTATION_LEAD_MS = 3000;
 
 /** Which instance this process is, by its store (`instances/identity.ts`). */
 function identityOf(config: ServerConfig, slot: WorkerSlot | undefined): InstanceIdentity {

@@ -272,21 +272,43 @@ export class SteeringEngine {
     if (this.parts.queue.full) {
       return Promise.resolve(this.overloaded('too many decisions await their commit'));
     }
+    const given =
+      request.session === undefined ? this.readSession(request.target) : request.session;
+    return this.decideFor(request, given ?? this.sessionMac.mint(), 0, false);
+  }
+
+  /**
+   * {@link decide} for a session, at the clock of now: under the policy in force at its `t`
+   * (`policy-in-force.ts`), once the order of policies was read recently enough that no rotation
+   * due by `t` is unknown here (read first otherwise, once: `read`).
+   */
+  private decideFor(
+    request: DecideRequest,
+    session: Uint8Array,
+    takes: number,
+    read: boolean,
+  ): Promise<DecideResult> {
+    const t = request.t ?? this.now();
+    if (!this.policies.fresh(t)) {
+      const unread = storeUnavailable('query', 'the order of policies in force cannot be read');
+      if (read) return Promise.resolve(unread);
+      return this.policies.refresh().then(
+        () => this.decideFor(request, session, takes, true),
+        () => unread,
+      );
+    }
     // One policy for the whole decision, whatever rotates while it awaits its commit.
-    const under = this.policies.current;
+    const under = this.policies.at(t);
     const { target, cmcd } = request;
     const protocol = protocolOf(target);
-    const given = request.session === undefined ? this.readSession(target) : request.session;
-    const session = given ?? this.sessionMac.mint();
     const headers = cmcd === undefined ? NO_HEADERS : { 'cmcd-request': cmcd };
     const report = readReport({ protocol, target, headers }, under.ids);
-    const t = request.t ?? this.now();
     // A new window: the records the other instances stored are read first (`catch-up.ts`).
     const caughtUp = this.parts.catchUps.before(under.policy, t);
     if (caughtUp !== undefined) {
-      return this.decideAfter(caughtUp, under, request, session, protocol, report, 0);
+      return this.decideAfter(caughtUp, under, request, session, protocol, report, takes);
     }
-    return this.decideAt(under, request, t, session, protocol, report, 0);
+    return this.decideAt(under, request, t, session, protocol, report, takes);
   }
 
   /** {@link decide} once the catch-up is done (`catch-up.ts`), at the clock of then. */
@@ -318,6 +340,8 @@ export class SteeringEngine {
     report: Report,
     takes: number,
   ): Promise<DecideResult> {
+    // A rotation's instant came while it waited (a catch-up, a lease): decided again under it.
+    if (this.policies.at(t) !== under) return this.decideFor(request, session, takes, false);
     const now = Number(t);
     // The loads at the start of each second, before this one changes the table (live capacity).
     this.parts.loadHistory.advance(Math.floor(now / 1_000_000));
@@ -453,6 +477,8 @@ export class SteeringEngine {
   /** Drops sessions past their TTL and grace, and evidence no later window can name. */
   sweep(budget: number): void {
     const now = this.now();
+    // A rotation's instant passed with no decision since: in force all the same.
+    this.policies.at(now);
     this.parts.loadHistory.advance(Number(now / 1_000_000n));
     this.sessions.sweep(budget, Number(now));
     this.index.prune(now);

@@ -3,6 +3,7 @@
  * process over the cluster's IPC channel, and the primary (`LoadsHub`, one thread: the lock)
  * answers with the sum of the other live workers' latest counts and the slots it grants.
  */
+import { underLayout } from './layout.js';
 import { grantAll, LeaseBook, publishedHeld } from './lease-book.js';
 import { type LoadExchangeOptions, type PeerLoads, pathwaysOf } from './loads.js';
 
@@ -10,6 +11,8 @@ import { type LoadExchangeOptions, type PeerLoads, pathwaysOf } from './loads.js
 export interface LoadsMessage {
   readonly wai: 'loads';
   readonly counts: readonly number[];
+  /** From a worker: the layout its counts are under (`layout.ts`), as text. */
+  readonly layout?: string;
   /** From the primary: how many live workers the counts add up. */
   readonly live?: number;
   /**
@@ -45,6 +48,20 @@ export interface IpcChannel {
   send?(message: unknown): unknown;
   on(event: 'message', listener: (m: unknown) => void): unknown;
   off(event: 'message', listener: (m: unknown) => void): unknown;
+}
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+
+/** Another worker's counts and slots under the beating one's layout; `undefined`: another room. */
+function mapped(
+  mine: Uint8Array,
+  theirs: Uint8Array,
+  l: { readonly counts: readonly number[]; readonly slots: readonly number[] },
+): { counts: number[]; slots: number[] } | undefined {
+  const counts = underLayout(mine, theirs, l.counts);
+  if (counts === undefined) return undefined;
+  return { counts, slots: underLayout(mine, theirs, l.slots) ?? [] };
 }
 
 /** How long a worker that starts waits for the others to be counted before it decides anyway. */
@@ -146,10 +163,12 @@ export class IpcLoadExchange implements PeerLoads {
     const targets = this.book.targets(own, pathways, short, waiting);
     const seq = ++this.seq;
     const started = performance.now();
+    const layout = this.o.layout?.();
     const message: LoadsMessage = {
       wai: 'loads',
       counts: own,
       seq,
+      ...(layout === undefined ? {} : { layout: decoder.decode(layout) }),
       ...(targets === undefined
         ? {}
         : {
@@ -212,6 +231,8 @@ export class LoadsHub {
     {
       counts: readonly number[];
       slots: readonly number[];
+      /** The layout its counts and slots are under (`layout.ts`), when the worker sent one. */
+      layout: Uint8Array | undefined;
       at: number;
       /** Held for a dead worker until this instant (ms), or `undefined` for a live one. */
       heldUntil: number | undefined;
@@ -231,6 +252,7 @@ export class LoadsHub {
       ? { wai: 'loads', counts: message as readonly number[] }
       : (message as LoadsMessage);
     const counts = m.counts;
+    const layout = m.layout === undefined ? undefined : encoder.encode(m.layout);
     const sum = new Array<number>(counts.length).fill(0);
     const live = this.intervalMs * this.liveIntervals;
     const others: { counts: readonly number[]; slots: readonly number[] }[] = [];
@@ -243,9 +265,16 @@ export class LoadsHub {
         continue;
       }
       if (l.heldUntil === undefined) counted++;
-      if (l.counts.length !== counts.length) continue;
-      others.push(l);
-      for (let i = 0; i < sum.length; i++) sum[i]! += l.counts[i]!;
+      // Under the beating worker's pathways, by ID (`layout.ts`); by index without layouts.
+      const other =
+        layout !== undefined && l.layout !== undefined
+          ? mapped(layout, l.layout, l)
+          : l.counts.length === counts.length
+            ? l
+            : undefined;
+      if (other === undefined) continue;
+      others.push(other);
+      for (let i = 0; i < sum.length; i++) sum[i]! += other.counts[i]!;
     }
     const slots =
       m.targets !== undefined && m.capacities !== undefined
@@ -254,6 +283,7 @@ export class LoadsHub {
     this.latest.set(place, {
       counts,
       slots: publishedHeld(slots, m.held ?? []),
+      layout,
       at: nowMs,
       heldUntil: undefined,
     });
@@ -261,7 +291,7 @@ export class LoadsHub {
       wai: 'loads',
       counts: sum,
       live: others.length,
-      starting: Math.max(0, this.places - 1 - counted),
+      ...(this.places === 0 ? {} : { starting: Math.max(0, this.places - 1 - counted) }),
       ...(m.targets === undefined ? {} : { slots }),
       ...(m.seq === undefined ? {} : { seq: m.seq }),
     };

@@ -10,12 +10,13 @@
  * - SQLite alone: nothing to link.
  */
 import { windowAt } from '@wai-steering/evidence';
-import { bytesEqual, NO_CAPACITY_LIMIT, type Policy, sha256 } from '@wai-steering/wire';
+import { bytesEqual, NO_CAPACITY_LIMIT, type Policy } from '@wai-steering/wire';
 import type { SteeringEngine } from '../engine/engine.js';
 import { PgStore } from '../store/postgres/index.js';
 import type { SteeringStore } from '../store/store.js';
 import { StoreFeed, WindowFeed } from './feed.js';
 import { type IpcChannel, IpcLoadExchange } from './ipc-loads.js';
+import { layoutOf } from './layout.js';
 import type { InstanceLink } from './link.js';
 import { type PeerLoads, PgLoadExchange } from './loads.js';
 
@@ -57,15 +58,18 @@ function onLive(engine: SteeringEngine, what: 'capacity' | 'policy'): void {
 }
 
 /**
- * The key of a policy's pathways, under which the instances add their loads: SHA-256 of the
- * pathway IDs in order, one per line. Loads count by index, so they add up between policies of
- * the same IDs in the same order (the live policies of one template).
+ * The layout a policy's loads are counted under (`layout.ts`): the room and the pathway IDs in
+ * order. The instances add their loads by pathway ID, so they add up across any rotation.
  */
 const layouts = new WeakMap<Policy, Uint8Array>();
-function layoutOf(policy: Policy): Uint8Array {
+function layoutFor(engine: SteeringEngine): Uint8Array {
+  const policy = engine.policy;
   let key = layouts.get(policy);
   if (key === undefined) {
-    key = sha256(new TextEncoder().encode(policy.pathways.map((p) => `${p.id}\n`).join('')));
+    key = layoutOf(
+      engine.room.roomId,
+      policy.pathways.map((p) => p.id),
+    );
     layouts.set(policy, key);
   }
   return key;
@@ -132,6 +136,7 @@ export async function linkInstances(
   const placed = () => engine.placements;
   const exchange = {
     own,
+    layout: () => layoutFor(engine),
     pathways,
     intervalMs: o.heartbeatMs,
     liveIntervals,
@@ -149,7 +154,7 @@ export async function linkInstances(
         if (bytesEqual(room, engine.room.roomId)) onLive(engine, what);
       },
     });
-    const peers = await PgLoadExchange.start(store, () => layoutOf(engine.policy), {
+    const peers = await PgLoadExchange.start(store, () => layoutFor(engine), {
       ...exchange,
       ...(o.name === undefined ? {} : { instance: o.name }),
     });
