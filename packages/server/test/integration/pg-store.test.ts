@@ -55,6 +55,26 @@ readContract('PgStore', async (instance) => {
 });
 
 describe('PgStore', () => {
+  it('keeps one session secret for every instance and every start', async () => {
+    const url = await freshDb();
+    const stores = await Promise.all([PgStore.open(url), PgStore.open(url), PgStore.open(url)]);
+    const secrets = await Promise.all(stores.map((s) => s.sessionSecret()));
+    for (const s of stores) await s.close();
+    expect(secrets[0]!.length).toBe(32);
+    for (const x of secrets) expect(x).toEqual(secrets[0]);
+    const again = await PgStore.open(url);
+    expect(await again.sessionSecret()).toEqual(secrets[0]);
+    await again.close();
+    expect(
+      await (async () => {
+        const other = await PgStore.open(await freshDb());
+        const s = await other.sessionSecret();
+        await other.close();
+        return s;
+      })(),
+    ).not.toEqual(secrets[0]);
+  });
+
   it('applies its migrations once, whoever starts first, and refuses a newer schema', async () => {
     const url = await freshDb();
     const stores = await Promise.all([PgStore.open(url), PgStore.open(url), PgStore.open(url)]);
