@@ -1,6 +1,7 @@
 // `pnpm bench:server`: the steering server against a minimal signing server, on loopback; then
 // the store's commit alone (`commit.bench.mjs`), the store and the instances
-// (`instances.bench.mjs`), and the decision log (`log.bench.mjs`).
+// (`instances.bench.mjs`), the decision log (`log.bench.mjs`), and the session table's rebuild at
+// start (`rebuild.bench.mjs`).
 //
 // (a) a minimal node:http server signing a fixed 300-byte message with node:crypto per request;
 // (b) the steering server answering steering requests, each from a distinct session, 3 pathways,
@@ -289,3 +290,10 @@ if (process.env.BENCH_INSTANCES !== '0') await import('./instances.bench.mjs');
 
 // The decision log: its cost per decision, and its integration's rate.
 if (process.env.BENCH_LOG !== '0') await import('./log.bench.mjs');
+
+// The session table's rebuild at start, for a million live sessions (each run a process of its
+// own).
+if (process.env.BENCH_REBUILD !== '0') {
+  const r = spawnSync(process.execPath, [join(here, 'rebuild.bench.mjs')], { stdio: 'inherit' });
+  if (r.status !== 0) throw new Error('the rebuild bench failed');
+}

@@ -2,9 +2,12 @@
  * Starting the steering server from its configuration (`wai-steer serve --config FILE`): a short
  * composition of named steps — read and check the room, key log, policy and steering key
  * (`start/materials.ts`); open the store and check the clock and the key log head against it;
- * open the engine; link it to the other instances; begin or join the decision log (`log/`);
- * build the route table once; listen; start the periodic work (`start/timers.ts`) and the log's
- * integrator.
+ * open the engine, starting; begin or join the decision log (`log/`); build the route table once;
+ * listen (`/healthz` says `starting`, steering answers 503); rebuild the session table from the
+ * store (`engine/rebuild.ts`); link it to the other instances; wait for the clock to pass the
+ * newest decision stored; then decide, and start the periodic work (`start/timers.ts`) and the
+ * log's integrator. A worker of `serve --workers N` listens only once it decides (the others
+ * take the connections meanwhile).
  */
 import type { Server } from 'node:http';
 import { ed25519Signer } from '@wai-steering/tlog';
@@ -26,6 +29,13 @@ import { checkClock } from './guard/clock.js';
 import { SessionMac } from './guard/session-mac.js';
 import { Health } from './health.js';
 import { createHttpServer, listen } from './http.js';
+import {
+  type InstanceIdentity,
+  pgIdentity,
+  sqliteIdentity,
+  type WorkerSlot,
+  workerSlotOf,
+} from './instances/identity.js';
 import type { IpcChannel } from './instances/ipc-loads.js';
 import { type Linked, linkInstances } from './instances/start.js';
 import { DecisionLog } from './log/log.js';
@@ -38,8 +48,10 @@ import {
   readSecret,
 } from './start/materials.js';
 import { Reloader, type ReloadResult } from './start/reload.js';
+import { secretBeside } from './start/session-secret.js';
 import { startTimers } from './start/timers.js';
 import { openConfiguredStore } from './store/open.js';
+import { PgStore } from './store/postgres/index.js';
 import type { SteeringStore } from './store/store.js';
 
 export type { ReloadResult } from './start/reload.js';
@@ -105,6 +117,11 @@ export interface StartOptions {
    * workers' loads and records (`process` in a `node:cluster` worker).
    */
   readonly worker?: IpcChannel;
+  /**
+   * Its place among the workers (`instances/identity.ts`), with `worker`; by default the one
+   * `runWorkers` gave it in its environment (`WAI_WORKER_SLOT`, `WAI_WORKERS`).
+   */
+  readonly workerSlot?: WorkerSlot;
 }
 
 /** The clock against the store (`guard/clock.ts`), and the newest instants it holds. */
@@ -149,7 +166,6 @@ async function openEngine(
   await checkKeyLogHead(m, store, backend);
   const { warnings: _, ...materials } = m;
   const live = liveOptions(config, m.policy);
-  const secret = config.sessions.secret;
   return SteeringEngine.open({
     ...materials,
     store,
@@ -158,7 +174,9 @@ async function openEngine(
     maxSessions: config.sessions.max,
     maxQueue: config.limits.maxQueue,
     clock,
-    sessionMac: new SessionMac(secret === null ? undefined : readSecret(secret)),
+    sessionMac: new SessionMac(await sessionSecret(config, store)),
+    starting: true,
+    rotationLeadUs: BigInt(rotationLeadMs(config, store, options)) * 1000n,
     health: new Health(options.log === undefined ? {} : { log: options.log }),
     newest,
     horizon: {
@@ -168,6 +186,59 @@ async function openEngine(
     },
     observer: activity,
     ...(live === undefined ? {} : { live }),
+  });
+}
+
+/**
+ * The session secret: the configured one (`sessions.secret`), or one the store keeps
+ * (`start/session-secret.ts`); `undefined` (one of this process) for a store in memory.
+ */
+async function sessionSecret(
+  config: ServerConfig,
+  store: SteeringStore,
+): Promise<Uint8Array | undefined> {
+  const configured = config.sessions.secret;
+  if (configured !== null) return readSecret(configured);
+  if (store instanceof PgStore) return store.sessionSecret();
+  const path = config.store.path;
+  return path === undefined || path === ':memory:' ? undefined : secretBeside(path);
+}
+
+/**
+ * How far ahead an operator's rotation is put in force (`instances.rotation_lead`): `auto`, 0
+ * for a server alone on its SQLite file (no other instance to tell), otherwise
+ * {@link ROTATION_LEAD_MS}.
+ */
+function rotationLeadMs(config: ServerConfig, store: SteeringStore, options: StartOptions): number {
+  const lead = config.instances?.rotationLead ?? 'auto';
+  if (lead !== 'auto') return lead;
+  return store instanceof PgStore || options.worker !== undefined ? ROTATION_LEAD_MS : 0;
+}
+
+/**
+ * The lead of an operator's rotation on a shared store, ms: three times the second at which
+ * every instance reads the order of policies again (a notification missed, a read or two late,
+ * still leaves it a second), and decisions wait for a read once the last is 1.5 s old.
+ */
+export const ROTATION_LEAD_MS = 3000;
+
+/** Which instance this process is, by its store (`instances/identity.ts`). */
+function identityOf(config: ServerConfig, slot: WorkerSlot | undefined): InstanceIdentity {
+  return config.store.url !== undefined
+    ? pgIdentity(config.instances?.name ?? null, config.listen.port, slot)
+    : sqliteIdentity(slot);
+}
+
+/** Resolves once the room clock is past `t` (µs), or `boundMs` from now, whichever comes first. */
+function clockPast(clock: () => bigint, t: bigint | undefined, boundMs: number): Promise<void> {
+  const until = Date.now() + boundMs;
+  return new Promise((resolve) => {
+    const check = (): void => {
+      const ahead = t === undefined ? -1n : t - clock();
+      if (ahead < 0n || Date.now() >= until) resolve();
+      else setTimeout(check, Math.min(Number(ahead / 1000n) + 1, until - Date.now()));
+    };
+    check();
   });
 }
 
@@ -214,14 +285,19 @@ export async function startServer(
 ): Promise<RunningServer> {
   const backend = options.backend ?? nodeBackend;
   const m = readMaterials(config, backend);
-  const store = await openConfiguredStore(config, options.init === true ? { init: true } : {});
+  const slot =
+    options.worker === undefined ? undefined : (options.workerSlot ?? workerSlotOf(process.env));
+  const identity = identityOf(config, slot);
+  const store = await openConfiguredStore(config, {
+    ...(options.init === true ? { init: true } : {}),
+    instance: identity.id,
+  });
   const clock = options.clock ?? monotonicClock();
   const activity = new ConsoleActivity(m.policy.pathways.length, {
     lag: { lagUs: m.policy.lag_us, now: clock },
   });
   let engine: SteeringEngine;
   let reloader: Reloader;
-  let instances: Linked;
   let log: DecisionLog;
   try {
     engine = await openEngine(config, m, store, clock, activity, options, backend);
@@ -235,12 +311,6 @@ export async function startServer(
       health: engine.health,
       metrics: engine.metrics,
       ...(options.log === undefined ? {} : { log: options.log }),
-    });
-    instances = await linkInstances(engine, store, {
-      heartbeatMs: config.instances?.heartbeat ?? 250,
-      dropAfterMs: config.instances?.dropAfter ?? 1000,
-      ...(options.worker === undefined ? {} : { worker: options.worker }),
-      onKeyLog: (bytes) => reloader.adoptKeyLog(bytes),
     });
   } catch (e) {
     await store.close();
@@ -257,6 +327,7 @@ export async function startServer(
     engine,
     log: log.reader,
     energy,
+    ...(slot === undefined ? {} : { worker: slot.index }),
     ...(config.admin === null
       ? {}
       : { admin: { token: config.admin.token, reload: () => reloader.reload() } }),
@@ -271,19 +342,55 @@ export async function startServer(
     ...(budget === undefined ? {} : { budget }),
   });
   const http = createHttpServer(app, { connections: config.connections });
-  let url: string;
-  try {
-    url = await listen(http, config.listen.host, config.listen.port);
-  } catch (e) {
-    await instances.stop();
+  let instances: Linked | undefined;
+  const abandon = async (e: unknown): Promise<never> => {
+    await instances?.stop();
     await engine.close();
     await log.stop();
+    if (http.listening) await new Promise((done) => http.close(done));
     await store.close();
-    const code = (e as NodeJS.ErrnoException).code;
-    throw new ConfigError([
-      `listen: cannot listen on ${config.listen.host}:${config.listen.port} (${code ?? (e as Error).message})`,
-    ]);
+    throw e;
+  };
+  const listening = async (): Promise<string> => {
+    try {
+      return await listen(http, config.listen.host, config.listen.port);
+    } catch (e) {
+      const code = (e as NodeJS.ErrnoException).code;
+      throw new ConfigError([
+        `listen: cannot listen on ${config.listen.host}:${config.listen.port} (${code ?? (e as Error).message})`,
+      ]);
+    }
+  };
+  // A server alone listens at once, answering `/healthz` with `starting` until it decides; a
+  // worker of `serve --workers N` only once it decides (the others take the connections).
+  const early = options.worker === undefined;
+  let url = '';
+  try {
+    if (early) url = await listening();
+    // The sessions of its decisions before this start (`engine/rebuild.ts`), then its loads
+    // published to (and the others' read from) the other instances, then the clock past the
+    // newest decision stored (a decision is never stored before one of an earlier start).
+    const rebuilt = await engine.rebuildSessions(identity.mine);
+    instances = await linkInstances(engine, store, {
+      heartbeatMs: config.instances?.heartbeat ?? 250,
+      dropAfterMs: config.instances?.dropAfter ?? 1000,
+      name: identity.name,
+      ...(options.worker === undefined ? {} : { worker: options.worker }),
+      onKeyLog: (bytes) => reloader.adoptKeyLog(bytes),
+    });
+    await instances.settled;
+    await clockPast(clock, rebuilt.newest, config.time.tolerance);
+    if (!early) url = await listening();
+    if (rebuilt.sessions > 0) {
+      (options.log ?? ((line: string) => process.stderr.write(`${line}\n`)))(
+        `wai-steering: ${rebuilt.sessions} sessions rebuilt from ${rebuilt.decisions} decisions stored`,
+      );
+    }
+  } catch (e) {
+    return abandon(e);
   }
+  const linked = instances;
+  engine.ready();
   const timers = startTimers(config, engine, store, activity, options);
   log.start();
   const energyGauges = new EnergyGauges(energy, engine.metrics, {
@@ -308,7 +415,7 @@ export async function startServer(
     app,
     http,
     store,
-    instances,
+    instances: linked,
     log,
     warnings,
     reloadKeyLog: () => reloader.keyLog(),
@@ -321,7 +428,7 @@ export async function startServer(
         // gives up its lease, for another instance to take at once.
         const drained = engine
           .close()
-          .finally(() => instances.stop())
+          .finally(() => linked.stop())
           .finally(() => log.stop());
         http.close(() => {
           drained

@@ -24,4 +24,5 @@ export {
 } from './demo/setup.js';
 export { demoAudience, HopSimulator, type SimulatorOptions } from './demo/simulator.js';
 export { type SiteOptions, SiteSimulator } from './demo/site.js';
+export { type RebuildOptions, type Rebuilt, rebuildSessions } from './engine/rebuild.js';
 export { SessionTable, type SessionTableOptions } from './sessions.js';

@@ -30,7 +30,7 @@ export {
   type Refused,
   type RefusedWhere,
 } from './outcome.js';
-export { LoadReplay } from './replay.js';
+export { type LivePlacement, LoadReplay } from './replay.js';
 export {
   type CheckOptions,
   checkHopAuthorised,

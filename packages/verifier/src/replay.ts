@@ -14,8 +14,9 @@
  * The count at any instant `t` of the room clock (not only a decision's) is `advance(t)`, then
  * `loads()`, after every decision at or before `t` is placed: the auditor checks the loads a
  * decision states with it, and the energy account counts the sessions placed at each period's
- * midpoint (`@wai-steering/energy`). It is general: a server can rebuild its session table from
- * its stored decisions with it.
+ * midpoint (`@wai-steering/energy`), and a steering server rebuilds its session table at start
+ * from the decisions it stored ({@link LoadReplay.placements}: the sessions that still count, with
+ * their pathway and end).
  *
  * Memory is bounded by the sessions that count at once (and the placements replaced before their
  * end, until that end).
@@ -26,6 +27,20 @@ interface Placement {
   readonly key: string;
   readonly id: number;
   readonly end: bigint;
+  /** What the caller gave with it (the instance that placed it, say). */
+  readonly tag: number | undefined;
+}
+
+/** A session that counts, as {@link LoadReplay.placements} hands it back. */
+export interface LivePlacement {
+  /** The session, as given to `place`. */
+  readonly session: string;
+  /** The ID of the pathway it counts at. */
+  readonly pathway: string;
+  /** The instant it stops counting (µs, exclusive): its decision's `t + (ttl + grace_s) × 10^6`. */
+  readonly end: bigint;
+  /** The tag given to `place`, if any. */
+  readonly tag: number | undefined;
 }
 
 /** A binary min-heap of placements by their end. */
@@ -166,10 +181,23 @@ export class LoadReplay {
   }
 
   /**
-   * Places `session` at `pathway` (an index into the IDs followed) by a decision at `t` with
-   * TTL `ttl` (s): it counts there until `t + (ttl + grace_s) × 10^6`.
+   * The sessions that count at the last instant advanced to (or placed since), each at the
+   * pathway ID and until the end of its latest placement, in no order. The IDs are among those
+   * of the policy followed.
    */
-  place(session: string, pathway: number, t: bigint, ttl: number): void {
+  *placements(): IterableIterator<LivePlacement> {
+    const names = [...this.interned.keys()];
+    for (const p of this.sessions.values()) {
+      yield { session: p.key, pathway: names[p.id]!, end: p.end, tag: p.tag };
+    }
+  }
+
+  /**
+   * Places `session` at `pathway` (an index into the IDs followed) by a decision at `t` with
+   * TTL `ttl` (s): it counts there until `t + (ttl + grace_s) × 10^6`. `tag` is kept with the
+   * placement and handed back by {@link LoadReplay.placements} (it changes nothing of the count).
+   */
+  place(session: string, pathway: number, t: bigint, ttl: number, tag?: number): void {
     if (!Number.isInteger(pathway) || pathway < 0 || pathway >= this.order.length) {
       throw new RangeError('LoadReplay.place: not a pathway of the policy followed');
     }
@@ -179,6 +207,7 @@ export class LoadReplay {
       key: session,
       id: this.order[pathway]!,
       end: t + BigInt(ttl) * US + this.graceUs,
+      tag,
     };
     this.counts[p.id]!++;
     this.sessions.set(session, p);

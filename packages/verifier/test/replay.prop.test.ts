@@ -109,6 +109,44 @@ describe('LoadReplay', () => {
     );
   });
 
+  it('hands back the sessions that count, each at its pathway ID until its end, with its tag', () => {
+    fc.assert(
+      fc.property(sequences, fc.nat(3), fc.nat(9_000_000), (steps, graceS, after) => {
+        const replay = new LoadReplay(graceS);
+        for (const d of steps) {
+          replay.follow(`policy-${d.policy}`, POLICIES[d.policy]!);
+          replay.advance(d.t);
+          replay.place(`s${d.session}`, d.first, d.t, d.ttl, d.session * 10 + d.first);
+        }
+        // An instant after the last decision: the reference's loads at a decision there, under
+        // the last decision's policy, are the placements handed back counted by ID.
+        const last = steps[steps.length - 1];
+        const at = (last?.t ?? 0n) + BigInt(after);
+        replay.advance(at);
+        const probe: Step = { t: at, session: -1, policy: last?.policy ?? 0, first: 0, ttl: 1 };
+        const want = reference([...steps, probe], graceS)[steps.length]!;
+        const ids = POLICIES[probe.policy]!;
+        const got = ids.map(() => 0);
+        const seen = new Set<string>();
+        for (const p of replay.placements()) {
+          expect(seen.has(p.session)).toBe(false);
+          seen.add(p.session);
+          expect(p.end > at).toBe(true);
+          // Its latest placement: the pathway, end and tag of the session's last decision.
+          const n = Number(p.session.slice(1));
+          const latest = steps.filter((d) => d.session === n).pop()!;
+          expect(p.pathway).toBe(POLICIES[latest.policy]![latest.first]);
+          expect(p.end).toBe(latest.t + BigInt(latest.ttl + graceS) * 1_000_000n);
+          expect(p.tag).toBe(n * 10 + latest.first);
+          expect(ids).toContain(p.pathway);
+          got[ids.indexOf(p.pathway)]!++;
+        }
+        expect(got).toEqual(want);
+      }),
+      { numRuns: RUNS },
+    );
+  });
+
   it('counts a session until its end exactly, to the µs, across a second', () => {
     const replay = new LoadReplay(2);
     replay.follow('p', ['a']);

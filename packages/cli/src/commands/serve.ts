@@ -1,3 +1,4 @@
+import { formatInstantExact } from '@wai-steering/config-text';
 import type { RunningServer, ServerConfig } from '@wai-steering/server';
 import type { Command, Context } from '../internal/command.js';
 import { UserError } from '../internal/errors.js';
@@ -171,8 +172,14 @@ store (SQLite in WAL mode, or PostgreSQL) and the loads; a worker that dies is s
     const reload = (): void => {
       running.reload().then(
         (r) => {
+          // On a shared store the operator's rotation is in force a lead ahead, for every instance.
+          const from =
+            r.from !== null && BigInt(r.from) > running.engine.now()
+              ? `${r.policy} from ${formatInstantExact(BigInt(r.from))}`
+              : undefined;
+          const policy = from ?? `${r.changed ? 'now' : 'still'} ${r.policy}`;
           ctx.io.stderr.write(
-            `wai-steer: key log read again: ${r.keyLog ? 'a new head is in use' : 'the head in use is unchanged'}; policy ${r.changed ? 'now' : 'still'} ${r.policy}\n`,
+            `wai-steer: key log read again: ${r.keyLog ? 'a new head is in use' : 'the head in use is unchanged'}; policy ${policy}\n`,
           );
         },
         (e: unknown) => {

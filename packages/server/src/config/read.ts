@@ -104,6 +104,17 @@ export interface ServerConfig {
     readonly heartbeat: number;
     /** A peer whose latest heartbeat is older than this no longer counts, ms (default 1000). */
     readonly dropAfter: number;
+    /**
+     * This instance's name in its deployment, stable across its restarts (a PostgreSQL store;
+     * `instances/identity.ts`); `null` or absent: the host's name and the configured port.
+     */
+    readonly name?: string | null;
+    /**
+     * How far ahead of the room clock an operator's rotation is put in force, ms
+     * (`engine/policy-in-force.ts`); `auto` or absent: 0 for a server alone on its SQLite file,
+     * otherwise 3 s.
+     */
+    readonly rotationLead?: number | 'auto';
   };
   readonly limits: {
     readonly maxQueue: number;
@@ -191,7 +202,12 @@ export function readConfig(input: unknown, baseDir: string = process.cwd()): Rea
       create: c.store.create,
       checkTimeout: c.store.check_timeout,
     },
-    instances: { heartbeat: c.instances.heartbeat, dropAfter: c.instances.drop_after },
+    instances: {
+      heartbeat: c.instances.heartbeat,
+      dropAfter: c.instances.drop_after,
+      name: c.instances.name,
+      rotationLead: c.instances.rotation_lead,
+    },
     time: { tolerance: c.time.tolerance, maxGap: c.time.max_gap, trust: c.time.trust },
     records: { maxAhead: c.records.max_ahead, maxPerPeriod: c.records.max_per_period },
     budget: {

@@ -82,6 +82,15 @@ const instancesSchema = z
   .object({
     heartbeat: duration('the interval of the loads heartbeat').default(250),
     drop_after: duration('how long a silent instance still counts').default(1000),
+    name: z
+      .string({ error: "expected this instance's name in its deployment (a string)" })
+      .min(1, "expected this instance's name in its deployment")
+      .max(200, 'expected a name of at most 200 characters')
+      .nullable()
+      .default(null),
+    rotation_lead: z
+      .union([z.literal('auto'), duration("how far ahead an operator's rotation is put in force")])
+      .default('auto'),
   })
   .strict();
 const timeSchema = z

@@ -98,6 +98,7 @@ export function composeEngine(o: EngineOptions, hooks: EngineHooks): EngineParts
       closing: hooks.closing,
       health,
       loadAt: (second, id) => loadHistory.at(Number(second), id, Number(now() / 1_000_000n)),
+      ...(o.rotationLeadUs === undefined ? {} : { leadUs: o.rotationLeadUs }),
     },
     { policy: o.policy, bytes: o.policyBytes, digest: o.policyDigest },
     o.live,

@@ -38,6 +38,7 @@ import type { InForce } from './in-force.js';
 import type { LiveIntake } from './live-intake.js';
 import type { PolicyInForce } from './policy-in-force.js';
 import { found, storeUnavailable } from './reads.js';
+import { type Rebuilt, rebuildSessions } from './rebuild.js';
 import type {
   CapacityResult,
   DecideRequest,
@@ -77,6 +78,8 @@ export class SteeringEngine {
   /** Live capacity from the sites, when the configuration enables it (`live-intake.ts`). */
   readonly live: LiveIntake | undefined;
   private closed = false;
+  /** Until {@link ready}: decisions are declined (the session table is being rebuilt). */
+  private starting_: boolean;
   /** The other instances of the deployment, when there are any (`instances/`). */
   private link: InstanceLink | undefined;
 
@@ -84,6 +87,7 @@ export class SteeringEngine {
   private readonly parts: EngineParts;
 
   private constructor(private readonly o: EngineOptions) {
+    this.starting_ = o.starting === true;
     this.parts = composeEngine(o, { link: () => this.link, closing: () => this.closed });
     ({
       metrics: this.metrics,
@@ -146,6 +150,32 @@ export class SteeringEngine {
   /** Whether the engine is closing (it then declines every decide and ingest request). */
   get closing(): boolean {
     return this.closed;
+  }
+
+  /** Whether the engine is starting: it declines decisions until {@link ready}. */
+  get starting(): boolean {
+    return this.starting_;
+  }
+
+  /**
+   * Rebuilds the session table from the decisions the store keeps (`rebuild.ts`): the sessions
+   * that still count whose latest placement is this instance's (`mine`, by the instance each
+   * decision was committed under). Call it once, on a fresh engine, before {@link ready}.
+   */
+  rebuildSessions(mine: (instance: number | null) => boolean): Promise<Rebuilt> {
+    if (this.sessions.size > 0) throw new TypeError('rebuildSessions: the table holds sessions');
+    return rebuildSessions({
+      store: this.o.store,
+      sessions: this.sessions,
+      graceS: this.graceS,
+      now: this.now,
+      mine,
+    });
+  }
+
+  /** The engine decides from now on. */
+  ready(): void {
+    this.starting_ = false;
   }
 
   /** §5: the evidence at instant `t`, as a decision at `t` reads it (the per-window cache). */
@@ -230,27 +260,55 @@ export class SteeringEngine {
    */
   decide(request: DecideRequest): Promise<DecideResult> {
     if (this.closed) return Promise.resolve(this.overloaded('the server is closing'));
+    if (this.starting_) {
+      return Promise.resolve({
+        kind: 'overloaded',
+        why: 'the server is starting: its session table is being rebuilt',
+      });
+    }
     // A decision served now could not be fetched after a restart (§8.4): none is served.
     const unavailable = this.parts.reads.fileGone();
     if (unavailable !== undefined) return Promise.resolve(unavailable);
     if (this.parts.queue.full) {
       return Promise.resolve(this.overloaded('too many decisions await their commit'));
     }
+    const given =
+      request.session === undefined ? this.readSession(request.target) : request.session;
+    return this.decideFor(request, given ?? this.sessionMac.mint(), 0, false);
+  }
+
+  /**
+   * {@link decide} for a session, at the clock of now: under the policy in force at its `t`
+   * (`policy-in-force.ts`), once the order of policies was read recently enough that no rotation
+   * due by `t` is unknown here (read first otherwise, once: `read`).
+   */
+  private decideFor(
+    request: DecideRequest,
+    session: Uint8Array,
+    takes: number,
+    read: boolean,
+  ): Promise<DecideResult> {
+    const t = request.t ?? this.now();
+    if (!this.policies.fresh(t)) {
+      const unread = storeUnavailable('query', 'the order of policies in force cannot be read');
+      if (read) return Promise.resolve(unread);
+      return this.policies.refresh().then(
+        () => this.decideFor(request, session, takes, true),
+        () => unread,
+      );
+    }
     // One policy for the whole decision, whatever rotates while it awaits its commit.
-    const under = this.policies.current;
+    const under = this.policies.at(t);
     const { target, cmcd } = request;
     const protocol = protocolOf(target);
-    const given = request.session === undefined ? this.readSession(target) : request.session;
-    const session = given ?? this.sessionMac.mint();
     const headers = cmcd === undefined ? NO_HEADERS : { 'cmcd-request': cmcd };
     const report = readReport({ protocol, target, headers }, under.ids);
-    const t = request.t ?? this.now();
     // A new window: the records the other instances stored are read first (`catch-up.ts`).
     const caughtUp = this.parts.catchUps.before(under.policy, t);
     if (caughtUp !== undefined) {
-      return this.decideAfter(caughtUp, under, request, session, protocol, report, 0);
+      return this.decideAfter(caughtUp, under, request, session, protocol, report, takes);
     }
-    return this.decideAt(under, request, t, session, protocol, report, 0);
+    return this.decideAt(under, request, t, session, protocol, report, takes);
   }
 
   /** {@link decide} once the catch-up is done (`catch-up.ts`), at the clock of then. */
@@ -282,6 +340,8 @@ export class SteeringEngine {
     report: Report,
     takes: number,
   ): Promise<DecideResult> {
+    // A rotation's instant came while it waited (a catch-up, a lease): decided again under it.
+    if (this.policies.at(t) !== under) return this.decideFor(request, session, takes, false);
     const now = Number(t);
     // The loads at the start of each second, before this one changes the table (live capacity).
     this.parts.loadHistory.advance(Math.floor(now / 1_000_000));
@@ -417,6 +477,8 @@ export class SteeringEngine {
   /** Drops sessions past their TTL and grace, and evidence no later window can name. */
   sweep(budget: number): void {
     const now = this.now();
+    // A rotation's instant passed with no decision since: in force all the same.
+    this.policies.at(now);
     this.parts.loadHistory.advance(Number(now / 1_000_000n));
     this.sessions.sweep(budget, Number(now));
     this.index.prune(now);

@@ -168,7 +168,8 @@ export class LiveIntake {
   tick(): Promise<PolicyRotated | undefined> {
     const { policy, key } = this.o;
     return policy.serially(async () => {
-      if (this.o.closing()) return undefined;
+      // An operator's rotation waiting for its instant: the live values apply to it once it is.
+      if (this.o.closing() || policy.pending !== undefined) return undefined;
       const next = this.o.live.next(policy.current.policy, this.o.now(), key.publicKey);
       if (next === undefined) return undefined;
       const bytes = signPolicy(next, key.secretKey, { backend: key.backend });

@@ -62,6 +62,16 @@ export interface EngineOptions extends EngineMaterials {
   };
   /** Told of each decision made and each record posted (the operator console's activity). */
   readonly observer?: EngineObserver;
+  /**
+   * Whether the engine opens starting: it declines decisions until {@link SteeringEngine.ready}
+   * (the server rebuilds the session table first: `rebuild.ts`); ready at once by default.
+   */
+  readonly starting?: boolean;
+  /**
+   * How far ahead of the room clock an operator's rotation is put in force, µs, so that every
+   * instance of a shared store has it before it applies (`policy-in-force.ts`); 0 by default.
+   */
+  readonly rotationLeadUs?: bigint;
 }
 
 /** What a door that watches the engine is told; it changes nothing the engine does. */
@@ -98,6 +108,11 @@ export interface PolicyRotated {
   readonly previous: Uint8Array;
   /** Whether the pathways' IDs changed, so that sessions moved to new indices. */
   readonly remapped: boolean;
+  /**
+   * The instant from which it is in force, room clock µs: now, or a lead ahead for an operator's
+   * rotation on a shared store (`policy-in-force.ts`); decisions before it name the one before.
+   */
+  readonly from: bigint;
 }
 
 /** A site's capacity report (`POST /capacity`): taken, ignored as older, or refused. */

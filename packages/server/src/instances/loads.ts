@@ -23,10 +23,11 @@
  * (`lease-book.ts`).
  */
 
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { describeError, type FaultSink } from '../health.js';
 import type { PgStore } from '../store/postgres/index.js';
+import { roomOfLayout, underLayout } from './layout.js';
 import { grantAll, LeaseBook, publishedHeld } from './lease-book.js';
 
 /** The peers' loads an instance adds to its own, and its lease of the pathways' capacity. */
@@ -71,6 +72,11 @@ export function instanceName(): string {
 export interface LoadExchangeOptions {
   /** This instance's own loads, read at each heartbeat. */
   readonly own: () => ArrayLike<number>;
+  /**
+   * The layout they are counted under (`layout.ts`), read at each beat: the workers' exchange
+   * sends it with the counts (PostgreSQL's is given to `PgLoadExchange.start`).
+   */
+  readonly layout?: () => Uint8Array;
   /** The pathways counted: a number, or read at each beat (a rotation may change them). */
   readonly pathways: number | (() => number);
   /** The heartbeat, ms; default 250. */
@@ -90,10 +96,9 @@ export interface LoadExchangeOptions {
 
 /**
  * The exchange through PostgreSQL: each beat, in one transaction holding an advisory lock of the
- * deployment's pathways (by `layout`: counts by index add up only between policies of the same
- * pathway IDs in the same order, which live rotations keep), reads the other live rows of
- * `instance_loads`, grants this instance its slots within what they leave, and upserts its row,
- * on the database's clock.
+ * deployment (its room), reads the other live rows of `instance_loads` (each peer's counts and
+ * slots under its layout, read under this instance's by pathway ID: `layout.ts`), grants this
+ * instance its slots within what they leave, and upserts its row, on the database's clock.
  * A beat that fails keeps the peers' latest counts (counting a peer too long errs on the side
  * of a capacity limit), and the lease lapses when no beat succeeds for long enough.
  */
@@ -174,23 +179,23 @@ export class PgLoadExchange implements PeerLoads {
     let written = started;
     try {
       const { rows, slots } = await this.store.transaction(async (q) => {
-        // One beat of the deployment's pathways at a time: the slots granted add up.
+        // One beat of the deployment's at a time: the slots granted add up.
         await q('SELECT pg_advisory_xact_lock($1)', [lockOf(layout)]);
-        const { rows } = await q<{ counts: string[]; slots: string[] }>(
-          `SELECT counts, slots FROM instance_loads
-           WHERE instance <> $1 AND policy = $2
-             AND at > clock_timestamp() - make_interval(secs => $3::float8 / 1000)`,
-          [this.instance, layout, live],
+        const { rows: all } = await q<{ policy: Buffer; counts: string[]; slots: string[] }>(
+          `SELECT policy, counts, slots FROM instance_loads
+           WHERE instance <> $1
+             AND at > clock_timestamp() - make_interval(secs => $2::float8 / 1000)`,
+          [this.instance, live],
         );
+        // The peers of its room, their counts and slots under this one's pathways, by ID
+        // (`layout.ts`: a peer under the policy before a rotation adds up all the same).
+        const rows = all.flatMap((r) => {
+          const counts = underLayout(layout, r.policy, r.counts);
+          if (counts === undefined) return [];
+          return [{ counts, slots: underLayout(layout, r.policy, r.slots) ?? [] }];
+        });
         const slots =
-          targets === undefined
-            ? []
-            : grantAll(
-                targets,
-                own,
-                this.book.capacities(pathways),
-                rows.filter((r) => r.counts.length === pathways),
-              );
+          targets === undefined ? [] : grantAll(targets, own, this.book.capacities(pathways), rows);
         written = performance.now();
         await q(
           `INSERT INTO instance_loads (instance, policy, at, counts, slots)
@@ -206,7 +211,6 @@ export class PgLoadExchange implements PeerLoads {
       const sum = new Uint32Array(pathways);
       let peers = 0;
       for (const r of rows) {
-        if (r.counts.length !== pathways) continue;
         peers++;
         for (let i = 0; i < sum.length; i++) sum[i]! += Number(r.counts[i]);
       }
@@ -235,8 +239,14 @@ export class PgLoadExchange implements PeerLoads {
   }
 }
 
-/** The advisory lock of a deployment's beats: from its pathways' layout, apart from the schema's. */
+/**
+ * The advisory lock of a deployment's beats, apart from the schema's: from its room (the
+ * layout's, `layout.ts`), whatever the policy in force; from the layout's first bytes for one of
+ * another form.
+ */
 function lockOf(layout: Uint8Array): string {
-  const v = new DataView(layout.buffer, layout.byteOffset, layout.byteLength);
+  const room = roomOfLayout(layout);
+  const key = room === undefined ? layout : createHash('sha256').update(room).digest();
+  const v = new DataView(key.buffer, key.byteOffset, key.byteLength);
   return (v.getBigInt64(0, false) ^ 0x7761_6932_6c6f_6164n).toString(); // "wai2load"
 }

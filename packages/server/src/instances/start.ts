@@ -10,12 +10,13 @@
  * - SQLite alone: nothing to link.
  */
 import { windowAt } from '@wai-steering/evidence';
-import { bytesEqual, NO_CAPACITY_LIMIT, type Policy, sha256 } from '@wai-steering/wire';
+import { bytesEqual, NO_CAPACITY_LIMIT, type Policy } from '@wai-steering/wire';
 import type { SteeringEngine } from '../engine/engine.js';
 import { PgStore } from '../store/postgres/index.js';
 import type { SteeringStore } from '../store/store.js';
 import { StoreFeed, WindowFeed } from './feed.js';
 import { type IpcChannel, IpcLoadExchange } from './ipc-loads.js';
+import { layoutOf } from './layout.js';
 import type { InstanceLink } from './link.js';
 import { type PeerLoads, PgLoadExchange } from './loads.js';
 
@@ -57,15 +58,18 @@ function onLive(engine: SteeringEngine, what: 'capacity' | 'policy'): void {
 }
 
 /**
- * The key of a policy's pathways, under which the instances add their loads: SHA-256 of the
- * pathway IDs in order, one per line. Loads count by index, so they add up between policies of
- * the same IDs in the same order (the live policies of one template).
+ * The layout a policy's loads are counted under (`layout.ts`): the room and the pathway IDs in
+ * order. The instances add their loads by pathway ID, so they add up across any rotation.
  */
 const layouts = new WeakMap<Policy, Uint8Array>();
-function layoutOf(policy: Policy): Uint8Array {
+function layoutFor(engine: SteeringEngine): Uint8Array {
+  const policy = engine.policy;
   let key = layouts.get(policy);
   if (key === undefined) {
-    key = sha256(new TextEncoder().encode(policy.pathways.map((p) => `${p.id}\n`).join('')));
+    key = layoutOf(
+      engine.room.roomId,
+      policy.pathways.map((p) => p.id),
+    );
     layouts.set(policy, key);
   }
   return key;
@@ -97,6 +101,8 @@ function registerPeerGauges(engine: SteeringEngine, peers: PeerLoads): void {
 export interface LinkOptions {
   readonly heartbeatMs: number;
   readonly dropAfterMs: number;
+  /** This instance's name: its row of the loads heartbeat (`identity.ts`); a random one without. */
+  readonly name?: string;
   /** The channel to the primary, in a worker process of `serve --workers N`. */
   readonly worker?: IpcChannel;
   /** A key log head another instance kept (PostgreSQL). */
@@ -107,6 +113,12 @@ export interface LinkOptions {
 export interface Linked {
   readonly link: InstanceLink | undefined;
   readonly peers: PeerLoads | undefined;
+  /**
+   * Resolves once the others' loads are counted (PostgreSQL: the first heartbeat read them; a
+   * worker: the primary counts every other worker, none starting), so that the first decision
+   * states them.
+   */
+  readonly settled: Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -124,6 +136,7 @@ export async function linkInstances(
   const placed = () => engine.placements;
   const exchange = {
     own,
+    layout: () => layoutFor(engine),
     pathways,
     intervalMs: o.heartbeatMs,
     liveIntervals,
@@ -141,13 +154,17 @@ export async function linkInstances(
         if (bytesEqual(room, engine.room.roomId)) onLive(engine, what);
       },
     });
-    const peers = await PgLoadExchange.start(store, () => layoutOf(engine.policy), exchange);
+    const peers = await PgLoadExchange.start(store, () => layoutFor(engine), {
+      ...exchange,
+      ...(o.name === undefined ? {} : { instance: o.name }),
+    });
     const link: InstanceLink = { peers, beforeWindow: (a) => feed.beforeWindow(a) };
     engine.linkInstances(link);
     registerPeerGauges(engine, peers);
     return {
       link,
       peers,
+      settled: Promise.resolve(),
       async stop() {
         engine.linkInstances(undefined);
         feed.stop();
@@ -156,7 +173,9 @@ export async function linkInstances(
     };
   }
   const channel = o.worker;
-  if (channel === undefined) return { link: undefined, peers: undefined, stop: async () => {} };
+  if (channel === undefined) {
+    return { link: undefined, peers: undefined, settled: Promise.resolve(), stop: async () => {} };
+  }
   const peers = new IpcLoadExchange(channel, exchange);
   registerPeerGauges(engine, peers);
   const feed = new WindowFeed(store, (r) => engine.learnRecord(r));
@@ -180,6 +199,7 @@ export async function linkInstances(
   return {
     link,
     peers,
+    settled: peers.settled,
     async stop() {
       engine.linkInstances(undefined);
       channel.off('message', onMessage);

@@ -5,8 +5,10 @@
  * workers, relays their loads (`LoadsHub`: each worker is answered with the sum of the others')
  * and the records they store (a SQLite store has no notifications), and forks a worker again
  * when one dies. A decision a worker acknowledged is in the store (its manifest is sent after
- * its commit), so a worker's death loses none; its sessions are counted again where their next
- * requests land (and at no worker once its loads stop arriving: `dropAfter`).
+ * its commit), so a worker's death loses none. Each worker has a place (`WAI_WORKER_SLOT`, of
+ * `WAI_WORKERS`), which the worker forked again when one dies takes: it rebuilds the dead one's
+ * sessions from the store (`engine/rebuild.ts`), and the others count the dead one's latest
+ * loads until it has (`LoadsHub.hold`).
  *
  * The workers run the same program: in a worker (`cluster.isWorker`) the caller starts the
  * server with `startServer(config, { worker: process })`.
@@ -49,17 +51,18 @@ export function runWorkers(o: WorkersOptions): Promise<RunningWorkers> {
   const hub = new LoadsHub(
     o.heartbeatMs ?? 250,
     Math.ceil((o.dropAfterMs ?? 1000) / (o.heartbeatMs ?? 250)),
+    n,
   );
-  const live = new Map<number, { worker: Worker; started: number }>();
+  const live = new Map<number, { worker: Worker; started: number; slot: number }>();
   let closing = false;
   let restarts = 0;
 
-  const fork = (): void => {
-    const worker = cluster.fork();
-    live.set(worker.id, { worker, started: Date.now() });
+  const fork = (slot: number): void => {
+    const worker = cluster.fork({ WAI_WORKER_SLOT: String(slot), WAI_WORKERS: String(n) });
+    live.set(worker.id, { worker, started: Date.now(), slot });
     worker.on('message', (m: unknown) => {
       if (isLoadsMessage(m)) {
-        if (worker.isConnected()) worker.send(hub.beat(worker.id, m, Date.now()));
+        if (worker.isConnected()) worker.send(hub.beat(slot, m, Date.now()));
       } else if (isRecordMessage(m) || isLiveMessage(m)) {
         for (const { worker: other } of live.values()) {
           if (other !== worker && other.isConnected()) other.send(m);
@@ -80,8 +83,13 @@ export function runWorkers(o: WorkersOptions): Promise<RunningWorkers> {
     cluster.on('exit', (worker, code, signal) => {
       const entry = live.get(worker.id);
       live.delete(worker.id);
-      hub.drop(worker.id);
-      if (closing) return;
+      if (entry === undefined) return;
+      if (closing) {
+        hub.drop(entry.slot);
+        return;
+      }
+      // Counted as it last beat until the one started in its place has rebuilt its sessions.
+      hub.hold(entry.slot, Date.now());
       if (url === undefined) {
         // A worker that cannot start (a bad config, a port in use) stops the rest.
         closing = true;
@@ -90,12 +98,12 @@ export function runWorkers(o: WorkersOptions): Promise<RunningWorkers> {
         return;
       }
       restarts++;
-      const lived = Date.now() - (entry?.started ?? 0);
+      const lived = Date.now() - entry.started;
       log(`wai-steer: worker ${worker.process.pid} died (${signal ?? code}); starting another`);
       // One that dies at once is not forked again in a tight loop.
       setTimeout(
         () => {
-          if (!closing) fork();
+          if (!closing) fork(entry.slot);
         },
         lived < 2000 ? 1000 : 0,
       ).unref();
@@ -122,6 +130,6 @@ export function runWorkers(o: WorkersOptions): Promise<RunningWorkers> {
         return Promise.all(exits).then(() => {});
       },
     };
-    for (let i = 0; i < n; i++) fork();
+    for (let i = 0; i < n; i++) fork(i);
   });
 }

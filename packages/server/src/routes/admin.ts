@@ -13,6 +13,8 @@ export interface Reloaded {
   readonly changed: boolean;
   readonly keyLog: boolean;
   readonly warnings: readonly string[];
+  /** With `changed`: the instant the policy is in force from (µs, decimal). */
+  readonly from?: string | null;
 }
 
 /**

@@ -248,19 +248,24 @@ export function logPending(retryAfterS: number): AppResponse {
 }
 
 /**
- * `/healthz`: 200 `ok`, 503 `closing`, 503 `degraded` with its causes, or 200 `damaged` with its
- * cause when the store holds damaged rows and nothing else is wrong (`health.ts`).
+ * `/healthz`: 200 `ok`, 503 `closing`, 503 `starting` (the session table being rebuilt: no
+ * decision yet), 503 `degraded` with its causes, or 200 `damaged` with its cause when the store
+ * holds damaged rows and nothing else is wrong (`health.ts`).
  */
 export function health(
   closing: boolean,
   causes: readonly { readonly cause: string }[] = [],
+  starting = false,
+  worker?: number,
 ): AppResponse {
-  if (closing) return json(503, { status: 'closing' });
+  const of = worker === undefined ? {} : { worker };
+  if (closing) return json(503, { status: 'closing', ...of });
+  if (starting) return json(503, { status: 'starting', ...of });
   if (causes.some((c) => c.cause !== 'store_damaged')) {
-    return json(503, { status: 'degraded', causes });
+    return json(503, { status: 'degraded', causes, ...of });
   }
-  if (causes.length > 0) return json(200, { status: 'damaged', causes });
-  return json(200, { status: 'ok' });
+  if (causes.length > 0) return json(200, { status: 'damaged', causes, ...of });
+  return json(200, { status: 'ok', ...of });
 }
 
 /**

@@ -32,6 +32,8 @@ export interface RouteTableOptions {
   readonly log?: LogReader;
   /** The energy account (`/energy`, `/energy/series`, `/energy/statement`): a server has it. */
   readonly energy?: EnergyService;
+  /** A worker of `serve --workers N`: its place, which `/healthz` says (from 0). */
+  readonly worker?: number;
 }
 
 const READ = ['GET', 'HEAD'] as const;
@@ -162,7 +164,7 @@ export function buildRoutes(o: RouteTableOptions): Route[] {
       methods: READ,
       allow: 'GET, HEAD',
       match: exactly('/healthz'),
-      handler: healthz,
+      handler: o.worker === undefined ? healthz : (ctx) => healthz(ctx, o.worker),
     },
     {
       name: 'metrics',

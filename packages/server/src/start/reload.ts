@@ -11,6 +11,7 @@ import { ConfigError } from '../config/errors.js';
 import type { ServerConfig } from '../config/read.js';
 import type { SteeringEngine } from '../engine/engine.js';
 import { RotationConflict } from '../engine/policy-in-force.js';
+import type { PolicyRotated } from '../engine/types.js';
 import { type Head, stepHead } from '../guard/key-log.js';
 import { describeError } from '../health.js';
 import { StoreUnavailableError } from '../store/store.js';
@@ -18,13 +19,18 @@ import { liveOptions, openRoomFrom, readBytes, readPolicyFile } from './material
 
 /** What a reload put in force. */
 export interface ReloadResult {
-  /** The digest of the policy in force, hex. */
+  /** The digest of the policy in force, hex: the new one when `changed` (from `from`). */
   readonly policy: string;
-  /** Whether the policy file held another policy, now in force. */
+  /** Whether the policy file held another policy, now in force or from `from`. */
   readonly changed: boolean;
   /** Whether the key log file held a new head, now in use. */
   readonly keyLog: boolean;
   readonly warnings: readonly string[];
+  /**
+   * With `changed`, the instant from which the new policy is in force (room clock µs, decimal):
+   * a lead ahead on a store shared by instances (`docs/live-policy.md`); `null` otherwise.
+   */
+  readonly from: string | null;
 }
 
 /**
@@ -82,22 +88,30 @@ export class Reloader {
     return true;
   }
 
-  /** The policy file again: `true` when it held another policy, now in force. */
-  async policy(): Promise<boolean> {
+  /**
+   * The policy file again: the rotation when it held another policy, now in force or from the
+   * instant it says; `undefined` when it holds the one in force (or claimed to be).
+   */
+  async policy(): Promise<PolicyRotated | undefined> {
     const { config, engine } = this;
     const checked = readPolicyFile(config, engine.room, this.backend);
     // The file's policy in force already, or the template of the live policy in force.
-    if (bytesEqual(checked.digest, engine.policies.templateDigest)) return false;
+    if (bytesEqual(checked.digest, engine.policies.templateDigest)) return undefined;
     if (config.live !== null) liveOptions(config, checked.policy); // its IDs still fit
-    await kept(() => engine.policies.rotate(checked.bytes, 'operator'));
-    return true;
+    return kept(() => engine.policies.rotate(checked.bytes, 'operator'));
   }
 
   /** Both files again, the key log first (the policy is checked against its head). */
   async reload(): Promise<ReloadResult> {
     const keyLog = await this.keyLog();
-    const changed = await this.policy();
-    return { policy: toHex(this.engine.policyDigest), changed, keyLog, warnings: [] };
+    const rotated = await this.policy();
+    return {
+      policy: toHex(rotated?.digest ?? this.engine.policyDigest),
+      changed: rotated !== undefined,
+      keyLog,
+      warnings: [],
+      from: rotated === undefined ? null : rotated.from.toString(),
+    };
   }
 
   /**

@@ -73,6 +73,21 @@ export interface DecisionPage {
 }
 
 /**
+ * A decision as the store keeps it (`compact.ts`): its window's evidence set and its tail, the
+ * exact bytes once joined (`joinDecision(set, tail)`).
+ */
+export interface KeptDecision {
+  /** Its `t`, room clock µs. */
+  readonly t: bigint;
+  /** Its window's evidence set: decisions of one set read together share one object. */
+  readonly set: Uint8Array;
+  /** Its tail: its own fields and `sig`. */
+  readonly tail: Uint8Array;
+  /** The instance whose commit wrote it (the store's `instance` option); `null` when none was. */
+  readonly instance: number | null;
+}
+
+/**
  * The group commit and the decisions' reads. The group commit (`engine/commit.ts`) has one
  * `commit` in flight at a time: a store need not order concurrent commits.
  */
@@ -101,4 +116,12 @@ export interface DecisionStore {
     after: DecisionCursor | null,
     limit: number,
   ): Promise<DecisionPage>;
+  /**
+   * The decisions with `from` ≤ `t` < `to` (µs) in the listing's order (ascending `t`, equal `t`
+   * in the decision log's order), as kept, a page of at most `page` at a time (default 4 096):
+   * their bytes are not joined nor their digests checked (the session table's rebuild at start,
+   * `engine/rebuild.ts`, reads a million of them). Decisions committed while it runs may or may
+   * not be read.
+   */
+  readDecisions(from: bigint, to: bigint, page?: number): AsyncIterable<readonly KeptDecision[]>;
 }

@@ -32,6 +32,8 @@ export interface OpenStoreOptions {
   readonly create?: boolean;
   /** ms the `quick_check` may take; 0 skips it. */
   readonly checkTimeoutMs?: number;
+  /** The instance kept with each decision committed (`SqliteStoreOptions.instance`). */
+  readonly instance?: number;
 }
 
 const HEADER = 'SQLite format 3\u0000';
@@ -176,7 +178,11 @@ export async function openStore(
   options: OpenStoreOptions = {},
 ): Promise<SqliteStore> {
   const synchronous = options.synchronous ?? 'normal';
-  if (path === ':memory:') return new SqliteStore(path, { synchronous });
+  const kept = {
+    synchronous,
+    ...(options.instance === undefined ? {} : { instance: options.instance }),
+  };
+  if (path === ':memory:') return new SqliteStore(path, kept);
   let exists = true;
   try {
     statSync(path);
@@ -208,7 +214,7 @@ export async function openStore(
     if (timeout > 0) await quickCheck(path, timeout);
   }
   try {
-    return new SqliteStore(path, { synchronous });
+    return new SqliteStore(path, kept);
   } catch (e) {
     if (e instanceof StoreSchemaError)
       throw storeError(path, `is not readable by this server: ${e.message}`);
@@ -223,11 +229,16 @@ export async function openStore(
  */
 export async function openConfiguredStore(
   config: ServerConfig,
-  options: { readonly init?: boolean } = {},
+  options: {
+    readonly init?: boolean;
+    /** The instance whose decisions it commits (`instances/identity.ts`). */
+    readonly instance?: number;
+  } = {},
 ): Promise<SteeringStore> {
+  const instance = options.instance === undefined ? {} : { instance: options.instance };
   if (config.store.url !== undefined) {
     try {
-      return await PgStore.open(config.store.url);
+      return await PgStore.open(config.store.url, instance);
     } catch (e) {
       throw new ConfigError([`store.url: ${(e as Error).message}`]);
     }
@@ -236,5 +247,6 @@ export async function openConfiguredStore(
     synchronous: config.store.synchronous,
     create: config.store.create || options.init === true,
     checkTimeoutMs: config.store.checkTimeout,
+    ...instance,
   });
 }

@@ -18,7 +18,12 @@ export interface PolicyClaim {
   readonly bytes: Uint8Array;
   /** The operator's policy (the template) this one keeps the bounds of; its own digest if it is one. */
   readonly template: Uint8Array;
-  /** When it was put in force, room clock µs. */
+  /**
+   * The instant from which it is in force, room clock µs (`docs/live-policy.md`, *Several
+   * instances*): a decision at `t` is made under the claim of the greatest `seq` whose `at` is at
+   * or before `t`. An operator's rotation on a shared store is claimed ahead of its `at`, so that
+   * every instance has it before it applies.
+   */
   readonly at: bigint;
   readonly by: 'operator' | 'live';
 }
@@ -54,4 +59,10 @@ export interface PolicyStore extends BlobStore {
    * policies in force over a span from them.
    */
   policyClaims?(room: Uint8Array): Promise<PolicyClaim[]>;
+  /**
+   * The room's claim in force at `now` (the greatest `seq` whose `at` is at or before `now`) and
+   * every claim after it (those still to apply), in ascending `seq`; every claim when none is in
+   * force yet; none before the first.
+   */
+  policySchedule?(room: Uint8Array, now: bigint): Promise<PolicyClaim[]>;
 }

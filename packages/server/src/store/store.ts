@@ -35,6 +35,7 @@ export type {
   DecisionCursor,
   DecisionPage,
   DecisionStore,
+  KeptDecision,
   ListedDecision,
   StoredDecision,
 } from './decisions.js';

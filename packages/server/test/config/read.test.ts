@@ -155,7 +155,24 @@ describe('the store of a configuration', () => {
     const pg = parseConfig({ ...minimal, store: { url: 'postgres://steer@127.0.0.1:5432/steer' } });
     expect(pg.store.url).toBe('postgres://steer@127.0.0.1:5432/steer');
     expect(pg.store.path).toBeUndefined();
-    expect(pg.instances).toEqual({ heartbeat: 250, dropAfter: 1000 });
+    expect(pg.instances).toEqual({
+      heartbeat: 250,
+      dropAfter: 1000,
+      name: null,
+      rotationLead: 'auto',
+    });
+    const named = parseConfig({
+      ...minimal,
+      store: { url: 'postgres://h/d' },
+      instances: { name: 'steer-1', rotation_lead: '5s' },
+    });
+    expect(named.instances).toMatchObject({ name: 'steer-1', rotationLead: 5000 });
+    expect(
+      errorOf(() => parseConfig({ ...minimal, instances: { rotation_lead: 'soon' } })),
+    ).toMatch(/^instances\.rotation_lead: /);
+    expect(errorOf(() => parseConfig({ ...minimal, instances: { name: '' } }))).toMatch(
+      /^instances\.name: expected this instance's name/,
+    );
     expect(errorOf(() => parseConfig({ ...minimal, store: { url: 'mysql://x' } }))).toMatch(
       /^store\.url: expected a PostgreSQL URL/,
     );

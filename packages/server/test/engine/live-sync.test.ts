@@ -15,6 +15,7 @@ const rotated = (by: 'operator' | 'live'): PolicyRotated => ({
   digest: new Uint8Array(32),
   previous: new Uint8Array(32),
   remapped: false,
+  from: 0n,
 });
 
 /** The policy in force and the live intake, as far as a sync calls them, and what was called. */

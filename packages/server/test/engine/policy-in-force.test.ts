@@ -23,7 +23,12 @@ afterEach(async () => {
   for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
 });
 
-function open(w: LiveWorld, store = new SqliteStore(':memory:'), fields = w.fields) {
+function open(
+  w: LiveWorld,
+  store = new SqliteStore(':memory:'),
+  fields = w.fields,
+  o: { readonly leadUs?: bigint; readonly now?: () => bigint } = {},
+) {
   stores.push(store);
   const sessions = new SessionTable(fields.pathways.map((p) => p.id));
   const metrics = new Metrics();
@@ -44,10 +49,11 @@ function open(w: LiveWorld, store = new SqliteStore(':memory:'), fields = w.fiel
       evidence: new MemoryEvidenceStore(),
       sessions,
       metrics,
-      now: () => T,
+      now: o.now ?? (() => T),
       live: undefined,
       announce: () => announced++,
       closing: () => false,
+      ...(o.leadUs === undefined ? {} : { leadUs: o.leadUs }),
     },
     checked.value,
   );
@@ -79,6 +85,7 @@ describe('PolicyInForce', () => {
       digest: digestOf(policies.current.policy, nodeBackend),
       previous: first,
       remapped: true,
+      from: T,
     });
     expect(policies.current.ids).toEqual(['cdn-b', 'cdn-a']);
     expect(Array.from(sessions.loadsAt(0))).toEqual([2, 1]);
@@ -140,6 +147,100 @@ describe('PolicyInForce', () => {
     await d.policies.join();
     expect(d.metrics.rotations.get({ by: 'operator' })).toBe(0);
     expect(d.policies.current.digest).toEqual(c.policies.current.digest);
+  });
+
+  it("puts an operator's rotation on a shared store in force a lead ahead, at the same instant for every instance", async () => {
+    const w = liveWorld();
+    const dir = mkdtempSync(join(tmpdir(), 'wai-policy-'));
+    dirs.push(dir);
+    const file = join(dir, 'store.db');
+    let now = T;
+    const clock = { now: () => now, leadUs: 3_000_000n };
+    const a = open(w, new SqliteStore(file), w.fields, clock);
+    const b = open(w, new SqliteStore(file), w.fields, clock);
+    await a.policies.join();
+    await b.policies.join();
+    const old = a.policies.current.digest;
+    // B has not read the order of policies since: it may decide for half the lead.
+    expect(b.policies.fresh(now + 1_499_999n)).toBe(true);
+    expect(b.policies.fresh(now + 1_500_000n)).toBe(false);
+    now += 200_000n;
+    const next = { ...w.fields, ttl_s: 20 };
+    const r = await a.policies.rotate(sign(w, next), 'operator');
+    const at = now + 3_000_000n;
+    expect(r.from).toBe(at);
+    // Claimed, kept and announced; not in force before its instant, at A or at B.
+    expect(a.announced()).toBe(1);
+    expect(a.policies.current.digest).toEqual(old);
+    expect(a.policies.pending).toBe(at);
+    now += 1000n;
+    expect(await b.policies.adopt()).toBeUndefined();
+    expect(b.policies.pending).toBe(at);
+    for (const x of [a, b]) {
+      expect(x.policies.at(at - 1n).digest).toEqual(old);
+      expect(x.policies.at(at).digest).toEqual(r.digest);
+      expect(x.policies.pending).toBeUndefined();
+      expect(x.metrics.rotations.get({ by: 'operator' })).toBe(1);
+    }
+    // The same file given to B (SIGHUP on every instance): no second claim.
+    now = at + 10n;
+    const c = open(w, new SqliteStore(file), next, clock);
+    await c.policies.join();
+    const again = await b.policies.rotate(sign(w, { ...w.fields, ttl_s: 21 }), 'operator');
+    expect(await c.policies.rotate(sign(w, { ...w.fields, ttl_s: 21 }), 'operator')).toMatchObject({
+      digest: again.digest,
+      from: again.from,
+    });
+    expect((await c.store.policySchedule(w.room.roomId, now)).length).toBe(2);
+  });
+
+  it('joins at start under the policy in force, its own file claimed a lead ahead', async () => {
+    const w = liveWorld();
+    const dir = mkdtempSync(join(tmpdir(), 'wai-policy-'));
+    dirs.push(dir);
+    const file = join(dir, 'store.db');
+    let now = T;
+    const clock = { now: () => now, leadUs: 3_000_000n };
+    const a = open(w, new SqliteStore(file), w.fields, clock);
+    // The first to start, alone: its policy in force at once.
+    await a.policies.join();
+    expect(await a.store.policySchedule(w.room.roomId, now)).toMatchObject([{ seq: 1, at: T }]);
+    now += 5_000_000n;
+    const other = { ...w.fields, ttl_s: 30 };
+    const b = open(w, new SqliteStore(file), other, clock);
+    await b.policies.join();
+    // B decides under A's policy until its own applies, for both.
+    const from = now + 3_000_000n;
+    expect(b.policies.current.digest).toEqual(a.policies.current.digest);
+    expect(b.policies.pending).toBe(from);
+    await a.policies.adopt();
+    expect(a.policies.pending).toBe(from);
+    expect(a.policies.at(from).policy.ttl_s).toBe(30);
+    expect(b.policies.at(from).policy.ttl_s).toBe(30);
+  });
+
+  it("signs no live policy while an operator's waits for its instant", async () => {
+    const w = liveWorld();
+    let now = T;
+    const { policies } = open(w, new SqliteStore(':memory:'), w.fields, {
+      now: () => now,
+      leadUs: 3_000_000n,
+    });
+    await policies.join();
+    now += 10n;
+    await policies.rotate(sign(w, { ...w.fields, ttl_s: 20 }), 'operator');
+    const live = sign(w, { ...w.fields, ttl_s: 20, latency_ceiling_ms: 300 });
+    const checked = checkPolicy(w.room, live, nodeBackend);
+    if (!checked.ok) throw new Error(checked.problem);
+    expect(
+      await policies.serially(() => policies.tryRotate(checked.value, 'live')),
+    ).toBeUndefined();
+    now += 3_000_000n;
+    policies.at(now);
+    expect(await policies.serially(() => policies.tryRotate(checked.value, 'live'))).toMatchObject({
+      by: 'live',
+      from: now,
+    });
   });
 
   it('runs changes one at a time, in the order asked', async () => {

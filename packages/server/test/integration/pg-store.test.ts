@@ -8,6 +8,7 @@ import type { DecisionCursor } from '../../src/store/store.js';
 import { integrateAll, TEST_ORIGIN } from '../helpers/log.js';
 import { type PgCluster, startPostgres } from '../helpers/postgres.js';
 import { altered, decisionAt, fakeRecord, keyOf, storeContract } from '../store-contract.js';
+import { readContract } from '../store-contract-read.js';
 
 let cluster: PgCluster;
 let databases = 0;
@@ -44,7 +45,36 @@ storeContract('PgStore', async () => {
   };
 });
 
+readContract('PgStore', async (instance) => {
+  const url = await freshDb();
+  return {
+    store: await PgStore.open(url, instance === undefined ? {} : { instance }),
+    reopen: (again) => PgStore.open(url, again === undefined ? {} : { instance: again }),
+    dispose: async () => {},
+  };
+});
+
 describe('PgStore', () => {
+  it('keeps one session secret for every instance and every start', async () => {
+    const url = await freshDb();
+    const stores = await Promise.all([PgStore.open(url), PgStore.open(url), PgStore.open(url)]);
+    const secrets = await Promise.all(stores.map((s) => s.sessionSecret()));
+    for (const s of stores) await s.close();
+    expect(secrets[0]!.length).toBe(32);
+    for (const x of secrets) expect(x).toEqual(secrets[0]);
+    const again = await PgStore.open(url);
+    expect(await again.sessionSecret()).toEqual(secrets[0]);
+    await again.close();
+    expect(
+      await (async () => {
+        const other = await PgStore.open(await freshDb());
+        const s = await other.sessionSecret();
+        await other.close();
+        return s;
+      })(),
+    ).not.toEqual(secrets[0]);
+  });
+
   it('applies its migrations once, whoever starts first, and refuses a newer schema', async () => {
     const url = await freshDb();
     const stores = await Promise.all([PgStore.open(url), PgStore.open(url), PgStore.open(url)]);

@@ -68,6 +68,7 @@ describe('Reloader', () => {
       changed: false,
       keyLog: false,
       warnings: [],
+      from: null,
     });
     const authority = keyOf(ctx, 'authority');
     const next = signPolicy(
@@ -78,9 +79,10 @@ describe('Reloader', () => {
       },
     );
     writeFileSync(ctx.config.policy, next);
-    expect(await reloader.policy()).toBe(true);
+    // Alone on its store: in force at once.
+    expect(await reloader.policy()).toMatchObject({ kind: 'rotated', from: ctx.clock.us });
     expect(ctx.engine.policy.ttl_s).toBe(ctx.setup.policy.ttl_s + 1);
-    expect(await reloader.policy()).toBe(false);
+    expect(await reloader.policy()).toBeUndefined();
     writeFileSync(
       ctx.config.policy,
       signPolicy({ ...ctx.setup.policy, room: new Uint8Array(32).fill(1) }, authority.secretKey!, {

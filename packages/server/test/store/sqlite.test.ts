@@ -17,6 +17,7 @@ afterEach(() => {
 });
 
 import { altered, keyOf, storeContract } from '../store-contract.js';
+import { readContract } from '../store-contract-read.js';
 
 /** `n` signed decisions drawn from `seed`, their t from `seed * 1000` on. */
 const batchOf = (seed: number, n: number) =>
@@ -46,6 +47,16 @@ storeContract('SqliteStore', async () => {
       expect(db.pragma('quick_check', { simple: true })).toBe('ok');
       db.close();
     },
+  };
+});
+
+readContract('SqliteStore', async (instance) => {
+  const t = tempDir('wai-sqlite-read-');
+  const path = `${t.dir}/s.sqlite`;
+  return {
+    store: new SqliteStore(path, instance === undefined ? {} : { instance }),
+    reopen: async (again) => new SqliteStore(path, again === undefined ? {} : { instance: again }),
+    dispose: async () => t.remove(),
   };
 });
 

@@ -35,14 +35,21 @@ export function tailTime(tail: Uint8Array): bigint {
 /** Writers whose connection failed (they are replaced at the next commit). */
 const broken = new WeakSet<pg.Client>();
 
-/** The writer's connection: `synchronous_commit = on`, whatever the database's default. */
-export async function connectWriter(url: string): Promise<pg.Client> {
+/**
+ * The writer's connection: `synchronous_commit = on`, whatever the database's default; with
+ * `instance`, the decisions it writes are that instance's (`wai.instance`, the column's default:
+ * `schema.ts`, version 5).
+ */
+export async function connectWriter(url: string, instance?: number): Promise<pg.Client> {
   const c = new pg.Client({ connectionString: url });
   // The commit that fails with it is what is told (`commit`); the next one connects again.
   c.on('error', () => broken.add(c));
   c.on('end', () => broken.add(c));
   await c.connect();
   await c.query('SET synchronous_commit = on');
+  if (instance !== undefined) {
+    await c.query("SELECT set_config('wai.instance', $1, false)", [String(instance)]);
+  }
   return c;
 }
 
@@ -70,6 +77,8 @@ export class PgContext {
     public writer: pg.Client,
     /** The readers. */
     readonly pool: pg.Pool,
+    /** The instance the writer's decisions are kept under, when given. */
+    readonly instance?: number,
   ) {}
 
   /** Whether the writer's connection broke (the database restarted, a network cut). */
@@ -80,7 +89,7 @@ export class PgContext {
   /** Replaces the writer by a new connection (the one that broke is ended). */
   async reconnectWriter(): Promise<void> {
     this.writer.end().catch(() => {});
-    this.writer = await connectWriter(this.url);
+    this.writer = await connectWriter(this.url, this.instance);
   }
 
   /**

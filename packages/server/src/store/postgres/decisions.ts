@@ -17,6 +17,7 @@ import type {
   DecisionCursor,
   DecisionPage,
   DecisionStore,
+  KeptDecision,
   ListedDecision,
 } from '../decisions.js';
 import { ENTRY, keyOf } from '../entries.js';
@@ -269,5 +270,59 @@ export class PgDecisions implements DecisionStore {
       decisions.push({ digest: asBytes(digest), t, bytes });
     }
     return { decisions, next: rows.length === limit ? next : null };
+  }
+
+  /**
+   * In (t, xid, id) order, as {@link listDecisions}, a page a query on the readers' pool; each
+   * set read once per call (by id, a query for the sets a page names first), shared by its
+   * decisions.
+   */
+  async *readDecisions(from: bigint, to: bigint, page = 4096): AsyncIterable<KeptDecision[]> {
+    if (!Number.isSafeInteger(page) || page < 1) throw new RangeError('readDecisions: page');
+    const sets = new Map<string, Uint8Array | undefined>();
+    let cursor = { t: clamp(from), xid: '0', id: '0' };
+    for (;;) {
+      const { rows } = await this.ctx.pool.query<{
+        id: string;
+        t: string;
+        xid: string;
+        set_id: string;
+        tail: Buffer;
+        instance: number | null;
+      }>(
+        `SELECT d.id, d.t, d.xid::text AS xid, d.set_id, d.tail, d.instance FROM decisions d
+         WHERE ${to > INT8_MAX ? 'd.t <= $1' : 'd.t < $1'}
+           AND (d.t, d.xid, d.id) > ($2::int8, $3::xid8, $4::int8)
+         ORDER BY d.t, d.xid, d.id LIMIT $5`,
+        [clamp(to), cursor.t, cursor.xid, cursor.id, page],
+      );
+      const wanted = [...new Set(rows.map((r) => r.set_id))].filter((id) => !sets.has(id));
+      if (wanted.length > 0) {
+        const got = await this.ctx.pool.query<{ id: string; body: Buffer }>(
+          'SELECT id, body FROM sets WHERE id = ANY($1::int8[])',
+          [wanted],
+        );
+        for (const id of wanted) sets.set(id, undefined);
+        for (const r of got.rows) sets.set(r.id, asBytes(r.body));
+      }
+      const out: KeptDecision[] = [];
+      let done = rows.length < page;
+      for (const r of rows) {
+        cursor = { t: BigInt(r.t), xid: r.xid, id: r.id };
+        const tail = asBytes(r.tail);
+        if (tail.length < 8) continue;
+        const t = tailTime(tail);
+        if (t >= to) {
+          done = true;
+          break;
+        }
+        if (t < from) continue;
+        const set = sets.get(r.set_id);
+        // A decision whose set is gone (pruned under the read) is not one the store keeps.
+        if (set !== undefined) out.push({ t, set, tail, instance: r.instance });
+      }
+      if (out.length > 0) yield out;
+      if (done) return;
+    }
   }
 }

@@ -16,9 +16,16 @@
  * `instance_loads` is the loads heartbeat's (`../../instances/loads.ts`), through
  * {@link PgStore.query} and {@link PgStore.transaction}.
  */
+import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { describeError, type FaultSink } from '../../health.js';
-import type { CommitBatch, CommitResult, DecisionCursor, DecisionPage } from '../decisions.js';
+import type {
+  CommitBatch,
+  CommitResult,
+  DecisionCursor,
+  DecisionPage,
+  KeptDecision,
+} from '../decisions.js';
 import type { NewestHeld, StoreStats } from '../health.js';
 import type { StoredCapacityReport } from '../live.js';
 import type {
@@ -54,6 +61,8 @@ export interface PgStoreOptions {
   readonly readers?: number;
   /** Days of partitions created ahead of today (and one behind); default 3. */
   readonly daysAhead?: number;
+  /** The instance whose commits these are, kept with each decision (its rebuild at start). */
+  readonly instance?: number;
 }
 
 /** The shared store: PostgreSQL, for several instances of one deployment (`store.url`). */
@@ -109,7 +118,7 @@ export class PgStore implements SteeringStore {
       throw new Error(`${where}: cannot connect (${(e as Error).message})`);
     }
     const pool = new pg.Pool({ connectionString: url, max: options.readers ?? 4 });
-    const ctx = new PgContext(url, writer, pool);
+    const ctx = new PgContext(url, writer, pool, options.instance);
     const store = new PgStore(ctx, options.daysAhead ?? 3);
     // An idle connection of the pool that drops (the database restarted): the pool opens
     // another at the next query; told once until a query works again.
@@ -118,6 +127,12 @@ export class PgStore implements SteeringStore {
     );
     try {
       await migrate(writer, where);
+      // Once migrated: the column whose default reads it exists.
+      if (options.instance !== undefined) {
+        await writer.query("SELECT set_config('wai.instance', $1, false)", [
+          String(options.instance),
+        ]);
+      }
       await store.maintain(BigInt(Date.now()) * 1000n);
     } catch (e) {
       await store.close();
@@ -151,6 +166,25 @@ export class PgStore implements SteeringStore {
     limit: number,
   ): Promise<DecisionPage> {
     return this.decisions.listDecisions(from, to, after, limit);
+  }
+
+  readDecisions(from: bigint, to: bigint, page?: number): AsyncIterable<readonly KeptDecision[]> {
+    return this.decisions.readDecisions(from, to, page);
+  }
+
+  /**
+   * The deployment's session secret when its configuration names none: 32 random bytes made by
+   * the first instance to ask, the same for every instance and every start after.
+   */
+  async sessionSecret(): Promise<Uint8Array> {
+    await this.ctx.pool.query(
+      'INSERT INTO session_secret (id, secret) VALUES (1, $1) ON CONFLICT (id) DO NOTHING',
+      [randomBytes(32)],
+    );
+    const { rows } = await this.ctx.pool.query<{ secret: Buffer }>(
+      'SELECT secret FROM session_secret WHERE id = 1',
+    );
+    return new Uint8Array(rows[0]!.secret);
   }
 
   // Records (`records.ts`).
@@ -207,6 +241,10 @@ export class PgStore implements SteeringStore {
 
   policyClaims(room: Uint8Array): Promise<PolicyClaim[]> {
     return this.policies.policyClaims(room);
+  }
+
+  policySchedule(room: Uint8Array, now: bigint): Promise<PolicyClaim[]> {
+    return this.policies.policySchedule(room, now);
   }
 
   // Live capacity (`live.ts`).

@@ -9,6 +9,27 @@ import type { BlobKind, PolicyClaim, PolicyStore } from '../policies.js';
 import { POLICY_LAG_US } from '../retention.js';
 import { asBytes, buf, clamp, type PgContext } from './context.js';
 
+/** A row of the order of policies, with the policy's bytes. */
+interface ClaimRow {
+  readonly seq: string;
+  readonly digest: Buffer;
+  readonly template: Buffer;
+  readonly at: string;
+  readonly by: string;
+  readonly bytes: Buffer;
+}
+
+function claimOf(r: ClaimRow): PolicyClaim {
+  return {
+    seq: Number(r.seq),
+    digest: asBytes(r.digest),
+    bytes: asBytes(r.bytes),
+    template: asBytes(r.template),
+    at: BigInt(r.at),
+    by: r.by === 'live' ? 'live' : 'operator',
+  };
+}
+
 export class PgPolicies implements PolicyStore {
   constructor(private readonly ctx: PgContext) {}
 
@@ -84,6 +105,18 @@ export class PgPolicies implements PolicyStore {
     return rows.map(claimOf);
   }
 
+  async policySchedule(room: Uint8Array, now: bigint): Promise<PolicyClaim[]> {
+    const { rows } = await this.ctx.pool.query<ClaimRow>(
+      `SELECT r.seq::text AS seq, r.digest, r.template, r.at::text AS at, r.by, b.bytes
+       FROM policy_rotations r JOIN blobs b ON b.kind = 'policy' AND b.digest = r.digest
+       WHERE r.room = $1 AND r.seq >= coalesce(
+         (SELECT max(seq) FROM policy_rotations WHERE room = $1 AND at <= $2), 0)
+       ORDER BY r.seq`,
+      [buf(room), String(clamp(now))],
+    );
+    return rows.map(claimOf);
+  }
+
   /**
    * In the prune's transaction on `c`, the order of policies and the live policies no kept
    * decision can name (§8.4): the claims a later claim replaced more than
@@ -110,24 +143,4 @@ export class PgPolicies implements PolicyStore {
       );
     }
   }
-}
-
-interface ClaimRow {
-  seq: string;
-  digest: Buffer;
-  template: Buffer;
-  at: string;
-  by: string;
-  bytes: Buffer;
-}
-
-function claimOf(r: ClaimRow): PolicyClaim {
-  return {
-    seq: Number(r.seq),
-    digest: asBytes(r.digest),
-    bytes: asBytes(r.bytes),
-    template: asBytes(r.template),
-    at: BigInt(r.at),
-    by: r.by === 'live' ? 'live' : 'operator',
-  };
 }

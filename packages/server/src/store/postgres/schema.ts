@@ -232,6 +232,26 @@ export const MIGRATIONS: readonly Migration[] = [
       ALTER TABLE instance_loads ADD COLUMN slots bigint[] NOT NULL DEFAULT '{}';
     `,
   },
+  {
+    version: 5,
+    name: 'each decision its instance; the session secret',
+    sql: `
+      -- The instance whose commit wrote a decision (docs/server.md, "Loads and sessions"), so
+      -- that an instance that starts again rebuilds its own sessions: set per connection, the
+      -- writer's (SET wai.instance), so that the group commit's statement names no more
+      -- columns; NULL for the decisions before this migration and for a writer that sets none.
+      ALTER TABLE decisions ADD COLUMN instance integer;
+      ALTER TABLE decisions ALTER COLUMN instance
+        SET DEFAULT nullif(current_setting('wai.instance', true), '')::integer;
+
+      -- The session secret of a deployment that configures none (sessions.secret): made by the
+      -- first instance to start, shared by every instance, kept across restarts.
+      CREATE TABLE session_secret (
+        id smallint PRIMARY KEY CHECK (id = 1),
+        secret bytea NOT NULL
+      );
+    `,
+  },
 ];
 
 /** The newest schema this code reads and writes. */

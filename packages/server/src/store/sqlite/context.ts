@@ -38,6 +38,11 @@ export interface SqliteStoreOptions {
   readonly walRestartFrames?: number;
   /** Internal, for tests and the bench: the decisions past which their keys are merged. */
   readonly keyMergeRows?: number;
+  /**
+   * The instance whose commits these are, kept with each decision (a worker of
+   * `serve --workers N`: its slot), so that it rebuilds its own sessions at start.
+   */
+  readonly instance?: number;
 }
 
 /** How long a write waits for another process's write lock before it fails. */

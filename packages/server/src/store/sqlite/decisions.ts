@@ -15,6 +15,7 @@ import type {
   DecisionCursor,
   DecisionPage,
   DecisionStore,
+  KeptDecision,
   ListedDecision,
 } from '../decisions.js';
 import { ENTRY, keyOf } from '../entries.js';
@@ -56,14 +57,21 @@ export class SqliteDecisions implements DecisionStore, CommitSteps {
    * bench, which switches it between rounds: `SqliteStoreOptions.logAppend`).
    */
   logAppend: boolean;
+  /** The instance kept with each decision committed (`SqliteStoreOptions.instance`). */
+  private readonly instance: number | null;
 
   constructor(
     ctx: SqliteContext,
     private readonly records: SqliteRecords,
-    options: { readonly logAppend?: boolean; readonly keyMergeRows?: number },
+    options: {
+      readonly logAppend?: boolean;
+      readonly keyMergeRows?: number;
+      readonly instance?: number;
+    },
   ) {
     this.db = ctx.db;
     this.logAppend = options.logAppend ?? true;
+    this.instance = options.instance ?? null;
     this.s = statements(ctx.db);
     this.loadCurrent();
     this.keys = new DecisionKeys(ctx, options.keyMergeRows);
@@ -150,7 +158,8 @@ export class SqliteDecisions implements DecisionStore, CommitSteps {
         }
         // better-sqlite3 copies a bound blob: the scratch is reused.
         keys.lastDecisionId = Number(
-          s.insertDecision.run(keyOf(d.digest), cur.id, tail, timeColumn(t)).lastInsertRowid,
+          s.insertDecision.run(keyOf(d.digest), cur.id, tail, timeColumn(t), this.instance)
+            .lastInsertRowid,
         );
         // The decision log's entry: `t` (the tail's first 8 bytes, u64 little-endian), digest.
         if (entries !== undefined) {
@@ -298,6 +307,51 @@ export class SqliteDecisions implements DecisionStore, CommitSteps {
       if (rows.length < limit) return { decisions, next: null };
     }
   }
+
+  /**
+   * In (t, id) order, as {@link listDecisionsSync}, each page read at once (a read transaction of
+   * its own); the sets read once per call, shared by their decisions.
+   */
+  async *readDecisions(from: bigint, to: bigint, page = 4096): AsyncIterable<KeptDecision[]> {
+    if (!Number.isSafeInteger(page) || page < 1) throw new RangeError('readDecisions: page');
+    const sets = new Map<number, Uint8Array | undefined>();
+    let cursor = { t: clampU64(from < 0n ? 0n : from), id: 0 };
+    for (;;) {
+      const rows = this.s.keptAfter.all(cursor.t, cursor.t, cursor.id, page) as KeptRow[];
+      const out: KeptDecision[] = [];
+      let done = rows.length < page;
+      for (const row of rows) {
+        cursor = { t: row.t, id: row.id };
+        const tail = asBytes(row.tail);
+        if (tail.length < 8) continue;
+        const t = new DataView(tail.buffer, tail.byteOffset, 8).getBigUint64(0, true);
+        if (t >= to) {
+          done = true;
+          break;
+        }
+        if (t < from) continue;
+        let set = sets.get(row.set_id);
+        if (!sets.has(row.set_id)) {
+          const b = this.s.getSet.get(row.set_id) as Buffer | undefined;
+          set = b === undefined ? undefined : asBytes(b);
+          sets.set(row.set_id, set);
+        }
+        // A decision whose set is gone (pruned under the read) is not one the store keeps.
+        if (set !== undefined) out.push({ t, set, tail, instance: row.instance });
+      }
+      if (out.length > 0) yield out;
+      if (done) return;
+    }
+  }
+}
+
+/** A row of `keptAfter`. */
+interface KeptRow {
+  readonly id: number;
+  readonly set_id: number;
+  readonly tail: Buffer;
+  readonly t: number;
+  readonly instance: number | null;
 }
 
 function statements(db: Database.Database) {
@@ -308,7 +362,9 @@ function statements(db: Database.Database) {
     touchSet: db.prepare('UPDATE sets SET last_t = ? WHERE id = ?'),
     getSet: db.prepare('SELECT body FROM sets WHERE id = ?').pluck(),
     nextDecisionId: db.prepare('SELECT coalesce(max(id), 0) + 1 FROM decisions').pluck(),
-    insertDecision: db.prepare('INSERT INTO decisions (key, set_id, tail, t) VALUES (?, ?, ?, ?)'),
+    insertDecision: db.prepare(
+      'INSERT INTO decisions (key, set_id, tail, t, instance) VALUES (?, ?, ?, ?, ?)',
+    ),
     insertPending: db.prepare('INSERT INTO log_pending (entries) VALUES (?)'),
     // In (t, id) order after the cursor (t, id): the index's range on t, then the rows of the
     // cursor's own t that come before it filtered out.
@@ -319,5 +375,10 @@ function statements(db: Database.Database) {
          ORDER BY t, id LIMIT ?`,
       )
       .safeIntegers(true),
+    // The same order, as kept (the rebuild at start reads a page at a time).
+    keptAfter: db.prepare(
+      `SELECT id, set_id, tail, t, instance FROM decisions WHERE t >= ? AND (t > ? OR id > ?)
+         ORDER BY t, id LIMIT ?`,
+    ),
   };
 }

@@ -16,7 +16,13 @@
  * The store interface is asynchronous (`../store.ts`); SQLite here is synchronous inside, each
  * method answering in a settled promise. Durability: `context.ts`.
  */
-import type { CommitBatch, CommitResult, DecisionCursor, DecisionPage } from '../decisions.js';
+import type {
+  CommitBatch,
+  CommitResult,
+  DecisionCursor,
+  DecisionPage,
+  KeptDecision,
+} from '../decisions.js';
 import type { NewestHeld, StoreStats } from '../health.js';
 import type { StoredCapacityReport } from '../live.js';
 import type {
@@ -107,6 +113,10 @@ export class SqliteStore implements SteeringStore {
     return this.decisions.listDecisions(from, to, after, limit);
   }
 
+  readDecisions(from: bigint, to: bigint, page?: number): AsyncIterable<readonly KeptDecision[]> {
+    return this.decisions.readDecisions(from, to, page);
+  }
+
   /**
    * @internal For tests: resolves when no merge of `decision_keys` is under way; with `now`,
    * starts one first (whatever the decisions after `keys_through`).
@@ -162,6 +172,10 @@ export class SqliteStore implements SteeringStore {
 
   policyClaims(room: Uint8Array): Promise<PolicyClaim[]> {
     return this.policies.policyClaims(room);
+  }
+
+  policySchedule(room: Uint8Array, now: bigint): Promise<PolicyClaim[]> {
+    return this.policies.policySchedule(room, now);
   }
 
   // Live capacity (`live.ts`).

@@ -6,7 +6,28 @@
 import type Database from 'better-sqlite3';
 import type { BlobKind, PolicyClaim, PolicyStore } from '../policies.js';
 import { POLICY_LAG_US } from '../retention.js';
-import { asBytes, clampU64, type SqliteContext, settle } from './context.js';
+import { asBytes, asInt64, clampU64, type SqliteContext, settle } from './context.js';
+
+/** A row of the order of policies, with the policy's bytes. */
+interface ClaimRow {
+  readonly seq: bigint;
+  readonly digest: Buffer;
+  readonly template: Buffer;
+  readonly at: bigint;
+  readonly by: string;
+  readonly bytes: Buffer;
+}
+
+function claimOf(r: ClaimRow): PolicyClaim {
+  return {
+    seq: Number(r.seq),
+    digest: asBytes(r.digest),
+    bytes: asBytes(r.bytes),
+    template: asBytes(r.template),
+    at: r.at,
+    by: r.by === 'live' ? 'live' : 'operator',
+  };
+}
 
 export class SqlitePolicies implements PolicyStore {
   private readonly db: Database.Database;
@@ -92,6 +113,22 @@ export class SqlitePolicies implements PolicyStore {
     });
   }
 
+  policySchedule(room: Uint8Array, now: bigint): Promise<PolicyClaim[]> {
+    return settle(() => {
+      const rows = this.db
+        .prepare(
+          `SELECT r.seq, r.digest, r.template, r.at, r.by, b.bytes FROM policy_rotations r
+           JOIN blobs b ON b.kind = 'policy' AND b.digest = r.digest
+           WHERE r.room = ? AND r.seq >= coalesce(
+             (SELECT max(seq) FROM policy_rotations WHERE room = ? AND at <= ?), 0)
+           ORDER BY r.seq`,
+        )
+        .safeIntegers(true)
+        .all(room, room, asInt64(now)) as ClaimRow[];
+      return rows.map(claimOf);
+    });
+  }
+
   policyClaims(room: Uint8Array): Promise<PolicyClaim[]> {
     return settle(() =>
       (
@@ -133,24 +170,4 @@ export class SqlitePolicies implements PolicyStore {
     for (const g of gone) removeRow.run(g.room, g.seq);
     for (const g of gone) if (g.by === 'live') removeBlob.run(g.digest, g.digest, g.digest);
   }
-}
-
-interface ClaimRow {
-  seq: bigint;
-  digest: Buffer;
-  template: Buffer;
-  at: bigint;
-  by: string;
-  bytes: Buffer;
-}
-
-function claimOf(r: ClaimRow): PolicyClaim {
-  return {
-    seq: Number(r.seq),
-    digest: asBytes(r.digest),
-    bytes: asBytes(r.bytes),
-    template: asBytes(r.template),
-    at: r.at,
-    by: r.by === 'live' ? 'live' : 'operator',
-  };
 }

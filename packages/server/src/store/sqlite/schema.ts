@@ -6,7 +6,8 @@
  *   window queries and pruning.
  * - `sets`, `decisions` and `decision_keys` (`decisions.ts`, `decision-keys.ts`): compact
  *   decisions (`../compact.ts`). A decision row holds its tail (what differs per decision, about
- *   135 bytes for 3 pathways) and the id of its window's evidence set; its digest is not stored,
+ *   135 bytes for 3 pathways), the id of its window's evidence set and the instance (the worker)
+ *   that committed it; its digest is not stored,
  *   only its first 8 bytes as an integer (`key`): a read rebuilds the bytes of each row of that
  *   key and returns the one whose SHA-256 is the digest, so that a decision served is always
  *   checked against the digest it is asked by. `decision_keys` is the decisions' index by key,
@@ -65,7 +66,8 @@ export function migrate(db: Database.Database): void {
       key INTEGER NOT NULL,
       set_id INTEGER NOT NULL,
       tail BLOB NOT NULL,
-      t INTEGER NOT NULL
+      t INTEGER NOT NULL,
+      instance INTEGER
     );
     CREATE TABLE IF NOT EXISTS decision_keys (
       key INTEGER NOT NULL,
@@ -159,11 +161,23 @@ export function migrate(db: Database.Database): void {
       `the store's schema is version ${row.v}; this server reads version ${SCHEMA_VERSION}`,
     );
   }
+  addInstanceColumn(db);
   db.prepare("INSERT OR IGNORE INTO meta (k, v) VALUES ('keys_through', 0)").run();
   // Until when (ms, the machine's clock) a process's merge of the keys runs: 0 when none does.
   db.prepare("INSERT OR IGNORE INTO meta (k, v) VALUES ('keys_merging', 0)").run();
   // The listing by time: `t`, then the row id (the index holds it).
   db.exec('CREATE INDEX IF NOT EXISTS decisions_t ON decisions (t)');
+}
+
+/**
+ * Each decision's instance (the worker of `serve --workers N` that committed it: its slot), for
+ * the rebuild of its sessions at start: a column a store of any version 3 lacks until its first
+ * open by this server, added then (`NULL` for the decisions before it). An added column changes
+ * nothing for a server that does not read it, so the version stays 3.
+ */
+function addInstanceColumn(db: Database.Database): void {
+  const columns = db.prepare("SELECT name FROM pragma_table_info('decisions')").pluck().all();
+  if (!columns.includes('instance')) db.exec('ALTER TABLE decisions ADD COLUMN instance INTEGER');
 }
 
 /**

@@ -65,21 +65,22 @@ function watchBeats(url: string) {
     }
     await c.end();
   })();
-  const mine = (pid: number) => (r: { instance: string }) => r.instance.includes(`-${pid}-`);
+  // An instance's row is under its name: its host and port (`instances/identity.ts`).
+  const mine = (port: number) => (r: { instance: string }) => r.instance.endsWith(`:${port}`);
   return {
     stop: async () => {
       stopped = true;
       await running;
     },
-    of(pid: number): number[] {
-      const all = new Set(polls.flatMap((p) => p.rows.filter(mine(pid)).map((r) => r.ms)));
+    of(port: number): number[] {
+      const all = new Set(polls.flatMap((p) => p.rows.filter(mine(port)).map((r) => r.ms)));
       return [...all].sort((x, y) => x - y);
     },
-    seenBy(pid: number, t: number): number | undefined {
+    seenBy(port: number, t: number): number | undefined {
       let latest: number | undefined;
       for (const p of polls) {
         if (p.doneAt >= t) break;
-        for (const r of p.rows.filter(mine(pid)))
+        for (const r of p.rows.filter(mine(port)))
           if (latest === undefined || r.ms > latest) latest = r.ms;
       }
       return latest;
@@ -247,9 +248,8 @@ describe('two instances on PostgreSQL behind HAProxy', () => {
       }
       return n;
     };
-    const beatsOf = (child: Child) => beats.of(child.proc.pid!);
-    const aBeats = beatsOf(a);
-    const bBeats = beatsOf(b);
+    const aBeats = beats.of(configs[0]!.port);
+    const bBeats = beats.of(configs[1]!.port);
     const lastBefore = (xs: readonly number[], t: number) => xs.filter((x) => x < t).at(-1);
     // The clocks of the processes and of the database: one machine's, to a few ms.
     const SLACK_MS = 5;
@@ -264,7 +264,7 @@ describe('two instances on PostgreSQL behind HAProxy', () => {
       const yc = lastBefore(bBeats, tB);
       const yb = yc === undefined ? undefined : lastBefore(bBeats, yc);
       const ya = yb === undefined ? undefined : lastBefore(bBeats, yb);
-      const x = ya === undefined ? undefined : beats.seenBy(a.proc.pid!, ya - SLACK_MS);
+      const x = ya === undefined ? undefined : beats.seenBy(configs[0]!.port, ya - SLACK_MS);
       const previous = x === undefined ? undefined : lastBefore(aBeats, x);
       if (previous !== undefined) peers = counting('a', previous - SLACK_MS, x! + SLACK_MS);
       expect(stated).toBeGreaterThanOrEqual(own + peers);

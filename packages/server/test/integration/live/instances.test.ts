@@ -197,10 +197,23 @@ describe('live policy on two instances sharing one PostgreSQL', () => {
       headers: { authorization: `Bearer ${TOKEN}` },
     });
     expect(res.status).toBe(200);
-    const next = toHex(a.engine.policyDigest);
+    // In force a lead ahead of the room clock, for both at that instant (docs/live-policy.md).
+    const reloaded = (await res.json()) as { policy: string; changed: boolean; from: string };
+    const from = BigInt(reloaded.from);
+    expect(reloaded.changed).toBe(true);
+    expect(from).toBe(clock.us + 3_000_000n);
+    const next = reloaded.policy;
     expect(toHex(a.engine.policies.templateDigest)).toBe(next);
-    await until("B takes the operator's policy", () => toHex(b.engine.policyDigest) === next);
+    await until("B has the operator's policy", () => b.engine.policies.pending === from);
     expect(toHex(b.engine.policies.templateDigest)).toBe(next);
+    for (const x of [a, b]) {
+      expect(toHex(x.engine.policies.at(from - 1n).digest)).not.toBe(next);
+      expect(toHex(x.engine.policyDigest)).not.toBe(next);
+    }
+    clock.us = from;
+    await until('both take it at its instant', () =>
+      [a, b].every((x) => toHex(x.engine.policyDigest) === next),
+    );
     const idsAfter = b.engine.policy.pathways.map((q) => q.id);
     expect(idsAfter).toEqual([idsBefore[1], idsBefore[0], idsBefore[2]]);
     for (const [i, id] of idsBefore.entries()) {
