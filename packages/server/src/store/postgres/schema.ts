@@ -232,6 +232,28 @@ export const MIGRATIONS: readonly Migration[] = [
       ALTER TABLE instance_loads ADD COLUMN slots bigint[] NOT NULL DEFAULT '{}';
     `,
   },
+  {
+    version: 5,
+    name: 'the group commit in one statement',
+    sql: `
+      -- The group commit is one statement committed on its own (decisions.ts): it raises this
+      -- when an evidence set it names was pruned, and nothing of it is written (the batch is
+      -- written again with the set).
+      CREATE FUNCTION wai_set_gone() RETURNS void LANGUAGE plpgsql AS $$
+      BEGIN
+        RAISE EXCEPTION 'an evidence set of the batch was pruned (the batch is written again)'
+          USING ERRCODE = 'WAI01';
+      END $$;
+
+      -- The decisions by id: no reader left (the newest decision is the sets' latest t).
+      DROP INDEX decisions_id;
+
+      -- A commit's pending entries (40 bytes a decision) kept in their row, uncompressed, up to
+      -- a page: not moved to TOAST, where each would cost two more rows and an index entry.
+      ALTER TABLE log_pending ALTER COLUMN entries SET STORAGE EXTERNAL;
+      ALTER TABLE log_pending SET (toast_tuple_target = 8160);
+    `,
+  },
 ];
 
 /** The newest schema this code reads and writes. */
