@@ -10,6 +10,7 @@
  * records (`records.ts`), its sets, its decisions and their pending entries of the decision log
  * (one row a commit).
  */
+import type pg from 'pg';
 import { joinDecision, splitAgainst } from '../compact.js';
 import type {
   CommitBatch,
@@ -55,6 +56,20 @@ function rebuild(body: Buffer | null, tail: Buffer): Uint8Array | undefined {
   } catch {
     return undefined;
   }
+}
+
+/**
+ * Merges the pending list of the decisions' key index (schema 5: each partition's GIN index, fast
+ * update) into the index, in sorted batches, off the group commit: the log's integrator calls it
+ * after each integration (once a `log.interval` in one instance), so that a lookup's scan of the
+ * list stays short and no commit finds it past its limit. Autovacuum merges it too.
+ */
+export async function mergeDecisionKeys(c: pg.ClientBase): Promise<void> {
+  await c.query({
+    name: 'wai_merge_keys',
+    text: `SELECT gin_clean_pending_list(i.inhrelid::regclass) FROM pg_inherits i
+           WHERE i.inhparent = 'decisions_key'::regclass`,
+  });
 }
 
 /** The stale current set of an instance was pruned under it: the batch is written again. */
@@ -258,7 +273,8 @@ export class PgDecisions implements DecisionStore {
     if (digest.length !== 32) return undefined;
     const key = keyOf(digest);
     const { rows } = await this.ctx.pool.query<{ body: Buffer | null; tail: Buffer }>(
-      'SELECT s.body, d.tail FROM decisions d LEFT JOIN sets s ON s.id = d.set_id WHERE d.key = $1',
+      `SELECT s.body, d.tail FROM decisions d LEFT JOIN sets s ON s.id = d.set_id
+       WHERE ARRAY[d.key] @> ARRAY[$1::int8] AND d.key = $1`,
       [key],
     );
     // A row of this key whose bytes do not rebuild a digest of this key is damage (its set gone

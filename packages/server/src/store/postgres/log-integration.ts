@@ -49,6 +49,8 @@ export class PgLogIntegration implements Pick<LogWrites, 'integrateLog' | 'prune
   constructor(
     private readonly ctx: PgContext,
     private readonly log: PgLog,
+    /** After an integration that appended, on its connection: the decisions' keys merged. */
+    private readonly afterAppend?: (c: pg.PoolClient) => Promise<void>,
   ) {}
 
   /**
@@ -185,6 +187,8 @@ export class PgLogIntegration implements Pick<LogWrites, 'integrateLog' | 'prune
         ],
       });
       await c.query('COMMIT');
+      // Not the integration's: a failure leaves the keys to autovacuum's merge.
+      if (entries.length > 0) await this.afterAppend?.(c).catch(() => {});
       return {
         appended: entries.length,
         size: p.size,
