@@ -63,10 +63,12 @@ export function stop(server) {
   });
 }
 
-function statOf(path) {
+/** utime + stime of /proc/<pid>/stat, s; with `reaped`, its waited-for children's too. */
+function statOf(path, reaped = false) {
   try {
     const fields = readFileSync(path, 'utf8').split(') ')[1].split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / 100;
+    const own = Number(fields[11]) + Number(fields[12]);
+    return (reaped ? own + Number(fields[13]) + Number(fields[14]) : own) / 100;
   } catch {
     return 0;
   }
@@ -90,6 +92,17 @@ export function childrenOf(pid) {
     } catch {}
   }
   return out;
+}
+
+/**
+ * CPU seconds of a PostgreSQL cluster: its postmaster, every live backend and background process,
+ * and those that exited since it started (an autovacuum worker, a connection closed: counted in
+ * the postmaster's children's times once it reaped them).
+ */
+export function clusterCpuOf(postmaster) {
+  let s = statOf(`/proc/${postmaster}/stat`, true);
+  for (const pid of childrenOf(postmaster)) s += statOf(`/proc/${pid}/stat`, true);
+  return s;
 }
 
 /** The 1-minute load average, to print beside a figure. */

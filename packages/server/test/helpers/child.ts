@@ -10,9 +10,13 @@ const outDir = join(root, 'node_modules', '.cache', 'server-test');
 
 let built: Promise<string> | undefined;
 
+/** The child processes' scripts (`test/fixtures/`). */
+const FIXTURES = ['child-server', 'child-integrator'] as const;
+
 /**
  * Bundles `test/fixtures/child-server.ts` (the server from its sources, the workspace packages
- * from their builds) into `node_modules/.cache/server-test/child-server.js`, once per test process.
+ * from their builds) into `node_modules/.cache/server-test/child-server.js`, once per test process,
+ * with the other fixtures beside it (`child-integrator.js`).
  * Test files run in several processes at once, each building it: each builds in a folder of its
  * own and renames the bundle into place, so that a child never starts from a file half written.
  */
@@ -22,9 +26,13 @@ export function buildChild(): Promise<string> {
     mkdirSync(own, { recursive: true });
     const { build } = await import('tsup');
     await build({
-      entry: { 'child-server': join(root, 'test', 'fixtures', 'child-server.ts') },
+      entry: Object.fromEntries(
+        FIXTURES.map((f) => [f, join(root, 'test', 'fixtures', `${f}.ts`)]),
+      ),
       outDir: own,
       format: ['esm'],
+      // Each script whole: no chunk shared between them (they are renamed into place alone).
+      splitting: false,
       platform: 'node',
       target: 'node20',
       dts: false,
@@ -35,7 +43,7 @@ export function buildChild(): Promise<string> {
       external: ['better-sqlite3', 'pg'],
       noExternal: [/^@wai-steering\//],
     });
-    renameSync(join(own, 'child-server.js'), join(outDir, 'child-server.js'));
+    for (const f of FIXTURES) renameSync(join(own, `${f}.js`), join(outDir, `${f}.js`));
     rmSync(own, { recursive: true, force: true });
     return join(outDir, 'child-server.js');
   })();

@@ -138,6 +138,113 @@ describe('PgStore', () => {
     }
   });
 
+  it('migrates a database of schema 4: the decisions found by key through the new index, the commit in one statement', async () => {
+    const url = await freshDb();
+    const c = new pg.Client({ connectionString: url });
+    await c.connect();
+    // Schema 4 by hand (migrations 1 to 4), and decisions, a set and a pending row as the
+    // previous release wrote them.
+    await c.query(
+      'CREATE TABLE schema_migrations (version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())',
+    );
+    for (const m of MIGRATIONS.filter((m) => m.version <= 4)) {
+      await c.query(m.sql);
+      await m.after?.(c);
+      await c.query('INSERT INTO schema_migrations (version, name) VALUES ($1, $2)', [
+        m.version,
+        m.name,
+      ]);
+    }
+    const r = fakeRecord(1n, 2n, 1);
+    const made = [1n, 2n, 3n].map((t, i) => decisionAt(1_000n + t, i, [[r.digest]]));
+    const cut = splitDecision(made[0]!.bytes);
+    const { rows } = await c.query<{ id: string }>(
+      `INSERT INTO sets (digest, last_t, min_start, body) VALUES ($1, 1003, 0, $2) RETURNING id`,
+      [createHash('sha256').update(cut.set).digest(), Buffer.from(cut.set)],
+    );
+    const entries = Buffer.alloc(40 * made.length);
+    made.forEach((d, i) => {
+      const { tail } = splitDecision(d.bytes);
+      Buffer.from(tail.subarray(0, 8)).copy(entries, 40 * i);
+      Buffer.from(d.digest).copy(entries, 40 * i + 8);
+    });
+    await c.query('BEGIN');
+    for (const d of made) {
+      const { tail } = splitDecision(d.bytes);
+      await c.query('INSERT INTO decisions (t, key, set_id, tail) VALUES ($1, $2, $3, $4)', [
+        new DataView(tail.buffer, tail.byteOffset).getBigUint64(0, true).toString(),
+        keyOf(d.digest).toString(),
+        rows[0]!.id,
+        Buffer.from(tail),
+      ]);
+    }
+    await c.query('INSERT INTO log_pending (entries) VALUES ($1)', [entries]);
+    await c.query('COMMIT');
+    const store = await PgStore.open(url);
+    try {
+      const { rows: version } = await c.query('SELECT max(version) AS v FROM schema_migrations');
+      expect(version[0].v).toBe(5);
+      const { rows: indexes } = await c.query<{ name: string; def: string }>(
+        `SELECT indexname AS name, indexdef AS def FROM pg_indexes
+         WHERE tablename IN ('decisions', 'sets') ORDER BY indexname`,
+      );
+      expect(indexes.map((i) => i.name)).not.toContain('decisions_id');
+      expect(indexes.map((i) => i.name)).not.toContain('sets_last_t');
+      expect(indexes.find((i) => i.name === 'decisions_key')?.def).toMatch(/USING gin/);
+      // The decisions held are found by their digest, and the newest is theirs.
+      for (const d of made) {
+        const got = await store.getDecision(d.digest);
+        expect(got !== undefined && Buffer.from(got).equals(Buffer.from(d.bytes))).toBe(true);
+      }
+      expect((await store.newest(10n)).decision).toBe(1_003n);
+      // A new decision over the same set: one statement; then the log of all four.
+      const next = decisionAt(1_004n, 4, [[r.digest]]);
+      await store.commit({ records: [], decisions: [next] });
+      const got = await store.getDecision(next.digest);
+      expect(got !== undefined && Buffer.from(got).equals(Buffer.from(next.bytes))).toBe(true);
+      expect((await store.stats()).sets).toBe(1);
+      await store.beginLog(TEST_ORIGIN);
+      await integrateAll(store);
+      expect(
+        (await store.logEntries(0n, 10n)).map((e) => Buffer.from(e.digest).toString('hex')),
+      ).toEqual([...made, next].map((d) => Buffer.from(d.digest).toString('hex')));
+    } finally {
+      await store.close();
+      await c.end();
+    }
+  });
+
+  it('writes a batch again, with its set, when another instance pruned the set under it', async () => {
+    const url = await freshDb();
+    const a = await PgStore.open(url);
+    const b = await PgStore.open(url);
+    const c = new pg.Client({ connectionString: url });
+    await c.connect();
+    try {
+      const r = fakeRecord(1n, 2n, 1);
+      await a.commit({ records: [r], decisions: [] });
+      const d1 = decisionAt(5_000n, 1, [[r.digest]]);
+      await a.commit({ records: [], decisions: [d1] });
+      // B prunes every decision, and with them the set A decides over.
+      await b.prune(0n, 10_000n);
+      expect((await b.stats()).sets).toBe(0);
+      // A's next decision over that set: its statement finds the set gone and writes nothing;
+      // the batch is written again with the set.
+      const d2 = decisionAt(11_000n, 2, [[r.digest]]);
+      await a.commit({ records: [], decisions: [d2] });
+      const got = await b.getDecision(d2.digest);
+      expect(got !== undefined && Buffer.from(got).equals(Buffer.from(d2.bytes))).toBe(true);
+      expect([(await b.stats()).decisions, (await b.stats()).sets]).toEqual([1, 1]);
+      // One pending row a commit written: d1's and d2's.
+      const { rows } = await c.query('SELECT count(*)::int AS n FROM log_pending');
+      expect(rows[0].n).toBe(2);
+    } finally {
+      await c.end();
+      await a.close();
+      await b.close();
+    }
+  });
+
   it('serves from one instance what another committed, and catches up on records', async () => {
     const url = await freshDb();
     const a = await PgStore.open(url);

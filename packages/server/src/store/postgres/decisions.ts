@@ -10,6 +10,7 @@
  * records (`records.ts`), its sets, its decisions and their pending entries of the decision log
  * (one row a commit).
  */
+import type pg from 'pg';
 import { joinDecision, splitAgainst } from '../compact.js';
 import type {
   CommitBatch,
@@ -22,6 +23,7 @@ import type {
 } from '../decisions.js';
 import { ENTRY, keyOf } from '../entries.js';
 import { StoreDamagedError } from '../errors.js';
+import { byteaArray, int8Array } from './binary.js';
 import {
   asBytes,
   buf,
@@ -57,12 +59,45 @@ function rebuild(body: Buffer | null, tail: Buffer): Uint8Array | undefined {
   }
 }
 
+/**
+ * Merges the pending list of the decisions' key index (schema 6: each partition's GIN index, fast
+ * update) into the index, in sorted batches, off the group commit: the log's integrator calls it
+ * after each integration (once a `log.interval` in one instance), so that a lookup's scan of the
+ * list stays short and no commit finds it past its limit. Autovacuum merges it too.
+ */
+export async function mergeDecisionKeys(c: pg.ClientBase): Promise<void> {
+  await c.query({
+    name: 'wai_merge_keys',
+    text: `SELECT gin_clean_pending_list(i.inhrelid::regclass) FROM pg_inherits i
+           WHERE i.inhparent = 'decisions_key'::regclass`,
+  });
+}
+
 /** The stale current set of an instance was pruned under it: the batch is written again. */
 class SetGone extends Error {}
 
+/** What the group commit's statement raises when a set it names is gone (migration 5). */
+const SET_GONE = 'WAI01';
+
+/** A batch's decisions as rows, and the evidence sets they use (`PgDecisions.rows`). */
+interface Rows {
+  readonly t: bigint[];
+  readonly key: bigint[];
+  /** Each decision's set: an index into `sets`. */
+  readonly set: number[];
+  readonly tail: Uint8Array[];
+  /**
+   * The sets, in their first decision's order, with that decision's `t`; `id` undefined: not
+   * written yet.
+   */
+  readonly sets: { body: Uint8Array; id: bigint | undefined; t?: bigint }[];
+  /** The decision log's pending entries of the batch: one row, in the batch's order. */
+  readonly entries: Buffer;
+}
+
 export class PgDecisions implements DecisionStore {
   /** The latest evidence set this instance used: decisions that repeat it reuse its row. */
-  private current: { id: string; body: Uint8Array } | undefined;
+  private current: { id: bigint; body: Uint8Array } | undefined;
 
   constructor(
     private readonly ctx: PgContext,
@@ -95,12 +130,37 @@ export class PgDecisions implements DecisionStore {
     }
   }
 
+  /**
+   * One group commit. A batch of decisions over sets the store holds, or of records alone, is
+   * one statement, committed on its own: one round trip. A batch that writes a new set first
+   * (the window moved) or both records and decisions is a transaction of a few.
+   */
   private async write(batch: CommitBatch): Promise<CommitResult> {
     const w = this.ctx.writer;
+    const rows = batch.decisions.length > 0 ? this.rows(batch) : undefined;
+    if (
+      rows === undefined ||
+      (batch.records.length === 0 && rows.sets.every((s) => s.id !== undefined))
+    ) {
+      const inserted = batch.records.length > 0 ? await this.records.write(w, batch.records) : [];
+      if (rows !== undefined) await this.insert(rows);
+      return { inserted };
+    }
     await w.query('BEGIN');
     try {
       const inserted = batch.records.length > 0 ? await this.records.write(w, batch.records) : [];
-      if (batch.decisions.length > 0) await this.writeDecisions(batch);
+      for (const set of rows.sets) {
+        if (set.id !== undefined) continue;
+        const { rows: made } = await w.query<{ id: string }>(
+          `INSERT INTO sets (digest, last_t, min_start, body)
+           VALUES ($1, $2, coalesce((SELECT min(start) FROM records WHERE digest = ANY($3::bytea[])), $4), $5)
+           ON CONFLICT (digest) DO UPDATE SET last_t = greatest(sets.last_t, EXCLUDED.last_t)
+           RETURNING id`,
+          [sha256(set.body), set.t, namedDigests(set.body), INT8_MAX, buf(set.body)],
+        );
+        set.id = BigInt(made[0]!.id);
+      }
+      await this.insert(rows);
       await w.query('COMMIT');
       return { inserted };
     } catch (e) {
@@ -109,20 +169,25 @@ export class PgDecisions implements DecisionStore {
     }
   }
 
-  private async writeDecisions(batch: CommitBatch): Promise<void> {
-    const w = this.ctx.writer;
-    const ts: bigint[] = [];
-    const keys: bigint[] = [];
-    const setIds: string[] = [];
-    const tails: Buffer[] = [];
-    const lastT = new Map<string, bigint>();
+  /**
+   * The batch's decisions as rows: each one's `t`, key, tail (cut against the set before it)
+   * and set; the sets they use, the current one first when they do. No I/O.
+   */
+  private rows(batch: CommitBatch): Rows {
+    const n = batch.decisions.length;
+    const rows: Rows = {
+      t: new Array<bigint>(n),
+      key: new Array<bigint>(n),
+      set: new Array<number>(n),
+      tail: new Array<Uint8Array>(n),
+      sets: [],
+      entries: Buffer.alloc(ENTRY * n),
+    };
+    let cur: Rows['sets'][number] | undefined = this.current;
     let scratch = new Uint8Array(4096);
-    // The decision log's pending entries of the batch: one row, in the batch's order.
-    const entries = Buffer.alloc(ENTRY * batch.decisions.length);
-    for (const d of batch.decisions) {
+    batch.decisions.forEach((d, i) => {
       let tail: Uint8Array;
       let set: Uint8Array | undefined;
-      const cur = this.current;
       if ('tail' in d) {
         tail = d.tail;
         set =
@@ -138,56 +203,79 @@ export class PgDecisions implements DecisionStore {
       const t = clamp(tailTime(tail));
       if (set !== undefined || cur === undefined) {
         const body = set ?? (d as { set: Uint8Array }).set;
-        const { rows } = await w.query<{ id: string }>(
-          `INSERT INTO sets (digest, last_t, min_start, body)
-           VALUES ($1, $2, coalesce((SELECT min(start) FROM records WHERE digest = ANY($3::bytea[])), $4), $5)
-           ON CONFLICT (digest) DO UPDATE SET last_t = greatest(sets.last_t, EXCLUDED.last_t)
-           RETURNING id`,
-          [sha256(body), t, namedDigests(body), INT8_MAX, buf(body)],
-        );
-        this.current = {
-          id: rows[0]!.id,
-          body: d.set !== undefined && equal(d.set, body) ? d.set : body,
-        };
-      }
-      const id = this.current!.id;
-      entries.set(tail.subarray(0, 8), ENTRY * ts.length);
-      entries.set(d.digest, ENTRY * ts.length + 8);
-      ts.push(t);
-      keys.push(keyOf(d.digest));
-      setIds.push(id);
-      tails.push(buf(tail));
-      const prev = lastT.get(id);
-      if (prev === undefined || t > prev) lastT.set(id, t);
-    }
-    const ids = [...lastT.keys()];
-    // The decisions' ids in the batch's order (WITH ORDINALITY), as their pending entries: equal
-    // t are listed in the log's order. A named statement: parsed and planned once per
-    // connection, not once per commit.
-    const res = await w.query({
-      name: 'wai_insert_decisions',
-      text: `WITH ins AS (
-         INSERT INTO decisions (t, key, set_id, tail)
-         SELECT t, key, set_id, tail
-         FROM unnest($1::int8[], $2::int8[], $3::int8[], $4::bytea[])
-           WITH ORDINALITY AS u(t, key, set_id, tail, n)
-         ORDER BY n
-       ), pend AS (
-         INSERT INTO log_pending (entries) SELECT $7::bytea WHERE $7::bytea IS NOT NULL
-       )
-       UPDATE sets SET last_t = greatest(sets.last_t, v.t)
-       FROM unnest($5::int8[], $6::int8[]) AS v(id, t) WHERE sets.id = v.id`,
-      values: [ts, keys, setIds, tails, ids, ids.map((i) => lastT.get(i)!), entries],
+        const same = d.set !== undefined && equal(d.set, body);
+        cur = { id: undefined, body: same ? d.set! : body, t };
+        rows.sets.push(cur);
+      } else if (rows.sets.at(-1) !== cur) rows.sets.push(cur);
+      rows.set[i] = rows.sets.length - 1;
+      rows.t[i] = t;
+      rows.key[i] = keyOf(d.digest);
+      rows.tail[i] = tail;
+      rows.entries.set(tail.subarray(0, 8), ENTRY * i);
+      rows.entries.set(d.digest, ENTRY * i + 8);
     });
-    // A set pruned since this instance last used it: written again with the batch.
-    if (res.rowCount !== ids.length) throw new SetGone();
+    return rows;
+  }
+
+  /**
+   * The decisions, their pending entries of the log and their sets' latest `t`, in one
+   * statement; a set it names that is gone (pruned since this instance last used it) raises
+   * {@link SET_GONE}, and nothing of it is written.
+   */
+  private async insert(rows: Rows): Promise<void> {
+    const lastT = new Map<bigint, bigint>();
+    const setIds = rows.set.map((k, i) => {
+      const id = rows.sets[k]!.id!;
+      const prev = lastT.get(id);
+      if (prev === undefined || rows.t[i]! > prev) lastT.set(id, rows.t[i]!);
+      return id;
+    });
+    const ids = [...lastT.keys()];
+    try {
+      // The decisions' ids in the batch's order (WITH ORDINALITY), as their pending entries:
+      // equal t are listed in the log's order. A named statement: parsed and planned once per
+      // connection, not once per commit.
+      await this.ctx.writer.query({
+        name: 'wai_commit_decisions',
+        text: `WITH ins AS (
+           INSERT INTO decisions (t, key, set_id, tail)
+           SELECT t, key, set_id, tail
+           FROM unnest($1::int8[], $2::int8[], $3::int8[], $4::bytea[])
+             WITH ORDINALITY AS u(t, key, set_id, tail, n)
+           ORDER BY n
+         ), pend AS (
+           INSERT INTO log_pending (entries) VALUES ($7::bytea)
+         ), upd AS (
+           UPDATE sets SET last_t = greatest(sets.last_t, v.t)
+           FROM unnest($5::int8[], $6::int8[]) AS v(id, t) WHERE sets.id = v.id
+           RETURNING sets.id
+         )
+         SELECT wai_set_gone() FROM (SELECT count(*) AS n FROM upd) c
+         WHERE c.n <> cardinality($5::int8[])`,
+        values: [
+          int8Array(rows.t),
+          int8Array(rows.key),
+          int8Array(setIds),
+          byteaArray(rows.tail),
+          int8Array(ids),
+          int8Array(ids.map((i) => lastT.get(i)!)),
+          rows.entries,
+        ],
+      });
+    } catch (e) {
+      if ((e as { code?: string }).code === SET_GONE) throw new SetGone();
+      throw e;
+    }
+    const last = rows.sets.at(-1)!;
+    this.current = { id: last.id!, body: last.body };
   }
 
   async getDecision(digest: Uint8Array): Promise<Uint8Array | undefined> {
     if (digest.length !== 32) return undefined;
     const key = keyOf(digest);
     const { rows } = await this.ctx.pool.query<{ body: Buffer | null; tail: Buffer }>(
-      'SELECT s.body, d.tail FROM decisions d LEFT JOIN sets s ON s.id = d.set_id WHERE d.key = $1',
+      `SELECT s.body, d.tail FROM decisions d LEFT JOIN sets s ON s.id = d.set_id
+       WHERE ARRAY[d.key] @> ARRAY[$1::int8] AND d.key = $1`,
       [key],
     );
     // A row of this key whose bytes do not rebuild a digest of this key is damage (its set gone

@@ -6,12 +6,12 @@ export class PgHealth implements HealthStore {
   constructor(private readonly ctx: PgContext) {}
 
   /**
-   * The newest instants held, µs: the `t` of the decision committed last, and the latest `end`
-   * of a record that ends at or before `notAfter`.
+   * The newest instants held, µs: the latest decision's `t` (its set's `last_t`, as on SQLite),
+   * and the latest `end` of a record that ends at or before `notAfter`.
    */
   async newest(notAfter: bigint): Promise<NewestHeld> {
     const { rows } = await this.ctx.pool.query<{ d: string | null; r: string | null }>(
-      `SELECT (SELECT t FROM decisions ORDER BY id DESC LIMIT 1)::text AS d,
+      `SELECT (SELECT max(last_t) FROM sets)::text AS d,
               (SELECT max("end") FROM records WHERE "end" <= $1)::text AS r`,
       [clamp(notAfter)],
     );

@@ -41,7 +41,7 @@ import type { StoredRecord } from '../records.js';
 import type { PruneResult } from '../retention.js';
 import type { SteeringStore } from '../store.js';
 import { connectWriter, PgContext, redact } from './context.js';
-import { PgDecisions } from './decisions.js';
+import { mergeDecisionKeys, PgDecisions } from './decisions.js';
 import { PgHealth } from './health.js';
 import { PgLive } from './live.js';
 import { PgLog } from './log.js';
@@ -88,7 +88,7 @@ export class PgStore implements SteeringStore {
     this.policies = new PgPolicies(ctx);
     this.live = new PgLive(ctx);
     this.log = new PgLog(ctx);
-    this.logWrites = new PgLogIntegration(ctx, this.log);
+    this.logWrites = new PgLogIntegration(ctx, this.log, mergeDecisionKeys);
     this.retention = new PgRetention(ctx, this.partitions, this.decisions, this.policies);
     this.health = new PgHealth(ctx);
     this.notices = new PgNotices(ctx);

@@ -3,16 +3,54 @@
  * transactions made entries, tiles and maybe a checkpoint, in one transaction) and the log's
  * pruning. The tables and the reads are `log.ts`.
  */
+import type { Writable } from 'node:stream';
 import type pg from 'pg';
 import { bundleEntries, ENTRY, keyOf } from '../entries.js';
-import type { LogIntegrated, LogPlan, LogPlanInput, LogWrites, StoredCheckpoint } from '../log.js';
+import type { LogIntegrated, LogPlan, LogPlanInput, LogWrites } from '../log.js';
+import { byteaArray, entryColumns, int2Array, int8Array, int8Range } from './binary.js';
 import { asBytes, asInt64, buf, equal, type PgContext, tailTime } from './context.js';
 import { HEAD, type HeadRow, headOf, type PgLog } from './log.js';
+
+/** The pending rows' entries end to end, whole entries only (each row holds whole ones). */
+function wholeEntries(rows: readonly Buffer[]): Buffer {
+  if (rows.length === 1 && rows[0]!.length % ENTRY === 0) return rows[0]!;
+  return Buffer.concat(rows.map((r) => r.subarray(0, r.length - (r.length % ENTRY))));
+}
+
+/** The `n` entries of `entries`, each a view of its 40 bytes. */
+function splitEntries(entries: Uint8Array, n: number): Uint8Array[] {
+  const out = new Array<Uint8Array>(n);
+  for (let i = 0; i < n; i++) out[i] = entries.subarray(i * ENTRY, (i + 1) * ENTRY);
+  return out;
+}
+
+/**
+ * Resolves once the connection's socket has written what it was given (a large statement's
+ * bytes go out as the socket drains, which needs the event loop): the database then has the
+ * whole statement and works on it while this process computes.
+ */
+async function sent(c: pg.PoolClient): Promise<void> {
+  const stream = (c as unknown as { connection?: { stream?: Writable } }).connection?.stream;
+  if (typeof stream?.writableLength !== 'number' || typeof stream.once !== 'function') return;
+  while (stream.writableLength > 0 && !stream.destroyed) {
+    await new Promise<void>((resolve) => {
+      const done = (): void => {
+        stream.off('drain', done);
+        stream.off('close', done);
+        resolve();
+      };
+      stream.once('drain', done);
+      stream.once('close', done);
+    });
+  }
+}
 
 export class PgLogIntegration implements Pick<LogWrites, 'integrateLog' | 'pruneLog'> {
   constructor(
     private readonly ctx: PgContext,
     private readonly log: PgLog,
+    /** After an integration that appended, on its connection: the decisions' keys merged. */
+    private readonly afterAppend?: (c: pg.PoolClient) => Promise<void>,
   ) {}
 
   /**
@@ -21,6 +59,12 @@ export class PgLogIntegration implements Pick<LogWrites, 'integrateLog' | 'prune
    * `xmin` (every one of them settled, committed or not) in the order (xid, id), up to about
    * `maxEntries`; whether a row above it written `maxDelayMs` or more ago is held back (a long
    * transaction before it): then the batch is not complete.
+   *
+   * The entries' keys are inserted first, as if none were held (one insert, under a savepoint),
+   * and the plan is made while the database writes them; the rare batch with a (t, key) held
+   * already, or twice in it, is admitted again entry by entry ({@link PgLogIntegration.admit})
+   * and planned again. The rest is one statement (bundles, tiles, checkpoint, head, the pending
+   * rows taken), all parameters in binary form (`binary.ts`).
    */
   async integrateLog(
     plan: (input: LogPlanInput) => LogPlan,
@@ -28,22 +72,24 @@ export class PgLogIntegration implements Pick<LogWrites, 'integrateLog' | 'prune
   ): Promise<LogIntegrated | undefined> {
     const c = await this.ctx.hold();
     try {
-      await c.query('BEGIN');
-      const { rows: heads } = await c.query<HeadRow>(`${HEAD} FOR UPDATE`);
-      if (heads[0] === undefined) throw new Error('the decision log has not begun (beginLog)');
-      const head = headOf(heads[0]);
-      const { rows: latest } = await c.query<{ size: string }>(
-        'SELECT size::text AS size FROM log_checkpoints ORDER BY log_checkpoints.size DESC LIMIT 1',
-      );
-      const checkpointed = latest[0] === undefined ? undefined : BigInt(latest[0].size);
+      // BEGIN, the head locked and the latest checkpoint's size, in one round trip.
+      const opened = (await c.query(
+        `BEGIN; ${HEAD} FOR UPDATE; SELECT max(size)::text AS size FROM log_checkpoints`,
+      )) as unknown as pg.QueryResult[];
+      const headRow = opened[1]!.rows[0] as HeadRow | undefined;
+      if (headRow === undefined) throw new Error('the decision log has not begun (beginLog)');
+      const head = headOf(headRow);
+      const latest = (opened[2]!.rows[0] as { size: string | null }).size;
+      const checkpointed = latest === null ? undefined : BigInt(latest);
       const { rows } = await c.query<{
         held: boolean;
         eligible: string;
         xid: string | null;
         id: string | null;
         entries: Buffer | null;
-      }>(
-        `WITH h AS (SELECT pg_snapshot_xmin(pg_current_snapshot()) AS x),
+      }>({
+        name: 'wai_log_pending',
+        text: `WITH h AS (SELECT pg_snapshot_xmin(pg_current_snapshot()) AS x),
          p AS (
            SELECT q.xid, q.id, q.entries,
                   sum(length(q.entries)) OVER (ORDER BY q.xid, q.id) - length(q.entries) AS before
@@ -56,90 +102,102 @@ export class PgLogIntegration implements Pick<LogWrites, 'integrateLog' | 'prune
            p.xid::text AS xid, p.id::text AS id, p.entries
          FROM (SELECT 1) one LEFT JOIN p ON p.before < $1
          ORDER BY p.xid, p.id`,
-        [options.maxEntries * ENTRY, options.maxDelayMs],
-      );
+        values: [options.maxEntries * ENTRY, options.maxDelayMs],
+      });
       const taken = rows.filter((r) => r.entries !== null);
       const more = taken.length < Number(rows[0]!.eligible);
       if (taken.length === 0 && checkpointed === head.size) {
         await c.query('COMMIT');
         return undefined;
       }
-      const entries = await this.admit(
-        c,
-        taken.map((r) => asBytes(r.entries!)),
-        head.size,
-      );
+      const pending = wholeEntries(taken.map((r) => r.entries!));
+      const n = pending.length / ENTRY;
       const edge = await this.edgeOf(c, head.size);
-      const p = plan({
+      const input = (entries: readonly Uint8Array[]): LogPlanInput => ({
         head,
-        entries: entries.map((e) => e.entry),
+        entries,
         edge,
         complete: !more && !rows[0]!.held,
         checkpointed,
       });
+      let entries = splitEntries(pending, n);
+      let p: LogPlan;
+      if (n === 0) p = plan(input(entries));
+      else {
+        await c.query('SAVEPOINT admit');
+        const columns = entryColumns(pending, n);
+        // Settles with whether every key was new (23505: one was held, or twice in the batch).
+        const inserted = c
+          .query({
+            name: 'wai_log_keys',
+            text: `INSERT INTO log_keys (t, key, idx)
+                   SELECT * FROM unnest($1::int8[], $2::int8[], $3::int8[])`,
+            values: [columns.t, columns.key, int8Range(head.size, n)],
+          })
+          .then(
+            () => ({ ok: true }) as const,
+            (e: unknown) => ({ ok: false, error: e }) as const,
+          );
+        // The insert's bytes sent before the plan takes the event loop: the database works on
+        // it meanwhile.
+        await sent(c);
+        p = plan(input(entries));
+        const done = await inserted;
+        if (!done.ok) {
+          if ((done.error as { code?: string }).code !== '23505') throw done.error;
+          await c.query('ROLLBACK TO SAVEPOINT admit');
+          entries = await this.admit(c, entries, head.size);
+          p = plan(input(entries));
+        }
+      }
       if (p.size !== head.size + BigInt(entries.length)) {
         throw new TypeError('integrateLog: the plan is not of the entries given');
       }
-      if (entries.length > 0) {
-        // Each entry's (t, key): in log_keys, or log_keys_more when another digest holds it.
-        const [one, more] = [entries.filter((e) => !e.shared), entries.filter((e) => e.shared)];
-        for (const [table, list] of [
-          ['log_keys', one],
-          ['log_keys_more', more],
-        ] as const) {
-          if (list.length === 0) continue;
-          await c.query(
-            `INSERT INTO ${table} (t, key, idx)
-             SELECT * FROM unnest($1::int8[], $2::int8[], $3::int8[])`,
-            [list.map((e) => e.t), list.map((e) => e.key), list.map((e) => e.index.toString())],
-          );
-        }
-      }
-      if (p.bundles.length > 0) {
-        await c.query(
-          `INSERT INTO log_bundles (idx, data) SELECT * FROM unnest($1::int8[], $2::bytea[])
-           ON CONFLICT (idx) DO UPDATE SET data = EXCLUDED.data`,
-          [p.bundles.map((b) => b.index.toString()), p.bundles.map((b) => buf(b.data))],
-        );
-      }
-      if (p.tiles.length > 0) {
-        await c.query(
-          `INSERT INTO log_tiles (level, idx, data)
-           SELECT * FROM unnest($1::int2[], $2::int8[], $3::bytea[])
-           ON CONFLICT (level, idx) DO UPDATE SET data = EXCLUDED.data`,
-          [
-            p.tiles.map((t) => t.level),
-            p.tiles.map((t) => t.index.toString()),
-            p.tiles.map((t) => buf(t.data)),
-          ],
-        );
-      }
-      let checkpoint: StoredCheckpoint | undefined;
-      if (p.checkpoint !== undefined) {
-        checkpoint = { size: p.size, issued: p.checkpoint.issued, text: p.checkpoint.text };
-        await c.query(
-          `INSERT INTO log_checkpoints (size, issued, text) VALUES ($1, $2, $3)
-           ON CONFLICT (size) DO UPDATE SET issued = EXCLUDED.issued, text = EXCLUDED.text`,
-          [p.size.toString(), asInt64(p.checkpoint.issued), p.checkpoint.text],
-        );
-      }
-      await c.query('UPDATE log_head SET size = $1, root = $2 WHERE id = 1', [
-        p.size.toString(),
-        buf(p.root),
-      ]);
-      if (taken.length > 0) {
-        await c.query(
-          `DELETE FROM log_pending WHERE (xid, id) IN
-             (SELECT * FROM unnest($1::xid8[], $2::int8[]))`,
-          [taken.map((r) => r.xid!), taken.map((r) => r.id!)],
-        );
-      }
+      const last = taken.at(-1);
+      await c.query({
+        name: 'wai_log_write',
+        text: `WITH b AS (
+           INSERT INTO log_bundles (idx, data) SELECT * FROM unnest($1::int8[], $2::bytea[])
+           ON CONFLICT (idx) DO UPDATE SET data = EXCLUDED.data
+         ), t AS (
+           INSERT INTO log_tiles (level, idx, data)
+           SELECT * FROM unnest($3::int2[], $4::int8[], $5::bytea[])
+           ON CONFLICT (level, idx) DO UPDATE SET data = EXCLUDED.data
+         ), k AS (
+           INSERT INTO log_checkpoints (size, issued, text)
+           SELECT $6::int8, $7::int8, $8::text WHERE $8::text IS NOT NULL
+           ON CONFLICT (size) DO UPDATE SET issued = EXCLUDED.issued, text = EXCLUDED.text
+         ), d AS (
+           -- The rows taken: a prefix, in (xid, id) order, of those settled before the read.
+           DELETE FROM log_pending WHERE (xid, id) <= ($10::xid8, $11::int8)
+         )
+         UPDATE log_head SET size = $6::int8, root = $9 WHERE id = 1`,
+        values: [
+          int8Array(p.bundles.map((b) => b.index)),
+          byteaArray(p.bundles.map((b) => b.data)),
+          int2Array(p.tiles.map((t) => t.level)),
+          int8Array(p.tiles.map((t) => t.index)),
+          byteaArray(p.tiles.map((t) => t.data)),
+          p.size.toString(),
+          p.checkpoint === undefined ? null : asInt64(p.checkpoint.issued),
+          p.checkpoint?.text ?? null,
+          buf(p.root),
+          last?.xid ?? null,
+          last?.id ?? null,
+        ],
+      });
       await c.query('COMMIT');
+      // Not the integration's: a failure leaves the keys to autovacuum's merge.
+      if (entries.length > 0) await this.afterAppend?.(c).catch(() => {});
       return {
         appended: entries.length,
         size: p.size,
         more,
-        ...(checkpoint === undefined ? {} : { checkpoint }),
+        ...(p.checkpoint === undefined
+          ? {}
+          : {
+              checkpoint: { size: p.size, issued: p.checkpoint.issued, text: p.checkpoint.text },
+            }),
       };
     } catch (e) {
       await c.query('ROLLBACK').catch(() => {});
@@ -150,23 +208,17 @@ export class PgLogIntegration implements Pick<LogWrites, 'integrateLog' | 'prune
   }
 
   /**
-   * The entries of the pending rows, in order, each with the next index, but those whose digest
-   * the log holds already (looked up by t and key, one query for the batch); `shared`: a (t,
-   * key) another digest holds (never yet seen), kept in `log_keys_more`.
+   * The entries of a batch whose keys were not all new, in order, but those whose digest the log
+   * holds already or that came earlier in the batch; each (t, key) inserted with the entry's
+   * index: in `log_keys`, or in `log_keys_more` when another digest holds it (never yet seen).
+   * The (t, key) held are looked up in one query, their digests read from their bundles.
    */
   private async admit(
     c: pg.PoolClient,
-    rows: readonly Uint8Array[],
+    all: readonly Uint8Array[],
     size: bigint,
-  ): Promise<{ entry: Uint8Array; t: string; key: bigint; index: bigint; shared: boolean }[]> {
-    const all: Uint8Array[] = [];
-    for (const row of rows) {
-      for (let at = 0; at + ENTRY <= row.length; at += ENTRY)
-        all.push(row.subarray(at, at + ENTRY));
-    }
-    const out: { entry: Uint8Array; t: string; key: bigint; index: bigint; shared: boolean }[] = [];
-    if (all.length === 0) return out;
-    const ts = all.map((e) => asInt64(tailTime(e)));
+  ): Promise<Uint8Array[]> {
+    const ts = all.map((e) => BigInt.asIntN(64, tailTime(e)));
     const keys = all.map((e) => keyOf(e.subarray(8)));
     const { rows: held } = await c.query<{ t: string; key: string; idx: string }>(
       `SELECT k.t::text AS t, k.key::text AS key, k.idx::text AS idx
@@ -174,30 +226,42 @@ export class PgLogIntegration implements Pick<LogWrites, 'integrateLog' | 'prune
        JOIN LATERAL (SELECT t, key, idx FROM log_keys WHERE t = w.t AND key = w.key
                      UNION ALL SELECT t, key, idx FROM log_keys_more WHERE t = w.t AND key = w.key) k
          ON true`,
-      [ts, keys],
+      [int8Array(ts), int8Array(keys)],
     );
-    // The digests the log holds under these (t, key) (rare: a duplicate, or two digests sharing
-    // them), read from their bundles.
+    // The digests the log holds under these (t, key), read from their bundles.
     const byKey = new Map<string, Uint8Array[]>();
     for (const h of held) {
       const digest = await this.log.digestAt(c, BigInt(h.idx));
       const k = `${h.t}/${h.key}`;
       byKey.set(k, [...(byKey.get(k) ?? []), digest]);
     }
+    const out: Uint8Array[] = [];
+    // Each admitted entry's (t, key, index), by the table that takes it.
+    const rows = {
+      log_keys: { t: [] as bigint[], key: [] as bigint[], idx: [] as bigint[] },
+      log_keys_more: { t: [] as bigint[], key: [] as bigint[], idx: [] as bigint[] },
+    };
     all.forEach((entry, i) => {
       const k = `${ts[i]}/${keys[i]}`;
       const digest = entry.subarray(8);
       const same = byKey.get(k);
       if (same?.some((d) => equal(d, digest))) return;
-      out.push({
-        entry,
-        t: ts[i]!,
-        key: keys[i]!,
-        index: size + BigInt(out.length),
-        shared: same !== undefined,
-      });
+      const to = rows[same === undefined ? 'log_keys' : 'log_keys_more'];
+      to.t.push(ts[i]!);
+      to.key.push(keys[i]!);
+      to.idx.push(size + BigInt(out.length));
+      out.push(entry);
       byKey.set(k, [...(same ?? []), digest]);
     });
+    for (const table of ['log_keys', 'log_keys_more'] as const) {
+      const list = rows[table];
+      if (list.t.length === 0) continue;
+      await c.query(
+        `INSERT INTO ${table} (t, key, idx)
+         SELECT * FROM unnest($1::int8[], $2::int8[], $3::int8[])`,
+        [int8Array(list.t), int8Array(list.key), int8Array(list.idx)],
+      );
+    }
     return out;
   }
 

@@ -252,6 +252,42 @@ export const MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 6,
+    name: 'the group commit in one statement',
+    sql: `
+      -- The group commit is one statement committed on its own (decisions.ts): it raises this
+      -- when an evidence set it names was pruned, and nothing of it is written (the batch is
+      -- written again with the set).
+      CREATE FUNCTION wai_set_gone() RETURNS void LANGUAGE plpgsql AS $$
+      BEGIN
+        RAISE EXCEPTION 'an evidence set of the batch was pruned (the batch is written again)'
+          USING ERRCODE = 'WAI01';
+      END $$;
+
+      -- The decisions by id: no reader left (the newest decision is the sets' latest t).
+      DROP INDEX decisions_id;
+
+      -- The decisions by key: a GIN index, whose fast update appends each commit's keys to its
+      -- pending list (pages written in order) and merges the list into the index in sorted
+      -- batches: by the log's integrator after each integration (decisions.ts, mergeKeys), by
+      -- autovacuum, or by the commit that finds the list past its limit. A lookup reads the
+      -- index and the pending list. The B-tree it replaces took a random insert per decision at
+      -- commit.
+      DROP INDEX decisions_key;
+      CREATE INDEX decisions_key ON decisions USING gin ((ARRAY[key]))
+        WITH (fastupdate = on, gin_pending_list_limit = 16384);
+
+      -- The sets by last_t: the retention reads the table whole (a few rows a window), and the
+      -- commit's update of last_t is then a heap-only update (no index entry, no dead one).
+      DROP INDEX sets_last_t;
+
+      -- A commit's pending entries (40 bytes a decision) kept in their row, uncompressed, up to
+      -- a page: not moved to TOAST, where each would cost two more rows and an index entry.
+      ALTER TABLE log_pending ALTER COLUMN entries SET STORAGE EXTERNAL;
+      ALTER TABLE log_pending SET (toast_tuple_target = 8160);
+    `,
+  },
 ];
 
 /** The newest schema this code reads and writes. */

@@ -2,7 +2,8 @@
  * The decision log's integrator killed with `kill -9` in the middle of an integration (its
  * transaction seen open in PostgreSQL), under load on two instances: the other instance takes
  * the lease over once it expires, and the log holds every pending entry and every decision
- * stored exactly once, in the order of their commits.
+ * stored exactly once, in the order of their commits; the killed instance started again serves
+ * the same checkpoint and tiles.
  */
 import { randomBytes } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -14,6 +15,7 @@ import { PgStore } from '../../../src/store/postgres/index.js';
 import { type Child, exited, spawnChild } from '../../helpers/child.js';
 import {
   checkServedLog,
+  fetchLogFile,
   logKeyOf,
   readServedLog,
   servedEntries,
@@ -161,6 +163,26 @@ describe('the integrator killed mid-integration', () => {
     );
     const lease = await db.query('SELECT holder FROM log_lease');
     expect(lease.rows.length).toBe(1);
+
+    // A started again serves the same checkpoint, and the same tiles and bundles byte for byte.
+    const again = await spawnChild(configs[0]!);
+    children.push(again);
+    await until(
+      async () => {
+        const [ta, tb] = await Promise.all(
+          [again, b].map(async (c) => (await fetch(`${c.url}/log/checkpoint`)).text()),
+        );
+        return ta === tb;
+      },
+      60_000,
+      'the same checkpoint from A started again and from B',
+    );
+    const fromA = await readServedLog(again.url, origin, key);
+    expect(fromA.text).toBe(log.text);
+    for (const [path, bytes] of log.fetched) {
+      const other = await fetchLogFile(again.url, path);
+      expect(other !== undefined && Buffer.from(other).equals(Buffer.from(bytes)), path).toBe(true);
+    }
     await db.end();
   }, 600_000);
 });
