@@ -99,6 +99,7 @@ export const load = () => loadavg()[0].toFixed(1);
 export const monoUs = () => Number(process.hrtime.bigint() / 1000n);
 
 const SESSIONS_LUA = join(here, 'sessions.lua');
+const LATENCY_LUA = join(here, 'latency.lua');
 const QUERY = '&_HLS_pathway=%22cdn-a%22&_HLS_throughput=5000000';
 
 let counter = 0;
@@ -127,6 +128,12 @@ function cannon(url, { duration, connections = CONNECTIONS, steering = true, que
             total: r.requests.total,
             p50: `${r.latency.p50} ms`,
             p99: `${r.latency.p99} ms`,
+            latencyMs: {
+              p50: r.latency.p50,
+              p99: r.latency.p99,
+              p999: r.latency.p99_9,
+              max: r.latency.max,
+            },
             bad: r.non2xx + r.errors,
           }),
     );
@@ -140,10 +147,16 @@ function cannon(url, { duration, connections = CONNECTIONS, steering = true, que
  */
 export async function loadRun(url, options) {
   if (WRK === undefined) return cannon(url, options);
-  const { duration, connections = CONNECTIONS, steering = true, query } = options;
+  const {
+    duration,
+    connections = CONNECTIONS,
+    steering = true,
+    query,
+    threads = WRK_THREADS,
+  } = options;
   const env = { ...process.env, ...(query === undefined ? {} : { WAI_QUERY: query }) };
-  const args = [`-t${WRK_THREADS}`, `-c${connections}`, `-d${duration}s`, '--latency'];
-  if (steering) args.push('-s', SESSIONS_LUA);
+  const args = [`-t${threads}`, `-c${connections}`, `-d${duration}s`, '--latency'];
+  args.push('-s', steering ? SESSIONS_LUA : LATENCY_LUA);
   // Spawned, not run synchronously: two loads at once (two instances) run side by side.
   const out = await new Promise((resolve, reject) => {
     const child = spawn(WRK, [...args, url], { env, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -161,11 +174,14 @@ export async function loadRun(url, options) {
     );
   });
   const total = Number(/(\d+) requests in/.exec(out)?.[1] ?? Number.NaN);
+  // The scripts' percentiles (µs), as ms.
+  const pct = (name) => Number(new RegExp(`wai-latency .*\\b${name}=(\\d+)`).exec(out)?.[1]) / 1000;
   return {
     rps: Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1] ?? Number.NaN),
     total,
     p50: /^\s+50%\s+(\S+)/m.exec(out)?.[1] ?? '?',
     p99: /^\s+99%\s+(\S+)/m.exec(out)?.[1] ?? '?',
+    latencyMs: { p50: pct('p50'), p99: pct('p99'), p999: pct('p999'), max: pct('max') },
     bad:
       Number(/Non-2xx or 3xx responses: (\d+)/.exec(out)?.[1] ?? 0) +
       Number(
