@@ -2,9 +2,9 @@
 // time from /proc, and the load generators (Debian's `wrk`, written in C, so that the load takes
 // as little of the machine's cores as it can; autocannon, in this process, when wrk is missing).
 import { fork, spawn } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, realpathSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { loadavg } from 'node:os';
+import { cpus, loadavg, release, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
@@ -203,5 +203,65 @@ export async function measured(pids, url, options) {
     cpuUs: ((cpuSum(pids) - c0) / r.total) * 1e6,
     mainUs: ((mainThreadCpuOf(pids[0]) - m0) / r.total) * 1e6,
     load: load(),
+  };
+}
+
+/** The filesystem that holds `path`: its type, its source and where it is mounted (Linux). */
+export function filesystemOf(path) {
+  let real;
+  try {
+    real = realpathSync(path);
+  } catch {
+    return { type: '?', source: '?', mount: '?' };
+  }
+  let best = { type: '?', source: '?', mount: '' };
+  try {
+    for (const line of readFileSync('/proc/self/mountinfo', 'utf8').split('\n')) {
+      // ID parent major:minor root mount-point options … - type source super-options
+      const [left, right] = line.split(' - ');
+      if (right === undefined) continue;
+      const mount = left.split(' ')[4].replace(/\\040/g, ' ');
+      const [type, source] = right.split(' ');
+      const under = real === mount || real.startsWith(mount === '/' ? '/' : `${mount}/`);
+      if (under && mount.length >= best.mount.length) best = { type, source, mount };
+    }
+  } catch {}
+  return best;
+}
+
+/** Filesystems in memory: a store there measures no disk (its fsyncs cost nothing). */
+const IN_MEMORY = new Set(['tmpfs', 'ramfs']);
+
+/**
+ * Where the benches keep their stores: `BENCH_STORE_DIR`, else the system's temporary directory
+ * unless that is in memory (tmpfs), else `tmp/bench` of the repository, on the checkout's disk. A
+ * deployment's store is on a disk: the figures are a disk's wherever the machine's `/tmp` is.
+ */
+export function storeDir() {
+  const given = process.env.BENCH_STORE_DIR;
+  if (given !== undefined && given !== '') {
+    mkdirSync(given, { recursive: true });
+    return given;
+  }
+  if (!IN_MEMORY.has(filesystemOf(tmpdir()).type)) return tmpdir();
+  const repo = join(here, '..', '..', '..', 'tmp', 'bench');
+  mkdirSync(repo, { recursive: true });
+  return repo;
+}
+
+/** The machine, to print with the figures: CPU model, cores, kernel, Node, and the store's disk. */
+export function machine(dir = storeDir()) {
+  let model = cpus()[0]?.model?.trim() ?? '?';
+  try {
+    model = /^model name\s*:\s*(.+)$/m.exec(readFileSync('/proc/cpuinfo', 'utf8'))?.[1] ?? model;
+  } catch {}
+  const fs = filesystemOf(dir);
+  return {
+    cpu: model,
+    cores: cpus().length,
+    kernel: release(),
+    node: process.version,
+    store: { dir, ...fs },
+    line: `${model}, ${cpus().length} cores, Linux ${release()}, Node ${process.version}; the stores in ${dir}, on ${fs.type} (${fs.source} mounted at ${fs.mount})`,
   };
 }

@@ -10,7 +10,15 @@
 // `trace-stop` answers with all of it.
 const dc = require('node:diagnostics_channel');
 const { closeSync, openSync, readSync } = require('node:fs');
-const { PerformanceObserver, performance } = require('node:perf_hooks');
+const { constants, PerformanceObserver, performance } = require('node:perf_hooks');
+
+/** The garbage collections by kind (a scavenge of the young generation, a mark-compact, …). */
+const GC_KINDS = {
+  [constants.NODE_PERFORMANCE_GC_MINOR]: 'scavenge',
+  [constants.NODE_PERFORMANCE_GC_MAJOR]: 'mark-compact',
+  [constants.NODE_PERFORMANCE_GC_INCREMENTAL]: 'incremental marking',
+  [constants.NODE_PERFORMANCE_GC_WEAKCB]: 'weak callbacks',
+};
 
 let on = false;
 const http = [];
@@ -54,7 +62,8 @@ dc.subscribe('wai-steering:work', (w) => {
 new PerformanceObserver((list) => {
   if (!on) return;
   for (const e of list.getEntries()) {
-    gcs.push({ name: 'gc', start: e.startTime, end: e.startTime + e.duration });
+    const kind = GC_KINDS[e.detail?.kind] ?? 'other';
+    gcs.push({ name: `gc (${kind})`, start: e.startTime, end: e.startTime + e.duration });
   }
 }).observe({ entryTypes: ['gc'] });
 
