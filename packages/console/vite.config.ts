@@ -80,6 +80,7 @@ export default defineConfig({
       input: {
         console: resolve(import.meta.dirname, 'index.html'),
         verify: resolve(import.meta.dirname, 'verify.html'),
+        energy: resolve(import.meta.dirname, 'energy.html'),
         players: resolve(import.meta.dirname, 'players.html'),
       },
       output: {

@@ -482,6 +482,7 @@ describe('demo', () => {
     expect(url).toBe(`http://127.0.0.1:${port}/steer`);
     // The operator console, printed beside the steering URL, is served.
     expect(out).toContain(`Console:      http://127.0.0.1:${port}/console/`);
+    expect(out).toContain(`Energy:       http://127.0.0.1:${port}/console/energy`);
     const page = await fetch(`http://127.0.0.1:${port}/console/`);
     expect(page.status).toBe(200);
     expect(page.headers.get('content-type')).toMatch(/^text\/html/);

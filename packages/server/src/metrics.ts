@@ -110,6 +110,24 @@ export class Gauge implements Metric {
   }
 }
 
+/**
+ * A counter whose values are read at scrape time, from totals the caller keeps (exact ones, say,
+ * written as floats only here).
+ */
+export class CounterFn implements Metric {
+  constructor(
+    readonly name: string,
+    readonly help: string,
+    private readonly read: () => Iterable<readonly [Labels, number]>,
+  ) {}
+
+  write(out: string[]): void {
+    out.push(`# HELP ${this.name} ${this.help}`, `# TYPE ${this.name} counter`);
+    for (const [labels, value] of this.read())
+      out.push(`${this.name}${labelText(labels)} ${num(value)}`);
+  }
+}
+
 /** A histogram with fixed upper bounds (seconds for latencies). */
 export class Histogram implements Metric {
   private readonly counts: Float64Array;
@@ -228,6 +246,11 @@ export class Metrics {
   /** Adds a gauge read at scrape time. */
   gauge(name: string, help: string, read: () => Iterable<readonly [Labels, number]>): void {
     this.extra.push(new Gauge(name, help, read));
+  }
+
+  /** Adds a counter read at scrape time (monotonic totals the caller keeps). */
+  counter(name: string, help: string, read: () => Iterable<readonly [Labels, number]>): void {
+    this.extra.push(new CounterFn(name, help, read));
   }
 
   /** The exposition text. */

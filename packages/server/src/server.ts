@@ -7,6 +7,7 @@
  * integrator.
  */
 import type { Server } from 'node:http';
+import { ed25519Signer } from '@wai-steering/tlog';
 import type { CryptoBackend } from '@wai-steering/wire';
 import { digestOf } from '@wai-steering/wire';
 import { nodeBackend } from '@wai-steering/wire/node';
@@ -16,6 +17,8 @@ import type { ServerConfig } from './config/read.js';
 import { ConsoleActivity } from './console/activity.js';
 import { consoleDistDir, readConsoleAssets } from './console/assets.js';
 import { ConsoleRoutes, engineStatusSource } from './console/routes.js';
+import { EnergyGauges } from './energy/gauges.js';
+import { EnergyService } from './energy/service.js';
 import { monotonicClock } from './engine/clock.js';
 import { SteeringEngine } from './engine/engine.js';
 import { ClientBudget } from './guard/budget.js';
@@ -49,6 +52,8 @@ export interface RunningServer {
   readonly consoleUrl: string | null;
   /** The console's verifier page (`<url>/console/verify`), `null` when the console is off. */
   readonly verifyUrl: string | null;
+  /** The console's Energy page (`<url>/console/energy`), `null` when the console is off. */
+  readonly energyUrl: string | null;
   /** What the console shows over time: recent decisions, ingest tallies, 15 minutes of samples. */
   readonly activity: ConsoleActivity;
   /** The engine: sessions, evidence, decisions, the store. */
@@ -242,9 +247,16 @@ export async function startServer(
     throw e;
   }
   const consoleRoutes = consoleOf(config, engine, activity, options);
+  // The energy account's statements are signed as the log's checkpoints are.
+  const energy = new EnergyService({
+    engine,
+    store,
+    signer: ed25519Signer(log.origin, m.secretKey, backend),
+  });
   const routes = buildRoutes({
     engine,
     log: log.reader,
+    energy,
     ...(config.admin === null
       ? {}
       : { admin: { token: config.admin.token, reload: () => reloader.reload() } }),
@@ -274,6 +286,11 @@ export async function startServer(
   }
   const timers = startTimers(config, engine, store, activity, options);
   log.start();
+  const energyGauges = new EnergyGauges(energy, engine.metrics, {
+    periodMs: () => Number(engine.policy.period_us / 1000n),
+    ...(options.log === undefined ? {} : { log: options.log }),
+  });
+  energyGauges.start();
   const warnings = m.warnings;
   if (config.console.enabled && config.console.auth === null && !isLoopback(config.listen.host)) {
     warnings.push(
@@ -285,6 +302,7 @@ export async function startServer(
     url,
     consoleUrl: config.console.enabled ? `${url}/console/` : null,
     verifyUrl: config.console.enabled ? `${url}/console/verify` : null,
+    energyUrl: config.console.enabled ? `${url}/console/energy` : null,
     activity,
     engine,
     app,
@@ -298,6 +316,7 @@ export async function startServer(
     close(): Promise<void> {
       closing ??= new Promise<void>((resolve) => {
         timers.stop();
+        energyGauges.stop();
         // Answer what is queued, then drop idle keep-alive connections. The log's integrator
         // gives up its lease, for another instance to take at once.
         const drained = engine

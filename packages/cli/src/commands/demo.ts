@@ -116,6 +116,7 @@ SIGINT or SIGTERM (Ctrl-C).`,
         : [
             `Console:      ${running.server.consoleUrl}`,
             `Verifier:     ${running.server.verifyUrl}`,
+            `Energy:       ${running.server.energyUrl}`,
           ]),
       '',
       'HLS multivariant playlist tag:',

@@ -2,7 +2,8 @@
  * The console's answers (its rows are in the route table, `routes/table.ts`): `GET /status` (the
  * snapshot, `status.ts`), `GET /status/history` (the last 15 minutes, one sample a second), and
  * the console's pages under `/console/` (the operator's page at `/console/`, the verifier at
- * `/console/verify`, hashed assets under `/console/assets/`). The console polls `/status` and
+ * `/console/verify`, the Energy page at `/console/energy`, hashed assets under
+ * `/console/assets/`). The console polls `/status` and
  * `/status/history?since=` once a second.
  *
  * Access (`console` in the configuration): the whole of it can be turned off (404), and
@@ -143,7 +144,7 @@ export class ConsoleRoutes {
   }
 
   /**
-   * `/console`, `/console/`, `/console/verify`, `/console/players` (and its stream under
+   * `/console`, `/console/`, `/console/verify`, `/console/energy`, `/console/players` (and its stream under
    * `/console/players/stream/`) and `/console/assets/<hashed name>`.
    */
   page(
@@ -172,6 +173,8 @@ export class ConsoleRoutes {
       return this.html(assets, 'index.html');
     }
     if (rest === 'verify' || rest === 'verify.html') return this.html(assets, 'verify.html');
+    // The Energy page reads the public account (`/energy/series`): it asks for no credentials.
+    if (rest === 'energy' || rest === 'energy.html') return this.html(assets, 'energy.html');
     if (rest === 'players' || rest === 'players.html') {
       return this.html(assets, 'players.html', PLAYERS_CSP);
     }

@@ -6,6 +6,7 @@
  * said unused when no decision the server will make names it (`unused.ts`).
  */
 import { type HopRecord, type Policy, type Refusal, readHopRecord } from '@wai-steering/wire';
+import { EnergyCounters } from '../energy/counters.js';
 import type { HorizonRefusal } from '../guard/horizon.js';
 import type { InstanceLink } from '../instances/link.js';
 import type { Metrics } from '../metrics.js';
@@ -31,7 +32,12 @@ export interface RecordIntakeOptions {
 
 /** The steps of ingest before and after the group commit. */
 export class RecordIntake {
-  constructor(private readonly o: RecordIntakeOptions) {}
+  /** Each pathway's joules and delivery, from the records taken (`/metrics`). */
+  private readonly energy: EnergyCounters;
+
+  constructor(private readonly o: RecordIntakeOptions) {
+    this.energy = new EnergyCounters(o.metrics);
+  }
 
   /** A record refused (C5, C7): counted by reason, told to the observer with its hop if it reads. */
   refused(refusal: Refusal, bytes: Uint8Array): RecordRefused {
@@ -63,6 +69,7 @@ export class RecordIntake {
     if (inserted) {
       this.o.retention.recorded(record.end, now);
       this.o.link()?.stored?.(stored);
+      this.energy.count(this.o.policy(), record);
     }
     this.o.metrics.ingested.inc({ result: inserted ? 'new' : 'duplicate' });
     this.o.observer?.ingested(record.hop, inserted ? 'new' : 'duplicate', record);

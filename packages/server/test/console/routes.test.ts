@@ -19,6 +19,7 @@ const page = (text: string) => ({
 const ASSETS: ConsoleAssets = new Map([
   ['index.html', page('<p>console</p>')],
   ['verify.html', page('<p>verify</p>')],
+  ['energy.html', page('<p>energy</p>')],
   ['assets/main-abc123.js', { bytes: new Uint8Array([1]), type: 'text/javascript; charset=utf-8' }],
 ]);
 const TOKEN = 'console-token-0123456789';
@@ -51,7 +52,7 @@ describe('ConsoleRoutes', () => {
     expect(c.status('/status/other', '', {}).status).toBe(404);
   });
 
-  it('asks for basic credentials on the operator page too, never on the verifier page', async () => {
+  it('asks for basic credentials on the operator page too, never on the verifier or Energy page', async () => {
     const c = await routes({ basic: { user: 'op', password: 'a-password-1' } });
     expect(c.page('/console/', {}).status).toBe(401);
     const basic = `Basic ${Buffer.from('op:a-password-1').toString('base64')}`;
@@ -59,6 +60,14 @@ describe('ConsoleRoutes', () => {
     expect([index.status, index.headers['cache-control']]).toEqual([200, 'no-cache']);
     expect(index.headers['content-security-policy']).toMatch(/default-src 'self'/);
     expect(c.page('/console/verify', {}).status).toBe(200);
+    // The Energy page reads the public account: no credentials.
+    for (const path of ['/console/energy', '/console/energy.html']) {
+      const energy = c.page(path, {});
+      expect([energy.status, new TextDecoder().decode(energy.body as Uint8Array)]).toEqual([
+        200,
+        '<p>energy</p>',
+      ]);
+    }
     const asset = c.page('/console/assets/main-abc123.js', {});
     expect([asset.status, asset.headers['cache-control']]).toEqual([
       200,

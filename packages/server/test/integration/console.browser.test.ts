@@ -755,6 +755,7 @@ describe.skipIf(!HAVE_CHROMIUM && process.env.CI !== 'true')('the console access
       expect((await fetch(`${off.url}${path}`)).status).toBe(404);
     }
     expect(off.consoleUrl).toBeNull();
+    expect(off.energyUrl).toBeNull();
     await steeringIsOpen(off);
   });
 });
