@@ -30,5 +30,16 @@ export function printGoals(title = 'goals') {
   for (const g of goals) console.log(goalLine(g));
 }
 
+/** Figures a part measured that another uses (the sizing on paper), by name: value and source. */
+const figures = {};
+
+/** Keeps a figure this run measured, for the sizing on paper (`sizing.mjs`). */
+export function keep(name, value, source) {
+  if (Number.isFinite(value)) figures[name] = { value, source };
+}
+
+/** The figures kept so far. */
+export const kept = () => figures;
+
 /** `x` with `digits` decimals, or the reason there is none. */
 export const fixed = (x, digits = 3) => (Number.isFinite(x) ? x.toFixed(digits) : 'none');

@@ -16,7 +16,7 @@ import { join } from 'node:path';
 import { readDecision } from '@wai-steering/wire';
 import { monotonicClock, PgStore } from '../dist/index.js';
 import { HopSimulator, setupDemo, startPostgres } from '../dist/testkit.js';
-import { fixed, goal } from './goals.mjs';
+import { fixed, goal, keep } from './goals.mjs';
 import {
   CONNECTIONS,
   childrenOf,
@@ -140,6 +140,10 @@ async function partOne() {
   );
   const s = results.SQLite;
   const p = results.PostgreSQL;
+  const at = `this run's part (i), ${LOADER}`;
+  keep('serverUs', p.serverUs, `one instance on PostgreSQL, ${at}`);
+  keep('dbUs', p.dbUs, `PostgreSQL's CPU a decision, ${at}`);
+  keep('decisionBytes', perDecision, `bytes a decision in PostgreSQL, ${at}`);
   goal(
     "PostgreSQL's CPU per decision, one instance",
     `${fixed(p.dbUs, 1)} µs`,

@@ -42,7 +42,7 @@ import {
   writerHashReady,
 } from '../dist/index.js';
 import { HopSimulator, setupDemo, startPostgres } from '../dist/testkit.js';
-import { goal } from './goals.mjs';
+import { goal, keep } from './goals.mjs';
 import { childrenOf, cpuOf, freePort, LOADER, loadRun, start, stop, storeDir } from './load.mjs';
 
 const DURATION = Number(process.env.BENCH_DURATION ?? 10);
@@ -382,12 +382,22 @@ try {
       console.log(
         `(b) PostgreSQL: the log's tables and indexes ${(Number(rows[0].b) / ENTRIES).toFixed(1)} bytes per entry`,
       );
+      keep(
+        'entryBytes',
+        Number(rows[0].b) / ENTRIES,
+        "bytes a log entry in PostgreSQL, this run's log bench",
+      );
       await store.close();
     }
   } finally {
     await cluster.stop();
   }
   const best = pgRates.reduce((x, y) => (y.rate > x.rate ? y : x));
+  keep(
+    'integration',
+    best.rate,
+    `the integration on PostgreSQL with its CPU, this run's log bench (batches of ${best.batch})`,
+  );
   goal(
     "the log's integration on PostgreSQL, the database's CPU counted",
     `${Math.round(best.rate)} entries a second (batches of ${best.batch}; ${pgRates.map((r) => `${Math.round(r.rate)} in batches of ${r.batch}`).join(', ')})`,

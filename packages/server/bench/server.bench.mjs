@@ -20,7 +20,7 @@ import { median } from '@wai-steering/bench';
 import Database from 'better-sqlite3';
 import { monotonicClock } from '../dist/index.js';
 import { HopSimulator, setupDemo } from '../dist/testkit.js';
-import { fixed, goal, printGoals } from './goals.mjs';
+import { fixed, goal, kept, printGoals } from './goals.mjs';
 import { burst, whereTheyWait } from './latency.bench.mjs';
 import {
   ask,
@@ -40,6 +40,7 @@ import {
   storeDir,
   WARMUP,
 } from './load.mjs';
+import { KEPT, sizingTable } from './sizing.mjs';
 import { stagesOf, stageTable } from './stages.mjs';
 
 const mb = (b) => `${(b / 1048576).toFixed(1)} MB`;
@@ -381,5 +382,19 @@ if (process.env.BENCH_LATENCY !== '0') {
 
 // The decision log: its cost per decision, and its integration's rate.
 if (process.env.BENCH_LOG !== '0') await import('./log.bench.mjs');
+
+// Sizing on paper with this run's figures where it measured them, the document's kept ones else.
+{
+  const measuredNow = kept();
+  const figures = {};
+  const sources = [];
+  for (const [name, k] of Object.entries(KEPT)) {
+    const f = measuredNow[name] ?? k;
+    figures[name] = Math.round(f.value);
+    sources.push(`${name} ${Math.round(f.value)} (${f.source})`);
+  }
+  console.log(`sizing on paper (docs/performance.md), from: ${sources.join('; ')}`);
+  for (const l of sizingTable(figures)) console.log(l);
+}
 
 printGoals(`the goals of this run (${date} UTC; ${machine().line})`);
