@@ -16,11 +16,11 @@
 // (SQLite's default is 4096). Run: `node packages/server/bench/commit.bench.mjs` after a build.
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { median } from '@wai-steering/bench';
 import Database from 'better-sqlite3';
 import { SqliteStore } from '../dist/index.js';
+import { storeDir } from './load.mjs';
 
 const BATCH = Number(process.env.BENCH_BATCH ?? 28);
 const FILL = Number(process.env.BENCH_FILL ?? 200_000);
@@ -29,7 +29,7 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const PAGE_SIZE =
   process.env.BENCH_PAGE_SIZE === undefined ? undefined : Number(process.env.BENCH_PAGE_SIZE);
 
-const dir = mkdtempSync(join(tmpdir(), 'wai-commit-bench-'));
+const dir = mkdtempSync(join(storeDir(), 'wai-commit-bench-'));
 // One evidence set for every decision: 97 bytes, no pathway (the store reads its count at 96).
 const set = new Uint8Array(97);
 let t = 1_800_000_000_000_000n;

@@ -12,11 +12,11 @@
 //       the store and replayed as the audit does (`docs/audit.md`, the load replay): the most
 //       sessions cdn-b held at once, and how long cdn-b was refused while it had free slots.
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { readDecision } from '@wai-steering/wire';
 import { monotonicClock, PgStore } from '../dist/index.js';
 import { HopSimulator, setupDemo, startPostgres } from '../dist/testkit.js';
+import { fixed, goal, keep } from './goals.mjs';
 import {
   CONNECTIONS,
   childrenOf,
@@ -28,10 +28,13 @@ import {
   loadRun,
   start,
   stop,
+  storeDir,
   WARMUP,
 } from './load.mjs';
 
 const HEARTBEAT_MS = 250;
+/** PostgreSQL's CPU per decision of one instance before the event-scale work (2026-12-03, 06:38 UTC). */
+const PG_US_BEFORE = 40;
 /** The connections of part (ii)'s load, each count in every round; the first is the goal's. */
 const WORKER_CONNECTIONS = (process.env.BENCH_WORKER_CONNECTIONS ?? '128,32')
   .split(',')
@@ -92,7 +95,7 @@ async function run(server, options, dbPid) {
 const line = (r) =>
   `${Math.round(r.rps)} req/s (p99 ${r.p99}, ${r.bad} non-2xx or errors; CPU per request: server ${r.serverUs.toFixed(0)} µs${r.dbUs > 0 ? `, PostgreSQL ${r.dbUs.toFixed(0)} µs` : ''}; load average ${r.load})`;
 
-const dir = mkdtempSync(join(tmpdir(), 'wai-bench-instances-'));
+const dir = mkdtempSync(join(storeDir(), 'wai-bench-instances-'));
 const cluster = await startPostgres();
 try {
   // (i) SQLite against PostgreSQL, one instance each.
@@ -137,6 +140,16 @@ async function partOne() {
   );
   const s = results.SQLite;
   const p = results.PostgreSQL;
+  const at = `this run's part (i), ${LOADER}`;
+  keep('serverUs', p.serverUs, `one instance on PostgreSQL, ${at}`);
+  keep('dbUs', p.dbUs, `PostgreSQL's CPU a decision, ${at}`);
+  keep('decisionBytes', perDecision, `bytes a decision in PostgreSQL, ${at}`);
+  goal(
+    "PostgreSQL's CPU per decision, one instance",
+    `${fixed(p.dbUs, 1)} µs`,
+    `≤ ${fixed(PG_US_BEFORE * 0.7, 1)} µs (30 % under the ${PG_US_BEFORE} µs of 2026-12-03)`,
+    p.dbUs <= PG_US_BEFORE * 0.7,
+  );
   console.log(
     `(i) PostgreSQL/SQLite = ${(p.rps / s.rps).toFixed(3)} in requests per second; server CPU per request ${(p.serverUs / s.serverUs).toFixed(3)}×, server and database ${((p.serverUs + p.dbUs) / s.serverUs).toFixed(3)}×`,
   );
@@ -198,6 +211,23 @@ async function partTwo() {
     for (const c of WORKER_CONNECTIONS) {
       const rps = (k) => Math.max(...byKind[`${c}/${k}`].map((r) => r.rps));
       const cpu = (k) => Math.min(...byKind[`${c}/${k}`].map((r) => r.serverUs));
+      if (c === WORKER_CONNECTIONS[0] && store === 'SQLite') {
+        goal(
+          `--workers 2 / --workers 1 in server CPU per request, SQLite, ${c} connections`,
+          `${fixed(cpu('2') / cpu('1'))} × (least of ${rounds} rounds each; ${fixed(rps('2') / rps('1'))} in requests per second)`,
+          '≤ 1.1',
+          cpu('2') / cpu('1') <= 1.1,
+        );
+      }
+      if (c === WORKER_CONNECTIONS[0] && store === 'PostgreSQL') {
+        const db = (k) => Math.min(...byKind[`${c}/${k}`].map((r) => r.dbUs));
+        goal(
+          `PostgreSQL's CPU per decision, --workers 2 / --workers 1, ${c} connections`,
+          `${fixed(db('2') / db('1'))} × (${fixed(db('2'), 1)} and ${fixed(db('1'), 1)} µs, least of ${rounds} rounds each)`,
+          '≤ 1.2',
+          db('2') / db('1') <= 1.2,
+        );
+      }
       console.log(
         `(ii) on ${store}, ${c} connections: --workers 2 / --workers 1 = ${(rps('2') / rps('1')).toFixed(3)} in requests per second (best rounds; goal ≥ 1.4), ${(cpu('2') / cpu('1')).toFixed(3)}× the server's CPU per request (least rounds; goal ≤ 1.1)`,
       );

@@ -2,9 +2,9 @@
 // time from /proc, and the load generators (Debian's `wrk`, written in C, so that the load takes
 // as little of the machine's cores as it can; autocannon, in this process, when wrk is missing).
 import { fork, spawn } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, realpathSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { loadavg } from 'node:os';
+import { cpus, loadavg, release, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
@@ -112,6 +112,7 @@ export const load = () => loadavg()[0].toFixed(1);
 export const monoUs = () => Number(process.hrtime.bigint() / 1000n);
 
 const SESSIONS_LUA = join(here, 'sessions.lua');
+const LATENCY_LUA = join(here, 'latency.lua');
 const QUERY = '&_HLS_pathway=%22cdn-a%22&_HLS_throughput=5000000';
 
 let counter = 0;
@@ -140,6 +141,12 @@ function cannon(url, { duration, connections = CONNECTIONS, steering = true, que
             total: r.requests.total,
             p50: `${r.latency.p50} ms`,
             p99: `${r.latency.p99} ms`,
+            latencyMs: {
+              p50: r.latency.p50,
+              p99: r.latency.p99,
+              p999: r.latency.p99_9,
+              max: r.latency.max,
+            },
             bad: r.non2xx + r.errors,
           }),
     );
@@ -153,10 +160,16 @@ function cannon(url, { duration, connections = CONNECTIONS, steering = true, que
  */
 export async function loadRun(url, options) {
   if (WRK === undefined) return cannon(url, options);
-  const { duration, connections = CONNECTIONS, steering = true, query } = options;
+  const {
+    duration,
+    connections = CONNECTIONS,
+    steering = true,
+    query,
+    threads = WRK_THREADS,
+  } = options;
   const env = { ...process.env, ...(query === undefined ? {} : { WAI_QUERY: query }) };
-  const args = [`-t${WRK_THREADS}`, `-c${connections}`, `-d${duration}s`, '--latency'];
-  if (steering) args.push('-s', SESSIONS_LUA);
+  const args = [`-t${threads}`, `-c${connections}`, `-d${duration}s`, '--latency'];
+  args.push('-s', steering ? SESSIONS_LUA : LATENCY_LUA);
   // Spawned, not run synchronously: two loads at once (two instances) run side by side.
   const out = await new Promise((resolve, reject) => {
     const child = spawn(WRK, [...args, url], { env, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -174,11 +187,14 @@ export async function loadRun(url, options) {
     );
   });
   const total = Number(/(\d+) requests in/.exec(out)?.[1] ?? Number.NaN);
+  // The scripts' percentiles (µs), as ms.
+  const pct = (name) => Number(new RegExp(`wai-latency .*\\b${name}=(\\d+)`).exec(out)?.[1]) / 1000;
   return {
     rps: Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1] ?? Number.NaN),
     total,
     p50: /^\s+50%\s+(\S+)/m.exec(out)?.[1] ?? '?',
     p99: /^\s+99%\s+(\S+)/m.exec(out)?.[1] ?? '?',
+    latencyMs: { p50: pct('p50'), p99: pct('p99'), p999: pct('p999'), max: pct('max') },
     bad:
       Number(/Non-2xx or 3xx responses: (\d+)/.exec(out)?.[1] ?? 0) +
       Number(
@@ -200,5 +216,65 @@ export async function measured(pids, url, options) {
     cpuUs: ((cpuSum(pids) - c0) / r.total) * 1e6,
     mainUs: ((mainThreadCpuOf(pids[0]) - m0) / r.total) * 1e6,
     load: load(),
+  };
+}
+
+/** The filesystem that holds `path`: its type, its source and where it is mounted (Linux). */
+export function filesystemOf(path) {
+  let real;
+  try {
+    real = realpathSync(path);
+  } catch {
+    return { type: '?', source: '?', mount: '?' };
+  }
+  let best = { type: '?', source: '?', mount: '' };
+  try {
+    for (const line of readFileSync('/proc/self/mountinfo', 'utf8').split('\n')) {
+      // ID parent major:minor root mount-point options … - type source super-options
+      const [left, right] = line.split(' - ');
+      if (right === undefined) continue;
+      const mount = left.split(' ')[4].replace(/\\040/g, ' ');
+      const [type, source] = right.split(' ');
+      const under = real === mount || real.startsWith(mount === '/' ? '/' : `${mount}/`);
+      if (under && mount.length >= best.mount.length) best = { type, source, mount };
+    }
+  } catch {}
+  return best;
+}
+
+/** Filesystems in memory: a store there measures no disk (its fsyncs cost nothing). */
+const IN_MEMORY = new Set(['tmpfs', 'ramfs']);
+
+/**
+ * Where the benches keep their stores: `BENCH_STORE_DIR`, else the system's temporary directory
+ * unless that is in memory (tmpfs), else `tmp/bench` of the repository, on the checkout's disk. A
+ * deployment's store is on a disk: the figures are a disk's wherever the machine's `/tmp` is.
+ */
+export function storeDir() {
+  const given = process.env.BENCH_STORE_DIR;
+  if (given !== undefined && given !== '') {
+    mkdirSync(given, { recursive: true });
+    return given;
+  }
+  if (!IN_MEMORY.has(filesystemOf(tmpdir()).type)) return tmpdir();
+  const repo = join(here, '..', '..', '..', 'tmp', 'bench');
+  mkdirSync(repo, { recursive: true });
+  return repo;
+}
+
+/** The machine, to print with the figures: CPU model, cores, kernel, Node, and the store's disk. */
+export function machine(dir = storeDir()) {
+  let model = cpus()[0]?.model?.trim() ?? '?';
+  try {
+    model = /^model name\s*:\s*(.+)$/m.exec(readFileSync('/proc/cpuinfo', 'utf8'))?.[1] ?? model;
+  } catch {}
+  const fs = filesystemOf(dir);
+  return {
+    cpu: model,
+    cores: cpus().length,
+    kernel: release(),
+    node: process.version,
+    store: { dir, ...fs },
+    line: `${model}, ${cpus().length} cores, Linux ${release()}, Node ${process.version}; the stores in ${dir}, on ${fs.type} (${fs.source} mounted at ${fs.mount})`,
   };
 }

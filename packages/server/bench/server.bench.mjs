@@ -21,6 +21,8 @@ import { median } from '@wai-steering/bench';
 import Database from 'better-sqlite3';
 import { monotonicClock } from '../dist/index.js';
 import { HopSimulator, setupDemo } from '../dist/testkit.js';
+import { fixed, goal, kept, printGoals } from './goals.mjs';
+import { burst, whereTheyWait } from './latency.bench.mjs';
 import {
   ask,
   cpuOf,
@@ -30,13 +32,16 @@ import {
   LOADER,
   load,
   loadRun,
+  machine,
   mainThreadCpuOf,
   measured,
   monoUs,
   start,
   stop,
+  storeDir,
   WARMUP,
 } from './load.mjs';
+import { KEPT, sizingTable } from './sizing.mjs';
 import { stagesOf, stageTable } from './stages.mjs';
 
 const mb = (b) => `${(b / 1048576).toFixed(1)} MB`;
@@ -129,12 +134,15 @@ async function stageRun(setup, unprofiled) {
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const PROFILE = process.env.BENCH_PROFILE !== '0';
+/** The connections of the rounds' second load, the latency goal's. */
+const MANY = 128;
 const date = new Date().toISOString().slice(0, 16).replace('T', ' ');
 console.log(
-  `pnpm bench:server, ${date} UTC, Node ${process.version}, load from ${LOADER} (32 connections), ${DURATION} s a round; load average ${load()} at start`,
+  `pnpm bench:server, ${date} UTC, load from ${LOADER} (32 connections, then ${MANY}), ${DURATION} s a round; load average ${load()} at start`,
 );
+console.log(`the machine: ${machine().line}`);
 const a = await start('baseline-server.mjs');
-const dir = mkdtempSync(join(tmpdir(), 'wai-bench-'));
+const dir = mkdtempSync(join(storeDir(), 'wai-bench-'));
 try {
   /** A steering server on a demo room in `at`, its hops posting. */
   const steering = async (at, execArgv = []) => {
@@ -153,6 +161,25 @@ try {
     return { setup, server, sim };
   };
   const { setup, server: b, sim } = await steering(dir);
+  // (b) with two workers (`serve --workers 2`), on a store of its own: the latency goal's second
+  // server. A fresh file is made by one process, then both workers open it.
+  const b2room = setupDemo(join(dir, 'workers'), {
+    port: await freePort(),
+    periodMs: 10_000,
+    windowPeriods: 6,
+    budgets: false,
+  });
+  await stop(await start('instance-server.mjs', [b2room.configPath, '1']));
+  const b2 = await start('instance-server.mjs', [b2room.configPath, '2']);
+  const sim2 = new HopSimulator({
+    policy: b2room.policy,
+    roomId: b2room.roomId,
+    hops: b2room.hops,
+    base: b2.url,
+    clock: monotonicClock(),
+    history: 7,
+  });
+  await sim2.start();
   // (b′): the same steering server, in a room and store of its own, signing with node:crypto
   // (OpenSSL) instead of libsodium: what libsodium's signature gives, in the same rounds.
   const { server: bO, sim: simO } = await steering(join(dir, 'openssl'), [
@@ -176,34 +203,62 @@ try {
     }
     return n;
   })();
+  const ms = (x) => fixed(x, 1);
   const summary = (r) =>
-    `${Math.round(r.rps)} req/s (p50 ${r.p50}, p99 ${r.p99}, ${r.bad} non-2xx or errors); server CPU ${r.cpuUs.toFixed(0)} µs per request (load average ${r.load})`;
-  // Warm both, then alternate (a) and (b): the machine's other load moves both alike.
+    `${Math.round(r.rps)} req/s (latency p50 ${ms(r.latencyMs.p50)}, p99 ${ms(r.latencyMs.p99)}, p99.9 ${ms(r.latencyMs.p999)} ms; ${r.bad} non-2xx or errors); server CPU ${r.cpuUs.toFixed(0)} µs per request (load average ${r.load})`;
+  /** A measured run of (b) or (b′), with its group commits. */
+  const steered = async (server, pids, connections) => {
+    const c0 = await commitsOf(server.url);
+    const r = await measured(pids, server.url, { duration: DURATION, connections });
+    const c1 = await commitsOf(server.url);
+    r.commits = c1.commits - c0.commits;
+    r.perCommit = (c1.items - c0.items) / r.commits;
+    return r;
+  };
+  const commits = (r) => `; ${r.commits} group commits, ${fixed(r.perCommit, 1)} items each`;
+  // Warm them, then alternate (a) and (b): the machine's other load moves both alike.
   await loadRun(a.url, { duration: WARMUP, steering: false });
   await loadRun(b.url, { duration: WARMUP });
   await loadRun(bO.url, { duration: WARMUP });
+  await loadRun(b2.url, { duration: WARMUP, connections: MANY });
   const as = [];
   const bs = [];
   const bOs = [];
+  /** The rounds from `MANY` connections: (a), (b), (b) with two workers. */
+  const many = [];
   for (let round = 1; round <= ROUNDS; round++) {
     const ra = await measured([a.child.pid], a.url, { duration: DURATION, steering: false });
-    const c0 = await commitsOf(b.url);
-    const rb = await measured([b.child.pid], b.url, { duration: DURATION });
-    const c1 = await commitsOf(b.url);
-    rb.commits = c1.commits - c0.commits;
-    rb.perCommit = (c1.items - c0.items) / rb.commits;
-    const rbO = await measured([bO.child.pid], bO.url, { duration: DURATION });
+    const rb = await steered(b, [b.child.pid], undefined);
+    const rbO = await steered(bO, [bO.child.pid], undefined);
     as.push(ra);
     bs.push(rb);
     bOs.push(rbO);
     console.log(`round ${round}:`);
     console.log(`  (a) node:http + one Ed25519 signature of 300 bytes: ${summary(ra)}`);
     console.log(
-      `  (b) steering, a distinct session per request, 3 pathways, ${named} records named per decision (${decision.length}-byte WSD1), archive on: ${summary(rb)}; ${rb.commits} group commits, ${rb.perCommit.toFixed(1)} items each`,
+      `  (b) steering, a distinct session per request, 3 pathways, ${named} records named per decision (${decision.length}-byte WSD1), archive on: ${summary(rb)}${commits(rb)}`,
     );
-    console.log(`  (b′) the same, signing with node:crypto (OpenSSL): ${summary(rbO)}`);
+    console.log(
+      `  (b′) the same, signing with node:crypto (OpenSSL): ${summary(rbO)}${commits(rbO)}`,
+    );
     console.log(
       `  (b)/(a) = ${(rb.rps / ra.rps).toFixed(3)} in requests per second; ${(ra.cpuUs / rb.cpuUs).toFixed(3)} in server CPU per request; (b′)/(a) = ${(rbO.rps / ra.rps).toFixed(3)}; ${(ra.cpuUs / rbO.cpuUs).toFixed(3)}`,
+    );
+    const m = {
+      a: await measured([a.child.pid], a.url, {
+        duration: DURATION,
+        steering: false,
+        connections: MANY,
+      }),
+      b: await steered(b, [b.child.pid], MANY),
+      b2: await steered(b2, b2.pids, MANY),
+    };
+    many.push(m);
+    console.log(`  from ${MANY} connections: (a) ${summary(m.a)}`);
+    console.log(`    (b) ${summary(m.b)}${commits(m.b)}`);
+    console.log(`    (b) with --workers 2: ${summary(m.b2)}${commits(m.b2)}`);
+    console.log(
+      `    (b)/(a): p99 ${fixed(m.b.latencyMs.p99 / m.a.latencyMs.p99, 2)}, p99.9 ${fixed(m.b.latencyMs.p999 / m.a.latencyMs.p999, 2)}; with two workers p99 ${fixed(m.b2.latencyMs.p99 / m.a.latencyMs.p99, 2)}, p99.9 ${fixed(m.b2.latencyMs.p999 / m.a.latencyMs.p999, 2)}; ${fixed(m.a.cpuUs / m.b.cpuUs)} in server CPU per request`,
     );
   }
   const rpsRatios = as.map((ra, i) => bs[i].rps / ra.rps);
@@ -215,12 +270,44 @@ try {
   console.log(
     `(a) least CPU per request ${best(as, (r) => -r.cpuUs).cpuUs.toFixed(0)} µs, (b) ${best(bs, (r) => -r.cpuUs).cpuUs.toFixed(0)} µs; best rates (a) ${Math.round(best(as, (r) => r.rps).rps)} req/s, (b) ${Math.round(best(bs, (r) => r.rps).rps)} req/s`,
   );
+  const cpuRatio = median(cpuRatios);
+  goal(
+    '(b)/(a) in server CPU per request, 32 connections',
+    `${fixed(cpuRatio)}, median of ${ROUNDS} rounds (${cpuRatios.map((r) => fixed(r)).join(', ')})`,
+    '≥ 0.8',
+    cpuRatio >= 0.8,
+  );
+  for (const [key, label] of [
+    ['b', 'one worker'],
+    ['b2', 'two workers'],
+  ]) {
+    const r99 = many.map((m) => m[key].latencyMs.p99 / m.a.latencyMs.p99);
+    const r999 = many.map((m) => m[key].latencyMs.p999 / m.a.latencyMs.p999);
+    const p99 = median(r99);
+    const p999 = median(r999);
+    const aP = median(many.map((m) => m.a.latencyMs.p99));
+    const bP = median(many.map((m) => m[key].latencyMs.p99));
+    goal(
+      `p99(b)/p99(a), ${MANY} connections, ${label}`,
+      `${fixed(p99, 2)}, median of ${ROUNDS} rounds (${r99.map((r) => fixed(r, 2)).join(', ')}; (b) ${ms(bP)} ms, (a) ${ms(aP)} ms)`,
+      '≤ 2',
+      p99 <= 2,
+    );
+    goal(
+      `p99.9(b)/p99.9(a), ${MANY} connections, ${label}`,
+      `${fixed(p999, 2)}, median of ${ROUNDS} rounds (${r999.map((r) => fixed(r, 2)).join(', ')})`,
+      '≤ 3',
+      p999 <= 3,
+    );
+  }
   const libRatios = bs.map((rb, i) => bOs[i].cpuUs / rb.cpuUs);
   console.log(
     `(b) signing with libsodium against (b′) with node:crypto: ${median(bs.map((r) => r.cpuUs)).toFixed(0)} and ${median(bOs.map((r) => r.cpuUs)).toFixed(0)} µs of server CPU per request (medians), (b′)/(b) ${median(libRatios).toFixed(3)} (rounds ${libRatios.map((r) => r.toFixed(3)).join(', ')}); (b′)/(a) median ${median(as.map((ra, i) => ra.cpuUs / bOs[i].cpuUs)).toFixed(3)} in server CPU per request`,
   );
   await simO.stop();
   await stop(bO.child);
+  await sim2.stop();
+  await stop(b2);
   const stats = await ask(b.child, 'stats');
   await sim.stop();
   await stop(b.child);
@@ -288,6 +375,12 @@ if (process.env.BENCH_COMMIT !== '0') {
 // overshoot of two instances.
 if (process.env.BENCH_INSTANCES !== '0') await import('./instances.bench.mjs');
 
+// Latency: where the slow requests wait, and a burst of new sessions.
+if (process.env.BENCH_LATENCY !== '0') {
+  await whereTheyWait(Number(process.env.BENCH_TRACE_ROUNDS ?? 2));
+  await burst();
+}
+
 // The decision log: its cost per decision, and its integration's rate.
 if (process.env.BENCH_LOG !== '0') await import('./log.bench.mjs');
 
@@ -297,3 +390,19 @@ if (process.env.BENCH_REBUILD !== '0') {
   const r = spawnSync(process.execPath, [join(here, 'rebuild.bench.mjs')], { stdio: 'inherit' });
   if (r.status !== 0) throw new Error('the rebuild bench failed');
 }
+
+// Sizing on paper with this run's figures where it measured them, the document's kept ones else.
+{
+  const measuredNow = kept();
+  const figures = {};
+  const sources = [];
+  for (const [name, k] of Object.entries(KEPT)) {
+    const f = measuredNow[name] ?? k;
+    figures[name] = Math.round(f.value);
+    sources.push(`${name} ${Math.round(f.value)} (${f.source})`);
+  }
+  console.log(`sizing on paper (docs/performance.md), from: ${sources.join('; ')}`);
+  for (const l of sizingTable(figures)) console.log(l);
+}
+
+printGoals(`the goals of this run (${date} UTC; ${machine().line})`);

@@ -10,6 +10,7 @@ process.on('message', async (m) => {
     server.store.logAppend = m.on;
     process.send?.({ logAppend: server.store.logAppend });
   }
+  if (m?.cmd === 'sessions') process.send?.({ sessions: server.engine.sessions.size });
   if (m?.cmd === 'stats') {
     process.send?.({
       rss: process.memoryUsage().rss,

@@ -28,6 +28,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo, Socket } from 'node:net';
 import type { SteeringApp } from './app.js';
 import type { AppRequest, AppResponse } from './routes/types.js';
+import { type RequestTrace, requestChannel, traceNow } from './trace.js';
 
 /** Reads a request's body up to `limit` bytes; `'too_large'` past it (the rest is not read). */
 function bodyReader(req: IncomingMessage): (limit: number) => Promise<Uint8Array | 'too_large'> {
@@ -128,6 +129,8 @@ export interface HttpOptions {
 interface Waiting {
   readonly req: IncomingMessage;
   readonly res: ServerResponse;
+  /** When it was parsed (`trace.ts`), when anyone traces requests. */
+  readonly parsed: number;
 }
 
 /** A connection's requests: those waiting to start, and those being answered. */
@@ -217,7 +220,7 @@ export function createHttpServer(app: SteeringApp, options: HttpOptions = {}): S
   };
 
   /** Starts a request: the application's answer, written once it comes. */
-  const start = (c: Conn, req: IncomingMessage, res: ServerResponse): void => {
+  const start = (c: Conn, req: IncomingMessage, res: ServerResponse, parsed: number): void => {
     c.inFlight++;
     if (c.turn !== turn) {
       c.turn = turn;
@@ -240,8 +243,11 @@ export function createHttpServer(app: SteeringApp, options: HttpOptions = {}): S
             headers: req.headers,
             ...(socket.remoteAddress === undefined ? {} : { peer: socket.remoteAddress }),
           };
-    app.handle(request).then(
-      (r) => answer(c, req, res, r),
+    const answered = app.handle(request);
+    // Traced (`trace.ts`): the times of this request, published once its answer is gone.
+    const handled = parsed < 0 ? -1 : traceNow();
+    answered.then(
+      (r) => answer(c, req, res, r, parsed, handled),
       () => {
         // `handle` does not reject; a failure here is the socket's.
         if (!res.headersSent && !res.destroyed) res.writeHead(500);
@@ -252,13 +258,22 @@ export function createHttpServer(app: SteeringApp, options: HttpOptions = {}): S
   };
 
   /** Writes an answer; the request stays in flight until it has gone out. */
-  const answer = (c: Conn, req: IncomingMessage, res: ServerResponse, r: AppResponse): void => {
+  const answer = (
+    c: Conn,
+    req: IncomingMessage,
+    res: ServerResponse,
+    r: AppResponse,
+    parsed: number,
+    handled: number,
+  ): void => {
     if (c.dropped) {
       finish(c);
       return;
     }
     const socket = c.socket;
+    const ready = parsed < 0 ? -1 : traceNow();
     const bytes = send(res, r) + 256;
+    const written = parsed < 0 ? -1 : traceNow();
     if (r.close === true) req.resume();
     // Answers the client does not read: bounded in bytes here, in time by the idle timeout
     // (a connection whose answers do not go out makes no progress).
@@ -272,6 +287,17 @@ export function createHttpServer(app: SteeringApp, options: HttpOptions = {}): S
     // `maxPipelined` answers.
     whenGone(res, () => {
       c.unread -= bytes;
+      if (parsed >= 0 && requestChannel.hasSubscribers) {
+        requestChannel.publish({
+          parsed,
+          handled,
+          answered: ready,
+          written,
+          gone: traceNow(),
+          status: r.status,
+          socket,
+        } satisfies RequestTrace);
+      }
       finish(c);
     });
   };
@@ -289,7 +315,7 @@ export function createHttpServer(app: SteeringApp, options: HttpOptions = {}): S
     for (const c of [...ready]) {
       while (c.queue.length > 0 && mayStart(c)) {
         const w = c.queue.shift()!;
-        start(c, w.req, w.res);
+        start(c, w.req, w.res, w.parsed);
       }
       // Out of the round when it has nothing to start now: a request that ends puts it back.
       if (c.queue.length === 0 || c.dropped || c.inFlight >= limits.maxPipelined) ready.delete(c);
@@ -333,12 +359,13 @@ export function createHttpServer(app: SteeringApp, options: HttpOptions = {}): S
         refusePipelined(c, res);
         return;
       }
+      const parsed = requestChannel.hasSubscribers ? traceNow() : -1;
       if (c.queue.length === 0 && mayStart(c)) {
         // Within the connection's share of this turn: started now; the pump counts the turn.
-        start(c, req, res);
+        start(c, req, res, parsed);
         schedulePump();
       } else {
-        c.queue.push({ req, res });
+        c.queue.push({ req, res, parsed });
         schedule(c);
       }
       // Past the bound in flight, the connection is not read until its answers go out.

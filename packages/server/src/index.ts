@@ -93,3 +93,4 @@ export {
   type StoredRecord,
   StoreUnavailableError,
 } from './store/store.js';
+export type { CommitTrace, RequestTrace, WorkTrace } from './trace.js';

@@ -82,6 +82,8 @@ export interface DemoSetupOptions {
   readonly budgets?: boolean;
   /** The capacity of `cdn-b`, sessions (default 50 000). */
   readonly capacity?: number;
+  /** The policy's TTL, s (default 10). */
+  readonly ttlS?: number;
 }
 
 function newKey(): DemoKey {
@@ -176,7 +178,7 @@ export function setupDemo(dir: string, options: DemoSetupOptions): DemoSetup {
     latency_ceiling_ms: 250,
     min_buffer_ms: 4000,
     hysteresis_ppm: 50_000,
-    ttl_s: 10,
+    ttl_s: options.ttlS ?? 10,
     min_ttl_s: 4,
     flags: 1,
     // §8.2: the initial pathway is the one a client with no report is first placed on; the

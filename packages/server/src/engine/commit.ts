@@ -10,6 +10,7 @@
 import { describeError, type Health } from '../health.js';
 import type { Metrics } from '../metrics.js';
 import type { DecisionStore, StoredDecision, StoredRecord } from '../store/store.js';
+import { type CommitTrace, commitChannel, cpuNow, traceNow } from '../trace.js';
 
 /** Options of {@link CommitQueue}. */
 export interface CommitQueueOptions {
@@ -143,6 +144,8 @@ export class CommitQueue {
     this.recordWaiters = [];
     const size = decisions.length + records.length;
     this.writing = size;
+    const start = commitChannel.hasSubscribers ? traceNow() : -1;
+    const cpu = start >= 0 ? cpuNow() : 0;
     let written: Promise<{ readonly inserted: readonly boolean[] }>;
     try {
       written = this.store.commit({ records, decisions });
@@ -151,6 +154,14 @@ export class CommitQueue {
     }
     const done = written.then(
       ({ inserted }) => {
+        if (start >= 0) {
+          commitChannel.publish({
+            start,
+            end: traceNow(),
+            size,
+            cpu: cpuNow() - cpu,
+          } satisfies CommitTrace);
+        }
         this.options.onCommit?.(size, true);
         decisionBatch?.resolve();
         for (let i = 0; i < recordWaiters.length; i++) {

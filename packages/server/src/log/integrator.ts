@@ -34,7 +34,10 @@ export interface IntegratorOptions {
   readonly holder: string;
   /** How long a lease lasts without renewal, ms; 3 intervals and a second by default. */
   readonly leaseMs?: number;
-  /** Entries appended per transaction at most (a backlog takes several); default 100,000. */
+  /**
+   * Entries appended per transaction at most (a backlog takes several, a turn of the event loop
+   * apart; the checkpoint is signed by the last); default 100,000.
+   */
   readonly maxEntries?: number;
   readonly health?: Health;
   readonly metrics?: Metrics;
@@ -108,6 +111,9 @@ export class LogIntegrator {
           this.o.onCheckpoint?.(done.checkpoint);
         }
         if (!done.more || this.stopped) break;
+        // A turn of the event loop between transactions: an embedded store integrates on it, a
+        // slice at a time (`maxEntries`), and requests are answered between the slices.
+        await new Promise<void>((resolve) => setImmediate(resolve));
       }
       health?.clear('log');
       return total;

@@ -20,6 +20,7 @@ import type { ServerConfig } from '../config/read.js';
 import { isLogOrigin } from '../config/schema.js';
 import { describeError, type Health } from '../health.js';
 import type { Metrics } from '../metrics.js';
+import { INTEGRATION_SLICE, SqliteStore } from '../store/sqlite/index.js';
 import { type DecisionStore, type LogStore, POLICY_LAG_US } from '../store/store.js';
 import { LogIntegrator } from './integrator.js';
 import { writerBackend, writerHashReady } from './plan.js';
@@ -125,6 +126,8 @@ export class DecisionLog {
       signing: { origin, signer, backend: writerBackend },
       intervalMs: settings.interval,
       maxDelayMs: settings.maxDelay,
+      // The embedded store integrates on the event loop: in slices, requests answered between.
+      ...(o.store instanceof SqliteStore ? { maxEntries: INTEGRATION_SLICE } : {}),
       clock: o.clock,
       holder: `${hostname()}:${process.pid}:${randomBytes(6).toString('hex')}`,
       ...(o.health === undefined ? {} : { health: o.health }),

@@ -114,6 +114,46 @@ describe('LogIntegrator', () => {
     expect(await logged(sa)).toEqual(digests);
   });
 
+  it('integrates a backlog in slices, a turn of the event loop apart, and signs once at the last', async () => {
+    const [store] = twoStores();
+    await store.beginLog(TEST_ORIGIN);
+    const digests: string[] = [];
+    for (let k = 0; k < 6; k++) digests.push(...(await commit(store, 5)));
+    // Each transaction notes how many turns ran before it (an immediate a turn, as requests).
+    let turns = 0;
+    let ticking = true;
+    const tick = (): void => {
+      turns++;
+      if (ticking) setImmediate(tick);
+    };
+    setImmediate(tick);
+    const seen: number[] = [];
+    const counting = Object.assign(Object.create(store) as SqliteStore, {
+      integrateLog: (...args: Parameters<SqliteStore['integrateLog']>) => {
+        seen.push(turns);
+        return store.integrateLog(...args);
+      },
+    });
+    const i = new LogIntegrator({
+      store: counting,
+      signing: testSigning(),
+      intervalMs: 30,
+      maxDelayMs: 1000,
+      clock: nowUs,
+      holder: 'a',
+      maxEntries: 10,
+    });
+    cleanup.push(() => i.stop());
+    expect(await i.run()).toBe(30);
+    ticking = false;
+    // Pending rows of 5 entries, at most 10 entries a transaction: three, a turn apart.
+    expect(seen).toHaveLength(3);
+    expect(seen[1]! > seen[0]! && seen[2]! > seen[1]!).toBe(true);
+    expect(i.checkpoints).toBe(1);
+    expect((await store.latestLogCheckpoint())?.size).toBe(30n);
+    expect(await logged(store)).toEqual(digests);
+  });
+
   it('raises the log cause of health once while integrations fail, and clears it', async () => {
     const [store] = twoStores();
     await store.beginLog(TEST_ORIGIN);

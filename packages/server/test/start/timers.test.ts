@@ -31,9 +31,9 @@ describe('startTimers', () => {
       activity,
     );
     vi.advanceTimersByTime(10_000);
-    expect(calls).toEqual({ sweep: 40, sync: 10, prune: 2, sample: 10 });
+    expect(calls).toEqual({ sweep: 200, sync: 10, prune: 2, sample: 10 });
     timers.stop();
     vi.advanceTimersByTime(10_000);
-    expect(calls).toEqual({ sweep: 40, sync: 10, prune: 2, sample: 10 });
+    expect(calls).toEqual({ sweep: 200, sync: 10, prune: 2, sample: 10 });
   });
 });

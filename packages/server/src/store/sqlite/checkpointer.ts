@@ -18,9 +18,14 @@ try {
   parentPort.postMessage({ failed: String(e && e.message) });
   process.exit(0);
 }
+const { performance } = require('node:perf_hooks');
 const run = () => {
+  // Its times on the process's clock (ms since the epoch), for the traces (src/trace.ts).
+  const start = performance.timeOrigin + performance.now();
+  let frames = 0;
   try {
     const r = db.pragma('wal_checkpoint(PASSIVE)')[0];
+    frames = r === undefined ? 0 : r.log;
     // A writer that never pauses keeps some frames uncopied at every passive checkpoint, and a WAL
     // starts again from its beginning only after one that copied them all: so, past
     // restartFrames, one that waits for the writer between two commits and copies the rest
@@ -33,13 +38,14 @@ const run = () => {
       try { db.pragma('wal_checkpoint(RESTART)'); } finally { db.pragma('busy_timeout = 5000'); }
     }
   } catch {}
+  parentPort.postMessage({ ran: { start, end: performance.timeOrigin + performance.now(), frames } });
 };
-const timer = setInterval(run, workerData.intervalMs);
 parentPort.on('message', () => {
   clearInterval(timer);
   try { db.close(); } catch {}
   process.exit(0);
 });
+const timer = setInterval(run, workerData.intervalMs);
 `;
 
 /**

@@ -11,8 +11,10 @@
  * which survives a power loss and costs an fsync per group commit.
  */
 import { statSync } from 'node:fs';
+import { performance } from 'node:perf_hooks';
 import type { Worker } from 'node:worker_threads';
 import Database from 'better-sqlite3';
+import { traced, traceNow, type WorkTrace, workChannel } from '../../trace.js';
 import type { CommitBatch, CommitResult } from '../decisions.js';
 import { startCheckpointer, WAL_LIMIT, WAL_RESTART_FRAMES } from './checkpointer.js';
 
@@ -129,7 +131,18 @@ export class SqliteContext {
       if (this.db.open) this.db.pragma('wal_autocheckpoint = 1000');
     };
     this.worker.on('error', fallBack);
-    this.worker.on('message', (m: { failed?: string }) => fallBack(m.failed));
+    // Each run says when it ran (the traces, `trace.ts`); a failure, why.
+    this.worker.on('message', (m: { failed?: string; ran?: { start: number; end: number } }) => {
+      if (m.ran === undefined) fallBack(m.failed);
+      else if (workChannel.hasSubscribers) {
+        const origin = performance.timeOrigin;
+        workChannel.publish({
+          name: 'wal-checkpoint',
+          start: m.ran.start - origin,
+          end: m.ran.end - origin,
+        } satisfies WorkTrace);
+      }
+    });
   }
 
   /** A WAL the checkpointer did not keep up with is checkpointed here (rare). */
@@ -144,7 +157,7 @@ export class SqliteContext {
     // Without waiting: a reader holding an old snapshot (a long export) would hold the event loop.
     this.busyNoWait.get();
     try {
-      this.db.pragma('wal_checkpoint(TRUNCATE)');
+      traced('wal-truncate', () => this.db.pragma('wal_checkpoint(TRUNCATE)'));
     } catch {
       // Tried again 256 commits later.
     } finally {
@@ -220,10 +233,18 @@ export class GroupCommit {
   }
 
   private commitLater(batch: CommitBatch, deadline: number): Promise<CommitResult> {
+    const refused = workChannel.hasSubscribers ? traceNow() : -1;
     return new Promise((resolve, reject) => {
       const attempt = (): void => {
         try {
           resolve(this.commitSync(batch, false));
+          if (refused >= 0) {
+            workChannel.publish({
+              name: 'write-lock',
+              start: refused,
+              end: traceNow(),
+            } satisfies WorkTrace);
+          }
         } catch (e) {
           if (isBusy(e) && Date.now() < deadline) setTimeout(attempt, 1);
           else reject(e);

@@ -14,6 +14,7 @@
  * part of the key range.
  */
 import type Database from 'better-sqlite3';
+import { traced } from '../../trace.js';
 import { isBusy, type SqliteContext } from './context.js';
 
 /** The decisions not yet in `decision_keys` past which a merge starts (after a commit). */
@@ -133,28 +134,30 @@ export class DecisionKeys {
     const s = this.s;
     this.ctx.busyNoWait.get();
     try {
-      this.db
-        .transaction(() => {
-          if (m.slice === 0) {
-            m.from = (s.keysThrough.get() as number | undefined) ?? 0;
-            m.to = s.maxDecisionId.get() as number;
-            if (
-              m.to - m.from < (m.forced ? 1 : this.keyMergeRows) ||
-              s.claimKeyMerge.run(m.deadline, Date.now()).changes === 0
-            ) {
-              m.left = true;
-              return;
+      traced('key-merge', () =>
+        this.db
+          .transaction(() => {
+            if (m.slice === 0) {
+              m.from = (s.keysThrough.get() as number | undefined) ?? 0;
+              m.to = s.maxDecisionId.get() as number;
+              if (
+                m.to - m.from < (m.forced ? 1 : this.keyMergeRows) ||
+                s.claimKeyMerge.run(m.deadline, Date.now()).changes === 0
+              ) {
+                m.left = true;
+                return;
+              }
             }
-          }
-          const lo = KEY_BOUNDS[m.slice]!;
-          if (m.slice === KEY_SLICES - 1) s.mergeLastKeys.run(m.from, m.to, lo);
-          else s.mergeKeys.run(m.from, m.to, lo, KEY_BOUNDS[m.slice + 1]!);
-          if (m.slice === KEY_SLICES - 1) {
-            if (s.setKeysThrough.run(m.to, m.from).changes > 0) this.keysThrough = m.to;
-            s.releaseKeyMerge.run();
-          }
-        })
-        .immediate();
+            const lo = KEY_BOUNDS[m.slice]!;
+            if (m.slice === KEY_SLICES - 1) s.mergeLastKeys.run(m.from, m.to, lo);
+            else s.mergeKeys.run(m.from, m.to, lo, KEY_BOUNDS[m.slice + 1]!);
+            if (m.slice === KEY_SLICES - 1) {
+              if (s.setKeysThrough.run(m.to, m.from).changes > 0) this.keysThrough = m.to;
+              s.releaseKeyMerge.run();
+            }
+          })
+          .immediate(),
+      );
     } catch (e) {
       if (isBusy(e) && Date.now() < m.deadline) {
         setTimeout(() => this.keyMergeStep(), 2);

@@ -49,6 +49,15 @@ import { SqliteRetention } from './retention.js';
 import { migrate } from './schema.js';
 
 export type { SqliteStoreOptions } from './context.js';
+
+/**
+ * The entries of one integration of the decision log at most, in a server on this store: its
+ * transaction runs on the event loop (2 to 3 µs an entry), and a second's entries integrated at
+ * once held every request waiting on it for tens of ms, once a second (the p99 of latency:
+ * `docs/performance.md`, *Tail latency*). A slice of this many takes about 3 ms; the integrator
+ * yields a turn between slices, and signs its checkpoint at the last.
+ */
+export const INTEGRATION_SLICE = 1024;
 export type { StoreFileState } from './health.js';
 export { StoreSchemaError } from './schema.js';
 

@@ -4,6 +4,7 @@
  * reads are `log.ts`.
  */
 import { bytesEqual } from '@wai-steering/wire';
+import { traced } from '../../trace.js';
 import { bundleEntries, ENTRY } from '../entries.js';
 import type { LogIntegrated, LogPlan, LogPlanInput, LogWrites, StoredCheckpoint } from '../log.js';
 import { asBytes, asInt64, asU64, INT_MAX, settle } from './context.js';
@@ -17,7 +18,9 @@ export class SqliteLogIntegration implements Pick<LogWrites, 'integrateLog' | 'p
     options: { readonly maxEntries: number; readonly maxDelayMs: number },
   ): Promise<LogIntegrated | undefined> {
     return settle(() =>
-      this.log.db.transaction(() => this.integrateSync(plan, options.maxEntries)).immediate(),
+      traced('log-integration', () =>
+        this.log.db.transaction(() => this.integrateSync(plan, options.maxEntries)).immediate(),
+      ),
     );
   }
 
