@@ -21,6 +21,7 @@ import {
   toHex,
 } from '@wai-steering/wire';
 import { ArchiveError } from './archive.js';
+import { type EnergyMembers, energyJsonMembers } from './energy.js';
 import { HopReport, type HopSpanResult } from './hops.js';
 import type { ArchiveLog, LogResult } from './log.js';
 import { PolicyLog, type PolicyResult } from './policies.js';
@@ -57,7 +58,7 @@ export interface InconsistentLoad {
 }
 
 /** The audit's result: the JSON `--json` prints (`docs/audit.md`). */
-export interface AuditResult {
+export interface AuditResult extends EnergyMembers {
   readonly decisions: number;
   readonly sessions: number;
   readonly accepted: number;
@@ -380,7 +381,7 @@ export function auditJsonParts(result: AuditResult): {
     tail:
       `]},"shares":${JSON.stringify(r.shares)},"policies":${JSON.stringify(r.policies)},` +
       `"findings":${r.findings},"room":${JSON.stringify(r.room)},"records":${r.records},` +
-      `"hops":${JSON.stringify(r.hops)},"log":${JSON.stringify(r.log ?? null)}}`,
+      `"hops":${JSON.stringify(r.hops)},"log":${JSON.stringify(r.log ?? null)}${energyJsonMembers(r)}}`,
   };
 }
 
