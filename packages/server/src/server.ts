@@ -7,6 +7,7 @@
  * integrator.
  */
 import type { Server } from 'node:http';
+import { ed25519Signer } from '@wai-steering/tlog';
 import type { CryptoBackend } from '@wai-steering/wire';
 import { digestOf } from '@wai-steering/wire';
 import { nodeBackend } from '@wai-steering/wire/node';
@@ -16,6 +17,7 @@ import type { ServerConfig } from './config/read.js';
 import { ConsoleActivity } from './console/activity.js';
 import { consoleDistDir, readConsoleAssets } from './console/assets.js';
 import { ConsoleRoutes, engineStatusSource } from './console/routes.js';
+import { EnergyService } from './energy/service.js';
 import { monotonicClock } from './engine/clock.js';
 import { SteeringEngine } from './engine/engine.js';
 import { ClientBudget } from './guard/budget.js';
@@ -242,9 +244,16 @@ export async function startServer(
     throw e;
   }
   const consoleRoutes = consoleOf(config, engine, activity, options);
+  // The energy account's statements are signed as the log's checkpoints are.
+  const energy = new EnergyService({
+    engine,
+    store,
+    signer: ed25519Signer(log.origin, m.secretKey, backend),
+  });
   const routes = buildRoutes({
     engine,
     log: log.reader,
+    energy,
     ...(config.admin === null
       ? {}
       : { admin: { token: config.admin.token, reload: () => reloader.reload() } }),

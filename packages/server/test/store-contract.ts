@@ -243,6 +243,43 @@ export function storeContract(name: string, open: () => Promise<ContractStore>):
       expect((await store.stats()).records).toBe(3);
     });
 
+    it('reads the records of given hops whose end is in a range, in ascending start', async () => {
+      const { store } = await fresh();
+      // Hops 1 and 2 (fakeRecord's hop is n % 251), and 3 that is not asked for.
+      const rs = [
+        fakeRecord(300n, 400n, 1),
+        fakeRecord(100n, 200n, 2),
+        fakeRecord(150n, 250n, 253), // hop 2 as well, another record
+        fakeRecord(0n, 100n, 1), // ends at the range's open bound: out
+        fakeRecord(390n, 400n, 3), // another hop: out
+        fakeRecord(400n, 401n, 2), // ends past the range: out
+        fakeRecord(20n, 400n, 252), // hop 1, starts first, ends at the closed bound: in
+      ];
+      await store.commit({ records: rs, decisions: [] });
+      const hop = (n: number) => new Uint8Array(32).fill(n);
+      const got = await store.recordsOfHops([hop(1), hop(2)], 100n, 400n);
+      expect(got.map((r) => [r.start, r.end])).toEqual([
+        [20n, 400n],
+        [100n, 200n],
+        [150n, 250n],
+        [300n, 400n],
+      ]);
+      const want = [rs[6]!, rs[1]!, rs[2]!, rs[0]!];
+      got.forEach((r, i) => {
+        expect(same(r.digest, want[i]!.digest) && same(r.bytes, want[i]!.bytes)).toBe(true);
+        expect(same(r.hop, want[i]!.hop)).toBe(true);
+      });
+      expect(await store.recordsOfHops([hop(3)], 0n, 1_000n)).toHaveLength(1);
+      expect(await store.recordsOfHops([], 0n, 1_000n)).toEqual([]);
+      expect(await store.recordsOfHops([hop(1)], 400n, 400n)).toEqual([]);
+      // Records of one start in the order of their digests.
+      const tied = [fakeRecord(500n, 600n, 1), fakeRecord(500n, 600n, 252)];
+      await store.commit({ records: tied, decisions: [] });
+      const byDigest = tied.map((r) => Buffer.from(r.digest)).sort(Buffer.compare);
+      const page = await store.recordsOfHops([hop(1)], 500n, 600n);
+      expect(page.map((r) => Buffer.from(r.digest))).toEqual(byDigest);
+    });
+
     it('keeps blobs by kind and digest, idempotently', async () => {
       const { store } = await fresh();
       const d = new Uint8Array(32).fill(7);
@@ -340,6 +377,13 @@ export function storeContract(name: string, open: () => Promise<ContractStore>):
       expect(same(inForce!.template, new Uint8Array(32).fill(9))).toBe(true);
       expect(same(await store.getBlob('policy', inForce!.digest), inForce!.bytes)).toBe(true);
       expect(await store.policyInForce!(new Uint8Array(32).fill(2))).toBeUndefined();
+      // Every claim, in the order of seq.
+      const all = await store.policyClaims!(room);
+      expect(all.map((c) => [c.seq, c.by, c.at, c.digest[0], c.bytes[0]])).toEqual([
+        [1, 'operator', 1_800_000_000_000_001n, 3, 3],
+        [2, 'live', 1_800_000_000_000_002n, 4, 4],
+      ]);
+      expect(await store.policyClaims!(new Uint8Array(32).fill(2))).toEqual([]);
       // Pruning keeps the latest claim, however old.
       await store.prune(0n, 2_000_000_000_000_000n);
       expect(await store.policyInForce!(room)).toMatchObject({ seq: 2 });

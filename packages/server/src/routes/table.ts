@@ -5,10 +5,12 @@
  */
 
 import type { ConsoleRoutes } from '../console/routes.js';
+import type { EnergyService } from '../energy/service.js';
 import type { SteeringEngine } from '../engine/engine.js';
 import type { LogReader } from '../log/reader.js';
 import { adminReload, type Reloaded } from './admin.js';
 import { capacity } from './capacity.js';
+import { energy } from './energy.js';
 import { ingest } from './ingest.js';
 import { listing } from './listing.js';
 import * as log from './log.js';
@@ -29,6 +31,8 @@ export interface RouteTableOptions {
   readonly console?: ConsoleRoutes;
   /** The decision log's reads (`/log/…`): a server has them always (`log/log.ts`). */
   readonly log?: LogReader;
+  /** The energy account (`/energy`, `/energy/series`, `/energy/statement`): a server has it. */
+  readonly energy?: EnergyService;
 }
 
 const READ = ['GET', 'HEAD'] as const;
@@ -195,6 +199,32 @@ export function buildRoutes(o: RouteTableOptions): Route[] {
         match: digestUnder('/log/proof/'),
         absent: 'decision',
         handler: (ctx) => log.proof(reader, ctx),
+      },
+    );
+  }
+  const service = o.energy;
+  if (service !== undefined) {
+    routes.push(
+      {
+        name: 'energy',
+        methods: READ,
+        allow: READ_ALLOW,
+        match: exactly('/energy'),
+        handler: energy(service, 'account'),
+      },
+      {
+        name: 'energy_statement',
+        methods: READ,
+        allow: READ_ALLOW,
+        match: exactly('/energy/statement'),
+        handler: energy(service, 'statement'),
+      },
+      {
+        name: 'energy_series',
+        methods: READ,
+        allow: READ_ALLOW,
+        match: exactly('/energy/series'),
+        handler: energy(service, 'series'),
       },
     );
   }

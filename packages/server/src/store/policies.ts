@@ -48,4 +48,10 @@ export interface PolicyStore extends BlobStore {
   claimPolicy?(room: Uint8Array, claim: PolicyClaim): Promise<boolean>;
   /** The room's latest claim, `undefined` before the first. */
   policyInForce?(room: Uint8Array): Promise<PolicyClaim | undefined>;
+  /**
+   * The room's claims kept, in ascending `seq`: the policies put in force and when (retention
+   * prunes those replaced long before the oldest kept decision). The energy account reads the
+   * policies in force over a span from them.
+   */
+  policyClaims?(room: Uint8Array): Promise<PolicyClaim[]>;
 }

@@ -23,4 +23,15 @@ export interface RecordStore {
    * of `start`. An async iterable, so that a store may stream them in pages.
    */
   recordsEndingAfter(end: bigint): AsyncIterable<StoredRecord>;
+  /**
+   * The records of the hops `hops` (keys) whose `end` lies in (`after`, `through`] (µs), in
+   * ascending `start` (then digest): a page of the energy account's read of a span
+   * (`energy/records.ts` pages by `end`, which the stores index, and restores the order of
+   * `start` across pages).
+   */
+  recordsOfHops(
+    hops: readonly Uint8Array[],
+    after: bigint,
+    through: bigint,
+  ): Promise<StoredRecord[]>;
 }

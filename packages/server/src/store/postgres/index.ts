@@ -163,6 +163,14 @@ export class PgStore implements SteeringStore {
     return this.records.recordsEndingAfter(end);
   }
 
+  recordsOfHops(
+    hops: readonly Uint8Array[],
+    after: bigint,
+    through: bigint,
+  ): Promise<StoredRecord[]> {
+    return this.records.recordsOfHops(hops, after, through);
+  }
+
   /** The catch-up query of the instances (`records.ts`). */
   recordsSince(
     horizon: string | undefined,
@@ -195,6 +203,10 @@ export class PgStore implements SteeringStore {
 
   policyInForce(room: Uint8Array): Promise<PolicyClaim | undefined> {
     return this.policies.policyInForce(room);
+  }
+
+  policyClaims(room: Uint8Array): Promise<PolicyClaim[]> {
+    return this.policies.policyClaims(room);
   }
 
   // Live capacity (`live.ts`).

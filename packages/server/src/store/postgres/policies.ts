@@ -64,29 +64,24 @@ export class PgPolicies implements PolicyStore {
   }
 
   async policyInForce(room: Uint8Array): Promise<PolicyClaim | undefined> {
-    const { rows } = await this.ctx.pool.query<{
-      seq: string;
-      digest: Buffer;
-      template: Buffer;
-      at: string;
-      by: string;
-      bytes: Buffer;
-    }>(
+    const { rows } = await this.ctx.pool.query<ClaimRow>(
       `SELECT r.seq::text AS seq, r.digest, r.template, r.at::text AS at, r.by, b.bytes
        FROM policy_rotations r JOIN blobs b ON b.kind = 'policy' AND b.digest = r.digest
        WHERE r.room = $1 ORDER BY r.seq DESC LIMIT 1`,
       [buf(room)],
     );
     const r = rows[0];
-    if (r === undefined) return undefined;
-    return {
-      seq: Number(r.seq),
-      digest: asBytes(r.digest),
-      bytes: asBytes(r.bytes),
-      template: asBytes(r.template),
-      at: BigInt(r.at),
-      by: r.by === 'live' ? 'live' : 'operator',
-    };
+    return r === undefined ? undefined : claimOf(r);
+  }
+
+  async policyClaims(room: Uint8Array): Promise<PolicyClaim[]> {
+    const { rows } = await this.ctx.pool.query<ClaimRow>(
+      `SELECT r.seq::text AS seq, r.digest, r.template, r.at::text AS at, r.by, b.bytes
+       FROM policy_rotations r JOIN blobs b ON b.kind = 'policy' AND b.digest = r.digest
+       WHERE r.room = $1 ORDER BY r.seq`,
+      [buf(room)],
+    );
+    return rows.map(claimOf);
   }
 
   /**
@@ -115,4 +110,24 @@ export class PgPolicies implements PolicyStore {
       );
     }
   }
+}
+
+interface ClaimRow {
+  seq: string;
+  digest: Buffer;
+  template: Buffer;
+  at: string;
+  by: string;
+  bytes: Buffer;
+}
+
+function claimOf(r: ClaimRow): PolicyClaim {
+  return {
+    seq: Number(r.seq),
+    digest: asBytes(r.digest),
+    bytes: asBytes(r.bytes),
+    template: asBytes(r.template),
+    at: BigInt(r.at),
+    by: r.by === 'live' ? 'live' : 'operator',
+  };
 }

@@ -70,6 +70,21 @@ export class PgRecords implements RecordStore {
     for (const row of rows) yield recordOf(row);
   }
 
+  async recordsOfHops(
+    hops: readonly Uint8Array[],
+    after: bigint,
+    through: bigint,
+  ): Promise<StoredRecord[]> {
+    if (hops.length === 0 || through <= after || through <= 0n) return [];
+    // The range of the `end` index, the hops filtered, sorted by `start` (a page: few rows).
+    const { rows } = await this.ctx.pool.query<{ digest: Buffer; hop: Buffer; bytes: Buffer }>(
+      `SELECT digest, hop, bytes FROM records
+       WHERE "end" > $1 AND "end" <= $2 AND hop = ANY($3::bytea[]) ORDER BY start, digest`,
+      [String(after < 0n ? -1n : clamp(after)), String(clamp(through)), hops.map(buf)],
+    );
+    return rows.map(recordOf);
+  }
+
   /**
    * The catch-up query: records ending after `end` committed since `horizon` (a snapshot's
    * `xmin` this returned before; `undefined` for all), and the horizon of this read. Every

@@ -125,6 +125,14 @@ export class SqliteStore implements SteeringStore {
     return this.records.recordsEndingAfter(end);
   }
 
+  recordsOfHops(
+    hops: readonly Uint8Array[],
+    after: bigint,
+    through: bigint,
+  ): Promise<StoredRecord[]> {
+    return this.records.recordsOfHops(hops, after, through);
+  }
+
   // Blobs and the order of policies (`policies.ts`).
 
   putBlob(kind: BlobKind, digest: Uint8Array, bytes: Uint8Array): Promise<void> {
@@ -150,6 +158,10 @@ export class SqliteStore implements SteeringStore {
 
   policyInForce(room: Uint8Array): Promise<PolicyClaim | undefined> {
     return this.policies.policyInForce(room);
+  }
+
+  policyClaims(room: Uint8Array): Promise<PolicyClaim[]> {
+    return this.policies.policyClaims(room);
   }
 
   // Live capacity (`live.ts`).

@@ -87,19 +87,24 @@ export class SqlitePolicies implements PolicyStore {
            WHERE r.room = ? ORDER BY r.seq DESC LIMIT 1`,
         )
         .safeIntegers(true)
-        .get(room) as
-        | { seq: bigint; digest: Buffer; template: Buffer; at: bigint; by: string; bytes: Buffer }
-        | undefined;
-      if (r === undefined) return undefined;
-      return {
-        seq: Number(r.seq),
-        digest: asBytes(r.digest),
-        bytes: asBytes(r.bytes),
-        template: asBytes(r.template),
-        at: r.at,
-        by: r.by === 'live' ? 'live' : 'operator',
-      };
+        .get(room) as ClaimRow | undefined;
+      return r === undefined ? undefined : claimOf(r);
     });
+  }
+
+  policyClaims(room: Uint8Array): Promise<PolicyClaim[]> {
+    return settle(() =>
+      (
+        this.db
+          .prepare(
+            `SELECT r.seq, r.digest, r.template, r.at, r.by, b.bytes FROM policy_rotations r
+             JOIN blobs b ON b.kind = 'policy' AND b.digest = r.digest
+             WHERE r.room = ? ORDER BY r.seq`,
+          )
+          .safeIntegers(true)
+          .all(room) as ClaimRow[]
+      ).map(claimOf),
+    );
   }
 
   /**
@@ -128,4 +133,24 @@ export class SqlitePolicies implements PolicyStore {
     for (const g of gone) removeRow.run(g.room, g.seq);
     for (const g of gone) if (g.by === 'live') removeBlob.run(g.digest, g.digest, g.digest);
   }
+}
+
+interface ClaimRow {
+  seq: bigint;
+  digest: Buffer;
+  template: Buffer;
+  at: bigint;
+  by: string;
+  bytes: Buffer;
+}
+
+function claimOf(r: ClaimRow): PolicyClaim {
+  return {
+    seq: Number(r.seq),
+    digest: asBytes(r.digest),
+    bytes: asBytes(r.bytes),
+    template: asBytes(r.template),
+    at: r.at,
+    by: r.by === 'live' ? 'live' : 'operator',
+  };
 }

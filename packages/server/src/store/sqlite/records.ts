@@ -1,6 +1,6 @@
 /**
  * The embedded store's records (`records`): written by the group commit (`decisions.ts`), read
- * by digest and by window.
+ * by digest, by window, and by hop over a range of `end` (the energy account).
  */
 import type Database from 'better-sqlite3';
 import type { RecordStore, StoredRecord } from '../records.js';
@@ -11,9 +11,13 @@ export class SqliteRecords implements RecordStore {
   private readonly byDigest: Database.Statement;
   private readonly start: Database.Statement;
   private readonly after: Database.Statement;
+  /** `recordsOfHops`' statements, by the number of hops they name. */
+  private readonly ofHops = new Map<number, Database.Statement>();
+  private readonly db: Database.Database;
 
   constructor(ctx: SqliteContext) {
     const db = ctx.db;
+    this.db = db;
     this.insert = db.prepare(
       'INSERT OR IGNORE INTO records (digest, hop, start, "end", bytes) VALUES (?, ?, ?, ?, ?)',
     );
@@ -53,21 +57,56 @@ export class SqliteRecords implements RecordStore {
     yield* this.recordsEndingAfterSync(end);
   }
 
+  recordsOfHops(
+    hops: readonly Uint8Array[],
+    after: bigint,
+    through: bigint,
+  ): Promise<StoredRecord[]> {
+    return settle(() => this.recordsOfHopsSync(hops, after, through));
+  }
+
+  /** The range of the `end` index, the hops filtered, sorted by `start` (a page: few rows). */
+  private recordsOfHopsSync(
+    hops: readonly Uint8Array[],
+    after: bigint,
+    through: bigint,
+  ): StoredRecord[] {
+    if (hops.length === 0 || through <= after || through <= 0n) return [];
+    let s = this.ofHops.get(hops.length);
+    if (s === undefined) {
+      s = this.db.prepare(
+        `SELECT digest, hop, bytes FROM records WHERE "end" > ? AND "end" <= ?
+         AND hop IN (${hops.map(() => '?').join(', ')}) ORDER BY start, digest`,
+      );
+      this.ofHops.set(hops.length, s);
+    }
+    const rows = s.all(
+      clampU64(after < 0n ? -1n : after),
+      clampU64(through),
+      ...hops,
+    ) as { digest: Buffer; hop: Buffer; bytes: Buffer }[];
+    return rows.map(recordOf);
+  }
+
   private *recordsEndingAfterSync(end: bigint): Iterable<StoredRecord> {
     for (const row of this.after.iterate(clampU64(end < 0n ? 0n : end)) as Iterable<{
       digest: Buffer;
       hop: Buffer;
       bytes: Buffer;
     }>) {
-      const bytes = asBytes(row.bytes);
-      const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-      yield {
-        digest: asBytes(row.digest),
-        hop: asBytes(row.hop),
-        bytes,
-        start: view.getBigUint64(69, true),
-        end: view.getBigUint64(77, true),
-      };
+      yield recordOf(row);
     }
   }
+}
+
+function recordOf(row: { digest: Buffer; hop: Buffer; bytes: Buffer }): StoredRecord {
+  const bytes = asBytes(row.bytes);
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  return {
+    digest: asBytes(row.digest),
+    hop: asBytes(row.hop),
+    bytes,
+    start: view.getBigUint64(69, true),
+    end: view.getBigUint64(77, true),
+  };
 }

@@ -1,0 +1,232 @@
+/**
+ * The energy account as a server answers it (issue 34 items 2 and 3, `docs/server.md`, *The
+ * energy account*): `GET /energy`, `GET /energy/series` and `GET /energy/statement` over the
+ * store, one account computed at a time (a few more wait their turn, requests for the same span
+ * share one computation, the rest are told to come back), each streamed from the store with
+ * pauses between pages (`stream.ts`); and the trailing-24-hour savings for Prometheus,
+ * recomputed in the background (`gauges.ts`).
+ */
+import {
+  type EnergyAccount,
+  isEnergySpanError,
+  type PolicyInForce,
+  signStatement,
+} from '@wai-steering/energy';
+import type { NoteSigner } from '@wai-steering/tlog';
+import { type Policy, readPolicy } from '@wai-steering/wire';
+import { describeError, type Health } from '../health.js';
+import type { Metrics } from '../metrics.js';
+import type { DecisionCursor, DecisionPage } from '../store/decisions.js';
+import { StoreDamagedError } from '../store/errors.js';
+import type { PolicyStore } from '../store/policies.js';
+import type { RecordStore } from '../store/records.js';
+import { SeriesBuilder, type SeriesJson } from './series.js';
+import { defaultSpan } from './span.js';
+import { streamAccount } from './stream.js';
+
+/** What the service reads of the engine: the policy in force, the clock, its decisions' listing. */
+export interface EnergyEngine {
+  readonly policy: Policy;
+  readonly graceS: number;
+  readonly now: () => bigint;
+  readonly metrics: Metrics;
+  readonly health: Health;
+  listDecisions(
+    from: bigint,
+    to: bigint,
+    after: DecisionCursor | null,
+    limit: number,
+  ): Promise<
+    | ({ readonly kind: 'page' } & DecisionPage)
+    | { readonly kind: 'store_damaged'; readonly what: 'decision' | 'record' | 'policy' }
+    | { readonly kind: 'store_unavailable' }
+  >;
+}
+
+/** Options of {@link EnergyService}. */
+export interface EnergyServiceOptions {
+  readonly engine: EnergyEngine;
+  readonly store: RecordStore & PolicyStore;
+  /** The log's signer: the steering key under the log's origin (the checkpoints' key name and ID). */
+  readonly signer?: NoteSigner;
+  /** Accounts computed at once (default 1). */
+  readonly concurrency?: number;
+  /** Requests that may wait for their turn (default 8); past them, `busy`. */
+  readonly maxWaiting?: number;
+  /** Awaited between pages of the store (default `setImmediate`). */
+  readonly pause?: () => Promise<void>;
+}
+
+/** A span, and the series' sizes when the series is asked for. */
+export interface EnergyRequest {
+  readonly from: bigint | undefined;
+  readonly to: bigint | undefined;
+  readonly series?: { readonly buckets: number; readonly samples: number };
+}
+
+/** What the service answers. */
+export type EnergyAnswer =
+  | { readonly kind: 'account'; readonly account: EnergyAccount; readonly series?: SeriesJson }
+  | { readonly kind: 'refused'; readonly message: string }
+  | { readonly kind: 'busy' }
+  | { readonly kind: 'no_signer' }
+  | { readonly kind: 'store_damaged'; readonly what: 'decision' | 'record' | 'policy' }
+  | { readonly kind: 'store_unavailable' };
+
+/** A read that failed, carried out of the stream as the answer it makes. */
+class Failed extends Error {
+  constructor(readonly answer: EnergyAnswer) {
+    super(answer.kind);
+  }
+}
+
+/** The largest window W of the policies: the horizon refuses a record longer than W. */
+function longestWindow(policies: readonly PolicyInForce[]): bigint {
+  let w = 0n;
+  for (const p of policies) if (p.policy.window_us > w) w = p.policy.window_us;
+  return w;
+}
+
+const immediate = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+export class EnergyService {
+  private running = 0;
+  private readonly waiting: (() => void)[] = [];
+  private readonly inFlight = new Map<string, Promise<EnergyAnswer>>();
+  private readonly concurrency: number;
+  private readonly maxWaiting: number;
+
+  constructor(private readonly o: EnergyServiceOptions) {
+    this.concurrency = o.concurrency ?? 1;
+    this.maxWaiting = o.maxWaiting ?? 8;
+  }
+
+  /** Whether statements can be signed (the server's log gives its signer). */
+  get signs(): boolean {
+    return this.o.signer !== undefined;
+  }
+
+  /** The statement of an account: the C2SP signed note (issue 34 item 3). */
+  statement(account: EnergyAccount): string {
+    if (this.o.signer === undefined) throw new TypeError('EnergyService: no signer');
+    return signStatement(account, this.o.signer);
+  }
+
+  /**
+   * The policies in force, from the store's order of policies (each claim from its `at`); the
+   * policy in force alone, from the start of the room clock, on a store that keeps no order.
+   */
+  async policies(): Promise<PolicyInForce[]> {
+    const current = this.o.engine.policy;
+    const claims = (await this.o.store.policyClaims?.(current.room)) ?? [];
+    const out: PolicyInForce[] = [];
+    for (const c of claims) {
+      const read = readPolicy(c.bytes);
+      if (!read.ok) throw new StoreDamagedError('policy', Buffer.from(c.digest).toString('hex'));
+      if (out.length > 0 && c.at < out[out.length - 1]!.at) continue;
+      out.push({ at: c.at, policy: read.value });
+    }
+    if (out.length === 0) out.push({ at: 0n, policy: current });
+    return out;
+  }
+
+  /** The account of a request (and its series when asked), in turn with the others. */
+  account(request: EnergyRequest): Promise<EnergyAnswer> {
+    const key = `${request.from}:${request.to}:${request.series?.buckets}:${request.series?.samples}`;
+    const shared = this.inFlight.get(key);
+    if (shared !== undefined) return shared;
+    if (this.running >= this.concurrency && this.waiting.length >= this.maxWaiting) {
+      return Promise.resolve({ kind: 'busy' });
+    }
+    const run = this.inTurn(() => this.compute(request)).finally(() => this.inFlight.delete(key));
+    this.inFlight.set(key, run);
+    return run;
+  }
+
+  private async inTurn<T>(job: () => Promise<T>): Promise<T> {
+    if (this.running >= this.concurrency) {
+      await new Promise<void>((resolve) => this.waiting.push(resolve));
+    }
+    this.running++;
+    try {
+      return await job();
+    } finally {
+      this.running--;
+      this.waiting.shift()?.();
+    }
+  }
+
+  private async compute(request: EnergyRequest): Promise<EnergyAnswer> {
+    const { engine, store } = this.o;
+    try {
+      const policies = await this.read(() => this.policies());
+      const { from, to } = defaultSpan(policies, engine.now(), request);
+      let series: SeriesBuilder | undefined;
+      const wanted = request.series;
+      const account = await streamAccount(
+        {
+          recordsOfHops: (hops, after, through) =>
+            this.read(() => store.recordsOfHops(hops, after, through)),
+          listDecisions: async (f, t, after, limit) => {
+            const page = await engine.listDecisions(f, t, after, limit);
+            if (page.kind === 'page') return page;
+            throw new Failed(page);
+          },
+        },
+        {
+          policies,
+          from,
+          to,
+          graceS: engine.graceS,
+          longestRecordUs: longestWindow(policies),
+          pause: this.o.pause ?? immediate,
+          ...(wanted === undefined
+            ? {}
+            : {
+                periods: () => {
+                  const policy = policies.reduce((a, p) => (p.at <= to ? p : a), policies[0]!);
+                  series = new SeriesBuilder({
+                    from,
+                    to,
+                    periodUs: policy.policy.period_us,
+                    pathways: policy.policy.pathways.map((p) => p.id),
+                    buckets: wanted.buckets,
+                    samples: wanted.samples,
+                  });
+                  return series.onPeriod;
+                },
+              }),
+        },
+      );
+      return series === undefined
+        ? { kind: 'account', account }
+        : { kind: 'account', account, series: series.json() };
+    } catch (e) {
+      if (isEnergySpanError(e)) return { kind: 'refused', message: e.message };
+      if (e instanceof Failed) return e.answer;
+      // A record or decision whose stored bytes do not read.
+      if (e instanceof StoreDamagedError) return this.damaged(e);
+      throw e;
+    }
+  }
+
+  /** A read of the store: its damage or its failure made the answer (counted, told). */
+  private async read<T>(f: () => Promise<T>): Promise<T> {
+    const { metrics, health } = this.o.engine;
+    try {
+      return await f();
+    } catch (e) {
+      if (e instanceof StoreDamagedError) throw new Failed(this.damaged(e));
+      metrics.storeErrors.inc({ op: 'query' });
+      health.fail('store_queries', `store queries fail: ${describeError(e)}`);
+      throw new Failed({ kind: 'store_unavailable' });
+    }
+  }
+
+  /** Damage of the store: counted and logged once per row (`health.ts`). */
+  private damaged(e: StoreDamagedError): EnergyAnswer {
+    const { metrics, health } = this.o.engine;
+    if (health.damaged(e.what, e.digest)) metrics.storeDamaged.inc({ what: e.what });
+    return { kind: 'store_damaged', what: e.what };
+  }
+}
