@@ -45,7 +45,10 @@ export interface ArchiveSpanFacts {
   readonly ttlS: number;
   /** The grace of the load replay, whole seconds. */
   readonly graceS: number;
-  /** The least `start` and the greatest `end` of the records of the policy's hops. */
+  /**
+   * The least `start` of the records of the policy's hops, and the least of each hop's greatest
+   * `end` (the instant up to which every hop that reports has reported).
+   */
   readonly first: bigint;
   readonly last: bigint;
 }
@@ -54,7 +57,8 @@ export interface ArchiveSpanFacts {
  * The archive's span of whole periods (`docs/audit.md`, *The energy account*): the whole periods
  * of P within `archive.json`'s span and the records' extent, less, when the span starts after 0,
  * the periods a session placed before it could still count at (TTL + grace), and less the lag L
- * at its end (records of those periods may still be arriving when the archive is written):
+ * at its end (records of those periods may still be arriving when the archive is written); the
+ * records' extent ends where every hop that reports has reported:
  *
  *   from = P ⌈max(span.from + lead, first) / P⌉, lead = (ttl_s + grace_s) × 10^6 when span.from > 0
  *   to   = P ⌊min(span.to − L, last) / P⌋

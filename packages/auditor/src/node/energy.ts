@@ -173,21 +173,31 @@ function* recordsOf(m: ArchiveMaterials): Generator<HopRecord> {
   }
 }
 
-/** The least `start` and greatest `end` of the records of `policy`'s hops, of its room. */
+/**
+ * The records' extent: the least `start` of the records of `policy`'s hops (of its room), and the
+ * least of each hop's greatest `end`, where every hop that reports has reported (a hop's later
+ * records may still be on their way when the archive is written).
+ */
 function extentOf(
   m: ArchiveMaterials,
   policy: Policy,
 ): { first: bigint; last: bigint } | undefined {
-  const hops = new Set(policy.pathways.flatMap((p) => p.hops.map((h) => toHex(h.key))));
+  const ends = new Map<string, bigint>(
+    policy.pathways.flatMap((p) => p.hops.map((h) => [toHex(h.key), -1n] as const)),
+  );
   const room = toHex(policy.room);
   let first: bigint | undefined;
-  let last = 0n;
   for (const r of recordsOf(m)) {
-    if (!hops.has(toHex(r.hop)) || toHex(r.room) !== room) continue;
+    const hop = toHex(r.hop);
+    const end = ends.get(hop);
+    if (end === undefined || toHex(r.room) !== room) continue;
     if (first === undefined || r.start < first) first = r.start;
-    if (r.end > last) last = r.end;
+    if (r.end > end) ends.set(hop, r.end);
   }
-  return first === undefined ? undefined : { first, last };
+  if (first === undefined) return undefined;
+  let last: bigint | undefined;
+  for (const end of ends.values()) if (end >= 0n && (last === undefined || end < last)) last = end;
+  return { first, last: last! };
 }
 
 /**
