@@ -23,6 +23,7 @@ import {
 } from '@wai-steering/wire';
 import { ArchiveError } from './archive.js';
 import { FrameCopies } from './copies.js';
+import { type EnergyMembers, energyJsonMembers } from './energy.js';
 import { HopReport, type HopSpanResult } from './hops.js';
 import type { ArchiveLog, LogResult } from './log.js';
 import { PolicyLog, type PolicyResult } from './policies.js';
@@ -73,7 +74,7 @@ export interface DuplicatedDecision {
 }
 
 /** The audit's result: the JSON `--json` prints (`docs/audit.md`). */
-export interface AuditResult {
+export interface AuditResult extends EnergyMembers {
   readonly decisions: number;
   readonly sessions: number;
   readonly accepted: number;
@@ -433,7 +434,7 @@ export function auditJsonParts(result: AuditResult): {
       `]},"shares":${JSON.stringify(r.shares)},"policies":${JSON.stringify(r.policies)},` +
       `"findings":${r.findings},"room":${JSON.stringify(r.room)},"records":${r.records},` +
       `"hops":${JSON.stringify(r.hops)},"log":${JSON.stringify(r.log ?? null)},"duplicated":[`,
-    tail: ']}',
+    tail: `]${energyJsonMembers(r)}}`,
   };
 }
 

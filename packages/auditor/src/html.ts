@@ -6,6 +6,7 @@
  */
 import { formatDuration, formatInstant } from '@wai-steering/config-text';
 import type { AuditResult } from './audit.js';
+import { energySection } from './html-energy.js';
 import type { Series } from './series.js';
 
 /** Rows of a table shown at most (the JSON holds them all). */
@@ -225,6 +226,7 @@ ${table(
 )}
 <h2>The decision log</h2>
 ${logSection(result)}
+${energySection(result)}
 <h2>Policies</h2>
 ${table(
   ['digest', 'in force', 'decisions', 'changed from the one before'],

@@ -18,6 +18,16 @@ export {
   type RefusedResult,
 } from './audit.js';
 export {
+  type ArchiveSpanFacts,
+  archiveSpan,
+  ENERGY_STATEMENT_FILE,
+  type EnergyMembers,
+  type EnergyReport,
+  openRoomStatement,
+  statementKeys,
+} from './energy.js';
+export { energyLines, energyTable } from './energy-format.js';
+export {
   decodeFrames,
   encodeFrame,
   encodeFrames,

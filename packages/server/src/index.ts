@@ -40,7 +40,7 @@ export type {
 export { type ClockCheckOptions, checkClock } from './guard/clock.js';
 export { createHttpServer, type HttpOptions } from './http.js';
 export { type RunningWorkers, runWorkers, type WorkersOptions } from './instances/workers.js';
-export { DecisionLog, type DecisionLogOptions } from './log/log.js';
+export { DecisionLog, type DecisionLogOptions, defaultLogOrigin } from './log/log.js';
 export {
   type LogSigning,
   planIntegration,

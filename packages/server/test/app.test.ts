@@ -39,7 +39,7 @@ describe('the dispatcher', () => {
     expect((await ctx.app.handle({ method: 'DELETE', target: '/steer', headers: {} })).status).toBe(
       405,
     );
-    expect((await ctx.app.handle({ method: 'GET', target: '/records', headers: {} })).status).toBe(
+    expect((await ctx.app.handle({ method: 'PUT', target: '/records', headers: {} })).status).toBe(
       405,
     );
     expect((await get(ctx.app, `/steer?${'a'.repeat(9000)}`)).status).toBe(414);

@@ -13,8 +13,10 @@ import { nodeBackend } from '@wai-steering/wire/node';
 import { ARCHIVE_FILES, ArchiveError, type ArchiveMeta } from '../archive.js';
 import { Audit, type AuditResult, type AuditSink, auditJsonParts, findingJson } from '../audit.js';
 import { isUnread, unreadFrameMessage } from '../frames.js';
+import { withEnergy } from '../energy.js';
 import type { Series } from '../series.js';
 import { DecisionVerifier, type Verdict } from '../verdict.js';
+import { auditEnergy, readEnergyStatement } from './energy.js';
 import { logEntryChunks, readArchiveLog } from './internal/archive-log.js';
 import { BATCH, BATCH_BYTES, VerifyPool } from './internal/pool.js';
 import { Spill } from './internal/spill.js';
@@ -109,6 +111,8 @@ async function runAudit(
     );
   }
   const jobs = Math.max(1, Math.min(options.jobs ?? 1, Math.max(64, availableParallelism())));
+  // The energy statement, verified before any decision (as the checkpoint is).
+  const stated = readEnergyStatement(dir, m, options.roomId);
   // The entries' root with SHA-256 in WebAssembly, a batch a call; node:crypto where it is missing.
   const log =
     m.checkpoint === null
@@ -246,5 +250,7 @@ async function runAudit(
   if (log?.needsRescan) {
     for (const chunk of logEntryChunks(join(dir, ARCHIVE_FILES.logEntries))) log.rescan(chunk);
   }
-  return { ...audit.finish(), meta: m.meta };
+  const done = audit.finish();
+  const energy = await auditEnergy(dir, m, stated, options.graceS ?? m.meta.grace_s);
+  return { ...done, result: withEnergy(done.result, energy), meta: m.meta };
 }

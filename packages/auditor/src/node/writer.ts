@@ -7,6 +7,7 @@ import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { type FileHandle, open } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ARCHIVE_FILES, ArchiveError, type ArchiveMeta, archiveMetaJson } from '../archive.js';
+import { ENERGY_STATEMENT_FILE } from '../energy.js';
 import { encodeFrame, encodeFrames } from '../frames.js';
 
 /** What an archive is written with at once; policies and records may come later. */
@@ -63,6 +64,42 @@ export class ArchiveWriter {
   writeRecords(records: Iterable<Uint8Array>): void {
     writeFileSync(join(this.dir, ARCHIVE_FILES.records), encodeFrames(records));
     this.wrote.records = true;
+  }
+
+  /**
+   * Writes `records.bin` from records given one at a time (a store's, streamed), each in its
+   * frame, a MiB at a time; the records written.
+   */
+  async writeRecordsFrom(
+    records: Iterable<Uint8Array> | AsyncIterable<Uint8Array>,
+  ): Promise<number> {
+    const f = await open(join(this.dir, ARCHIVE_FILES.records), 'w');
+    let n = 0;
+    let held: Uint8Array[] = [];
+    let size = 0;
+    try {
+      for await (const r of records) {
+        const frame = encodeFrame(r);
+        held.push(frame);
+        size += frame.length;
+        n++;
+        if (size >= 1 << 20) {
+          await f.write(Buffer.concat(held));
+          held = [];
+          size = 0;
+        }
+      }
+      if (held.length > 0) await f.write(Buffer.concat(held));
+    } finally {
+      await f.close();
+    }
+    this.wrote.records = true;
+    return n;
+  }
+
+  /** Writes the server's signed statement of the energy account (`energy-statement`). */
+  writeEnergyStatement(note: string): void {
+    writeFileSync(join(this.dir, ENERGY_STATEMENT_FILE), note);
   }
 
   /**

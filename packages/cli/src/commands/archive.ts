@@ -1,6 +1,7 @@
 import type { Command } from '../internal/command.js';
 import { UserError } from '../internal/errors.js';
 import { type Exported, exportFromStore, spanOf } from '../internal/export.js';
+import { statementWords } from '../internal/export-energy.js';
 import { exportFromUrl } from '../internal/export-url.js';
 import { parseHexKey } from '../internal/keys.js';
 import { graceSeconds } from './audit.js';
@@ -48,13 +49,19 @@ origin), and the frames of policies.bin, records.bin and decisions.bin (in ascen
 decisions with --from <= t < --to (default: all; a span that ends after now ends now), and the
 decision log: checkpoint (the latest checkpoint as served, once one holds every decision of the
 archive: waited for up to the log's max_delay when the span ends now) and log-entries.bin (its
-entries 0 … size − 1, 40 bytes each).
+entries 0 … size − 1, 40 bytes each). records.bin holds every record of the span's hops (those
+whose span meets [--from, --to), in ascending start; the energy account reads them all), then the
+records the decisions name outside it. energy-statement is the server's signed statement of the
+energy account over the archive's span of whole periods (docs/audit.md, The energy account):
+signed here with the config's steering key with --config (fetched from the running server when
+the key cannot be read here), as GET /energy/statement serves it with --url.
 
 With --config it reads the server's store directly (the server may be running: the store is
 opened beside it). With --url it reads the server's listing by time (GET /decisions), then each
-decision at its URI, the policies and records it names and the room's descriptor and key log
-head, pinned to --room-id. A record the server does not give is left out (the audit then refuses
-the decisions naming it, record_missing).`,
+decision at its URI, the policies it names, the records of the span (GET /records) and those the
+decisions name, and the room's descriptor and key log head, pinned to --room-id. A record the
+server does not give is left out (the audit then refuses the decisions naming it,
+record_missing).`,
   async run(ctx) {
     const config = ctx.optional('config');
     const url = ctx.optional('url');
@@ -79,8 +86,10 @@ the decisions naming it, record_missing).`,
       done.log.origin === undefined
         ? `; no decision log (${done.log.why})`
         : `, the decision log ${done.log.origin} at size ${done.log.size}${done.log.uncovered > 0 ? ` (${done.log.uncovered} decisions not in its latest checkpoint)` : ''}`;
+    const listed =
+      done.unlisted === true ? ' (the server lists no records: only those the decisions name)' : '';
     ctx.io.stderr.write(
-      `wai-steer: archive of room ${done.room} in ${out}: ${done.decisions} decisions, ${done.policies} policies, ${done.records} records${done.missing > 0 ? ` (${done.missing} named records not given)` : ''}${log}\n`,
+      `wai-steer: archive of room ${done.room} in ${out}: ${done.decisions} decisions, ${done.policies} policies, ${done.records} records${listed}${done.missing > 0 ? ` (${done.missing} named records not given)` : ''}${log}${statementWords(done.energy)}\n`,
     );
     return 0;
   },

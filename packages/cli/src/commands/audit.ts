@@ -5,6 +5,7 @@ import { type AuditResult, renderHtml } from '@wai-steering/auditor';
 import { type ArchiveAudit, auditArchive } from '@wai-steering/auditor/node';
 import { formatDuration, formatInstant, parseDuration } from '@wai-steering/config-text';
 import type { Command, Context } from '../internal/command.js';
+import { energySummary } from '../internal/energy.js';
 import { EXIT, UserError } from '../internal/errors.js';
 import { spanOf } from '../internal/export.js';
 import { exportFromUrl } from '../internal/export-url.js';
@@ -125,6 +126,7 @@ function summary(
     }
     if (l.unlogged.length > 20) lines.push(`  … and ${l.unlogged.length - 20} more unlogged`);
   }
+  lines.push(...energySummary(r));
   lines.push(`findings: ${r.findings}`);
   return `${lines.join('\n')}\n`;
 }

@@ -6,6 +6,7 @@ import { decide } from './decide.js';
 import { demo } from './demo.js';
 import { deploy } from './deploy.js';
 import { doctor } from './doctor.js';
+import { energy, energyVerify } from './energy.js';
 import { hopRun } from './hop.js';
 import { keylogAdd, keylogCreate, keylogInspect, keylogRevoke } from './keylog.js';
 import { keygen, pubkey } from './keys.js';
@@ -42,6 +43,9 @@ export const COMMANDS: readonly Command[] = [
   verify,
   audit,
   archiveExport,
+  // `energy verify` before `energy`: the longer name is matched first.
+  energyVerify,
+  energy,
   logWatch,
   logWitness,
   conformance,

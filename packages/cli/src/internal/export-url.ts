@@ -17,7 +17,9 @@ import {
   type Span,
   settledSpan,
 } from './export.js';
+import { hopsOf, recordFacts, writeStatement } from './export-energy.js';
 import { httpLogSource, writeArchiveLog } from './export-log.js';
+import { fetchStatement } from './export-statement.js';
 
 /** Options of {@link exportFromUrl}. */
 export interface UrlExportOptions {
@@ -69,6 +71,42 @@ async function pool<T, R>(items: readonly T[], n: number, f: (t: T) => Promise<R
   };
   await Promise.all(Array.from({ length: Math.min(n, items.length) }, run));
   return out;
+}
+
+/**
+ * A page of `GET /records` (base64 records, the next cursor); `null` when the server lists no
+ * records (an older server: `404`, or `405` as `/records` took POST alone).
+ */
+async function listedRecords(
+  url: URL,
+  o: UrlExportOptions,
+): Promise<{ records: Uint8Array[]; next: string | null } | null> {
+  let res: Response;
+  try {
+    res = await (o.fetch ?? fetch)(url, { signal: AbortSignal.timeout(60_000) });
+  } catch (e) {
+    throw new UserError(`GET ${url}: ${(e as Error).message}`);
+  }
+  const text = await res.text().catch(() => '');
+  if (res.status === 404 || res.status === 405) return null;
+  if (!res.ok) throw new UserError(`GET ${url}: HTTP ${res.status}`);
+  let page: { records?: unknown; next?: unknown };
+  try {
+    page = JSON.parse(text) as typeof page;
+  } catch {
+    throw new UserError(`GET ${url}: not the records' listing`);
+  }
+  if (
+    !Array.isArray(page.records) ||
+    !page.records.every((r) => typeof r === 'string') ||
+    (page.next !== null && typeof page.next !== 'string')
+  ) {
+    throw new UserError(`GET ${url}: not the records' listing`);
+  }
+  return {
+    records: (page.records as string[]).map((r) => new Uint8Array(Buffer.from(r, 'base64'))),
+    next: page.next as string | null,
+  };
 }
 
 interface ListingPage {
@@ -142,14 +180,42 @@ export async function exportFromUrl(
           getBytes(new URL(`/policies/${hex}`, base), o, true),
         )
       ).filter((p): p is Uint8Array => p !== null);
-      const fetched = await pool([...named.records], n, (hex) =>
-        getBytes(new URL(`/records/${hex}`, base), o, true),
-      );
-      const records = fetched.filter(
-        (r): r is Uint8Array => r !== null && hopRecordBodyOf(r) !== undefined,
-      );
       writer!.writePolicies(policies);
-      writer!.writeRecords(records);
+      // Every record of the span's hops (`GET /records`: the energy account reads them all), in
+      // ascending start; then those the decisions name outside the span, by digest.
+      const hops = hopsOf(policies);
+      let unlisted = false;
+      let missing = 0;
+      const records = async function* (): AsyncGenerator<Uint8Array> {
+        for (let after = '0'; ; ) {
+          const url = new URL(
+            `/records?from=${settled.from}&to=${settled.to}&after=${after}&limit=10000`,
+            base,
+          );
+          const page = await listedRecords(url, o);
+          if (page === null) {
+            unlisted = true;
+            break;
+          }
+          for (const bytes of page.records) {
+            const f = recordFacts(bytes);
+            if (f === undefined) throw new UserError(`GET ${url}: a record that does not read`);
+            if (!hops.has(f.hop)) continue;
+            named.records.delete(f.digest);
+            yield bytes;
+          }
+          if (page.next === null) break;
+          after = page.next;
+        }
+        const fetched = await pool([...named.records], n, (hex) =>
+          getBytes(new URL(`/records/${hex}`, base), o, true),
+        );
+        for (const r of fetched) {
+          if (r === null || hopRecordBodyOf(r) === undefined) missing++;
+          else yield r;
+        }
+      };
+      const recordCount = await writer!.writeRecordsFrom(records());
       const log = await writeArchiveLog(
         writer!,
         httpLogSource(base, (url, allow404) => getBytes(url, o, allow404)),
@@ -157,13 +223,21 @@ export async function exportFromUrl(
         { pollMs: 250, deadline: Date.now() + 2 * maxDelayMs + 10_000 },
       );
       writer!.writeMeta(metaOf(room, graceS!, settled, base.origin, writer!.decisions, log));
+      const energy = await writeStatement(writer!, {
+        fetch: (from, to) => fetchStatement(base, from, to, o.fetch),
+        room: roomBytes,
+        keyLog,
+        ...(log.origin === undefined ? {} : { origin: log.origin }),
+      });
       return {
         room,
         decisions: writer!.decisions,
         policies: policies.length,
-        records: records.length,
-        missing: named.records.size - records.length,
+        records: recordCount,
+        missing,
         log,
+        energy,
+        ...(unlisted ? { unlisted } : {}),
       };
     } finally {
       await writer?.close();

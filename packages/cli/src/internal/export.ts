@@ -17,11 +17,20 @@ import { basename, dirname, join, resolve } from 'node:path';
 import type { ArchiveMeta } from '@wai-steering/auditor';
 import { ArchiveWriter } from '@wai-steering/auditor/node';
 import { nowUs } from '@wai-steering/config-text';
-import { encodeEntry } from '@wai-steering/tlog';
+import type { ServerConfig } from '@wai-steering/server';
+import { ed25519Signer, encodeEntry } from '@wai-steering/tlog';
 import { readDecision, readRoom, roomIdOf, toHex } from '@wai-steering/wire';
 import { nodeBackend } from '@wai-steering/wire/node';
 import { UserError } from './errors.js';
+import {
+  type EnergyExported,
+  hopsOf,
+  type StatementSource,
+  writeStatement,
+} from './export-energy.js';
 import { type LogExported, latin1, storeLogSource, writeArchiveLog } from './export-log.js';
+import { fetchStatement } from './export-statement.js';
+import { readKeyFile } from './keys.js';
 import { instantOption } from './time.js';
 
 /** The span exported: decisions with `from` ≤ `t` < `to`, room clock µs. */
@@ -40,6 +49,10 @@ export interface Exported {
   readonly missing: number;
   /** The decision log the archive carries, or why it carries none. */
   readonly log: LogExported;
+  /** The energy statement the archive carries, or why it carries none. */
+  readonly energy: EnergyExported;
+  /** Over HTTP, a server that lists no records: only those the decisions name are carried. */
+  readonly unlisted?: boolean;
 }
 
 export const U64_MAX = (1n << 64n) - 1n;
@@ -136,7 +149,9 @@ export async function exportFromStore(
   span: Span,
   options: { roomId?: Uint8Array; onProgress?: (n: number) => void } = {},
 ): Promise<Exported> {
-  const { loadConfig, openConfiguredStore } = await import('@wai-steering/server');
+  const { defaultLogOrigin, loadConfig, openConfiguredStore } = await import(
+    '@wai-steering/server'
+  );
   let config: ReturnType<typeof loadConfig>;
   try {
     config = loadConfig(configPath);
@@ -216,15 +231,25 @@ export async function exportFromStore(
     for (const b of await fromStore(() => store.listBlobs('policy'))) {
       policies.set(toHex(b.digest), b.bytes);
     }
-    const records: Uint8Array[] = [];
-    let missing = 0;
-    for (const hex of named.records) {
-      const r = await fromStore(() => store.getRecord(Buffer.from(hex, 'hex')));
-      if (r === undefined) missing++;
-      else records.push(r);
-    }
     writer.writePolicies(policies.values());
-    writer.writeRecords(records);
+    // Every record of the span's hops (the energy account reads them all), in ascending start,
+    // then those the decisions name outside the span.
+    const hops = hopsOf(policies.values());
+    let missing = 0;
+    const records = async function* (): AsyncGenerator<Uint8Array> {
+      for await (const r of store.recordsEndingAfter(settled.from)) {
+        if (r.start >= settled.to) break;
+        if (!hops.has(toHex(r.hop))) continue;
+        named.records.delete(toHex(r.digest));
+        yield r.bytes;
+      }
+      for (const hex of named.records) {
+        const r = await store.getRecord(Buffer.from(hex, 'hex'));
+        if (r === undefined) missing++;
+        else yield r;
+      }
+    };
+    const recordCount = await fromStore(() => writer.writeRecordsFrom(records()));
     const log = await fromStore(() =>
       writeArchiveLog(writer, storeLogSource(store), named.entries, {
         pollMs,
@@ -232,15 +257,50 @@ export async function exportFromStore(
       }),
     );
     writer.writeMeta(metaOf(room, graceS, settled, where, writer.decisions, log));
+    const energy = await writeStatement(writer, {
+      ...(await statementSigner(config, log, defaultLogOrigin)),
+      room: roomBytes,
+      keyLog,
+      ...(log.origin === undefined ? {} : { origin: log.origin }),
+    });
     return {
       room,
       decisions: writer.decisions,
       policies: policies.size,
-      records: records.length,
+      records: recordCount,
       missing,
       log,
+      energy,
     };
   }
+}
+
+/**
+ * How an export over `--config` has its statement: signed here with the config's steering key,
+ * under the log's origin (the log exported, else the config's or its default); when the key
+ * cannot be read here, fetched from the running server (its public URL, or where it listens).
+ */
+async function statementSigner(
+  config: ServerConfig,
+  log: LogExported,
+  defaultOrigin: (c: ServerConfig) => string,
+): Promise<Pick<StatementSource, 'signer' | 'fetch'>> {
+  let key: Uint8Array | undefined;
+  try {
+    key = readKeyFile(config.signingKey, 'signing key').secretKey;
+  } catch {
+    key = undefined;
+  }
+  if (key !== undefined) {
+    const origin = log.origin ?? config.log?.origin ?? defaultOrigin(config);
+    return { signer: ed25519Signer(origin, key, nodeBackend) };
+  }
+  const host = config.listen.host.includes(':') ? `[${config.listen.host}]` : config.listen.host;
+  const base =
+    config.publicUrl ??
+    (config.listen.port === 0 ? undefined : `http://${host}:${config.listen.port}`);
+  if (base === undefined) return { fetch: async () => null };
+  return { fetch: (from, to) => fetchStatement(new URL(base), from, to) };
 }
 
 /** A read of the store, its failure one line naming the store. */

@@ -22,7 +22,7 @@ import type { PolicyStore } from '../store/policies.js';
 import type { RecordStore } from '../store/records.js';
 import { SeriesBuilder, type SeriesJson } from './series.js';
 import { defaultSpan } from './span.js';
-import { streamAccount } from './stream.js';
+import { decisionsSince, streamAccount } from './stream.js';
 
 /** What the service reads of the engine: the policy in force, the clock, its decisions' listing. */
 export interface EnergyEngine {
@@ -178,6 +178,7 @@ export class EnergyService {
           from,
           to,
           graceS: engine.graceS,
+          decisionsFrom: decisionsSince(policies, from, engine.graceS),
           longestRecordUs: longestWindow(policies),
           pause: this.o.pause ?? immediate,
           ...(wanted === undefined

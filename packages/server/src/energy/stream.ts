@@ -48,6 +48,12 @@ export interface StreamOptions {
   /** The session grace, whole seconds: the decisions are replayed (`sessions_placed`). */
   readonly graceS: number;
   /**
+   * The first instant of the decisions replayed (default `from`): a session placed before the
+   * span still counts at its first midpoints while its TTL and the grace last (the load
+   * replay), so its decision is replayed too (`decisionsSince`).
+   */
+  readonly decisionsFrom?: bigint;
+  /**
    * The longest span of a record the store may hold, µs: the largest window W of the policies
    * (the horizon refuses a record longer than W). A longer one found starts the read again with
    * pages long enough for it, so a wrong guess costs time, never the account.
@@ -72,6 +78,22 @@ class LongerRecord extends Error {
 
 const DEFAULT_PAGE_RECORDS = 512;
 const DEFAULT_PAGE_DECISIONS = 250;
+
+/**
+ * The first instant of the decisions an account of a span from `from` replays: those whose
+ * sessions may still count at its first midpoint, `from` − (the largest `ttl_s` of the policies
+ * + the grace) s (the load replay: a session counts while t′ < t + (ttl + grace) × 10^6).
+ */
+export function decisionsSince(
+  policies: readonly PolicyInForce[],
+  from: bigint,
+  graceS: number,
+): bigint {
+  let ttl = 0;
+  for (const p of policies) if (p.policy.ttl_s > ttl) ttl = p.policy.ttl_s;
+  const lead = (BigInt(ttl) + BigInt(graceS)) * 1_000_000n;
+  return from > lead ? from - lead : 0n;
+}
 
 /** The µs of `us` rounded up to a whole number of periods of `P`, at least one. */
 function periodsOf(us: bigint, P: bigint): bigint {
@@ -186,7 +208,8 @@ class DecisionPages {
   private async peek(): Promise<ListedDecision | undefined> {
     while (this.at >= this.page.length) {
       if (this.done) return undefined;
-      const got = await this.source.listDecisions(this.o.from, this.o.to, this.next, this.limit);
+      const from = this.o.decisionsFrom ?? this.o.from;
+      const got = await this.source.listDecisions(from, this.o.to, this.next, this.limit);
       this.page = got.decisions;
       this.at = 0;
       this.next = got.next;

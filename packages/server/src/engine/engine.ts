@@ -50,6 +50,7 @@ import type {
   Overloaded,
   PolicyRotated,
   ReadResult,
+  RecordListingResult,
   Steered,
   StoredRead,
 } from './types.js';
@@ -450,6 +451,16 @@ export class SteeringEngine {
     limit: number,
   ): Promise<ListingResult> {
     return this.parts.reads.listDecisions(from, to, after, limit);
+  }
+
+  /** The records whose span meets `[from, to)`, by `start`, a page at a time (`GET /records`). */
+  listRecords(
+    from: bigint,
+    to: bigint,
+    after: bigint | null,
+    limit: number,
+  ): Promise<RecordListingResult> {
+    return this.parts.reads.listRecords(from, to, after, limit);
   }
 
   /** The per-hop record of a digest (C1), checked against it. */

@@ -234,5 +234,16 @@ export type ListingResult =
   | StoreDamaged
   | StoreUnavailable;
 
+/** A page of `GET /records`: the records' bytes, and the cursor of the next page. */
+export type RecordListingResult =
+  | {
+      readonly kind: 'records';
+      readonly records: readonly Uint8Array[];
+      /** The `start` of the page's last records when more follow; `null` after the last page. */
+      readonly next: bigint | null;
+    }
+  | StoreDamaged
+  | StoreUnavailable;
+
 /** The key log head of a room: also absent when the room names no origin (no key log). */
 export type KeyLogResult = ReadResult | { readonly kind: 'no_key_log' };

@@ -16,6 +16,7 @@ import { listing } from './listing.js';
 import * as log from './log.js';
 import { healthz, metrics } from './ops.js';
 import { decision, keyLog, policy, record, roomDescriptor } from './reads.js';
+import { recordListing } from './record-listing.js';
 import { root } from './root.js';
 import { steer } from './steer.js';
 import { isDigestHex, pathOfUri } from './target.js';
@@ -116,11 +117,12 @@ export function buildRoutes(o: RouteTableOptions): Route[] {
       handler: listing,
     },
     {
+      // POST: a hop's record; GET: the records of a span, listed by time (`record-listing.ts`).
       name: 'ingest',
-      methods: ['POST'],
-      allow: 'POST, OPTIONS',
+      methods: ['POST', ...READ],
+      allow: 'GET, HEAD, POST, OPTIONS',
       match: exactly('/records'),
-      handler: ingest,
+      handler: (ctx) => (ctx.method === 'POST' ? ingest(ctx) : recordListing(ctx)),
     },
     {
       name: 'capacity',
