@@ -58,7 +58,7 @@ describe('the demo, as a checkout runs it', () => {
     try {
       const port = await freePort();
       const demo = await running(
-        ['demo', '--dir', tempDir(), '--port', String(port), '--period-ms', '500'],
+        ['demo', '--dir', tempDir(), '--port', String(port), '--period', '500ms'],
         tempDir(),
         /Ctrl-C to stop/,
         'stdout',

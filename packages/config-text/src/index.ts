@@ -3,6 +3,7 @@
 // form of human output), and the names of hand-written files (did-you-mean, old spellings).
 
 export {
+  bareNumber,
   DURATION_UNITS,
   type DurationUnit,
   formatDuration,

@@ -3,21 +3,21 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type AuditResult, renderHtml } from '@wai-steering/auditor';
 import { type ArchiveAudit, auditArchive } from '@wai-steering/auditor/node';
-import { formatDuration, formatInstant, parseDuration } from '@wai-steering/config-text';
+import { formatDuration, formatInstant } from '@wai-steering/config-text';
 import type { Command, Context } from '../internal/command.js';
 import { EXIT, UserError } from '../internal/errors.js';
 import { spanOf } from '../internal/export.js';
 import { exportFromUrl } from '../internal/export-url.js';
 import { writeOutput } from '../internal/files.js';
 import { parseHexKey } from '../internal/keys.js';
+import { durationOption } from '../internal/time.js';
 
 /**
- * `--grace`: a duration as every option reads it (`10s`, `1500ms`, `2m`), or whole seconds; in
- * whole seconds, rounded up (the grace is counted in the room clock's seconds).
+ * `--grace`: a duration as every option reads it (`10s`, `1500ms`, `2m`); in whole seconds,
+ * rounded up (the grace is counted in the room clock's seconds).
  */
 export function graceSeconds(text: string): number {
-  const us = /^[0-9]+$/.test(text) ? BigInt(text) * 1_000_000n : parseDuration(text, 'us');
-  if (typeof us === 'string') throw new UserError(`--grace ${text}: ${us}`);
+  const us = durationOption(text, 'grace');
   const s = (us + 999_999n) / 1_000_000n;
   if (s > 0xffff_ffffn) throw new UserError(`--grace ${text}: at most 2^32 − 1 seconds`);
   return Number(s);
