@@ -81,6 +81,7 @@ export default defineConfig({
         console: resolve(import.meta.dirname, 'index.html'),
         verify: resolve(import.meta.dirname, 'verify.html'),
         players: resolve(import.meta.dirname, 'players.html'),
+        'spec-map': resolve(import.meta.dirname, 'spec-map.html'),
       },
       output: {
         entryFileNames: 'assets/[name]-[hash].js',

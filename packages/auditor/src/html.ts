@@ -135,8 +135,8 @@ function table(
 function whereText(w: { at: string; pathway?: number; record?: number }): string {
   return [
     w.at,
-    w.pathway === undefined ? '' : `pathway ${w.pathway}`,
-    w.record === undefined ? '' : `record ${w.record}`,
+    w.pathway === undefined ? '' : `pathway ${w.pathway + 1}`,
+    w.record === undefined ? '' : `record ${w.record + 1}`,
   ]
     .filter((s) => s !== '')
     .join(', ');

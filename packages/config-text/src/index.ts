@@ -10,6 +10,7 @@ export {
   formatDurationExact,
   parseDuration,
 } from './duration.js';
+export { formatBytes, type ReadableFigure, readableFigure } from './figure.js';
 export { notAMapping, parseProblem } from './files.js';
 export {
   formatInstant,

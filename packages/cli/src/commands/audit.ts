@@ -64,8 +64,8 @@ function summary(r: AuditResult, counts: { refused: number; inconsistent: number
   for (const x of r.refused.slice(0, 20)) {
     const w = [
       x.where.at,
-      x.where.pathway === undefined ? '' : ` pathway ${x.where.pathway}`,
-      x.where.record === undefined ? '' : ` record ${x.where.record}`,
+      x.where.pathway === undefined ? '' : ` pathway ${x.where.pathway + 1}`,
+      x.where.record === undefined ? '' : ` record ${x.where.record + 1}`,
     ].join('');
     lines.push(`  refused ${x.digest}: ${x.reason} at ${w}`);
   }

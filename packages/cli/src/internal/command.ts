@@ -141,8 +141,19 @@ export function helpOf(command: Command): string {
   lines.push(
     command.exitStatus?.trim() ?? '  0 done; 2 a usage, input or I/O error (one line on stderr).',
   );
+  // A section cited (§6.2, companion C8) is looked up in one place.
+  if (/§\d|\bC\d/.test(lines.join('\n'))) {
+    lines.push('', SPEC_MAP_LINE);
+  }
   return `${lines.join('\n')}\n`;
 }
+
+/**
+ * Where the sections cited in a help (`§6.2`, `C8`) are said in words: the project's map of the
+ * specification (docs/spec-map.md), also the console's page /console/spec-map.
+ */
+export const SPEC_MAP_LINE =
+  "Sections: § is a section of the steering extension, C of its companion formats; docs/spec-map.md (or a server's /console/spec-map) says what each is.";
 
 /** Parses a command's arguments; a {@link UserError} for an unknown option or a wrong count. */
 export function parseCommand(io: Io, command: Command, argv: readonly string[]): Context | 'help' {

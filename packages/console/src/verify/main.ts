@@ -24,6 +24,7 @@ import {
 } from '@wai-steering/wire';
 import { byId, fill, h } from '../common/dom.js';
 import { delivery, groupDigits, joules } from '../common/format.js';
+import { specLink } from '../common/spec.js';
 import { type HeldFile, inputsOf, kindOf } from './files.js';
 import { type LogState, logState } from './log-state.js';
 
@@ -53,8 +54,9 @@ const REASON_TEXT: Record<string, string> = {
   evidence_mismatch: 'the figures stated are not those the named records give',
   decision_mismatch: 'the rule, applied to the stated inputs, gives another output',
   manifest_mismatch: 'the manifest served is not the one the decision writes',
-  unmetered_as_zero: 'a pathway with an unmetered hop was given a figure (§5.4)',
-  classes_summed: 'figures of two classes were summed (§5.4)',
+  unmetered_as_zero:
+    'a pathway with an unmetered hop was given a figure: an unmetered hop is not a hop of zero joules',
+  classes_summed: 'figures of two classes were summed, which is neither class',
   truncated: 'the bytes end before the record does',
   malformed: 'the bytes do not read as the record',
 };
@@ -116,14 +118,14 @@ function outcomeDetails(outcome: Outcome): HTMLElement {
   return h(
     'details',
     { class: 'card' },
-    h('summary', {}, 'The outcome (companion C8)'),
+    h('summary', {}, 'The outcome, as ', specLink('C8'), ' writes it'),
     h('pre', { class: 'mono' }, JSON.stringify(outcome, null, 2)),
   );
 }
 
 function showRefused(outcome: Extract<Outcome, { outcome: 'refuse' }>, trusted: Trusted): void {
   const w = outcome.where;
-  const place = `${w.at}${w.pathway === undefined ? '' : `, pathway ${w.pathway}`}${w.record === undefined ? '' : `, record ${w.record}`}`;
+  const place = `${w.at}${w.pathway === undefined ? '' : `, pathway ${w.pathway + 1}`}${w.record === undefined ? '' : `, record ${w.record + 1}`}`;
   fill(
     byId('result'),
     h(
@@ -214,9 +216,11 @@ function show(outcome: Outcome, trusted: Trusted): void {
           h(
             'p',
             {},
+            'The decision recomputes from its signed inputs (',
+            specLink('§9.1'),
             trusted.hasManifest
-              ? 'The decision recomputes from its signed inputs (§9.1), and the manifest served with it is the one it writes.'
-              : 'The decision recomputes from its signed inputs (§9.1). No manifest was given to compare with.',
+              ? '), and the manifest served with it is the one it writes.'
+              : '). No manifest was given to compare with.',
           ),
         ),
       ),
@@ -252,7 +256,7 @@ function show(outcome: Outcome, trusted: Trusted): void {
             h(
               'tr',
               {},
-              ...['pathway', 'status', 'class', 'J', 'D', 'figure', 'limits (§6.1)'].map((t, i) =>
+              ...['pathway', 'status', 'class', 'J', 'D', 'figure', 'limits'].map((t, i) =>
                 h('th', i >= 3 && i <= 5 ? { class: 'num' } : {}, t),
               ),
             ),

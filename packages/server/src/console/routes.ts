@@ -144,7 +144,8 @@ export class ConsoleRoutes {
 
   /**
    * `/console`, `/console/`, `/console/verify`, `/console/players` (and its stream under
-   * `/console/players/stream/`) and `/console/assets/<hashed name>`.
+   * `/console/players/stream/`), `/console/spec-map` (what each section cited says) and
+   * `/console/assets/<hashed name>`.
    */
   page(
     path: string,
@@ -172,6 +173,7 @@ export class ConsoleRoutes {
       return this.html(assets, 'index.html');
     }
     if (rest === 'verify' || rest === 'verify.html') return this.html(assets, 'verify.html');
+    if (rest === 'spec-map' || rest === 'spec-map.html') return this.html(assets, 'spec-map.html');
     if (rest === 'players' || rest === 'players.html') {
       return this.html(assets, 'players.html', PLAYERS_CSP);
     }
