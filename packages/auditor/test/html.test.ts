@@ -92,6 +92,27 @@ describe('the HTML report', () => {
       const box = await page.locator('svg').first().boundingBox();
       expect(box?.width).toBeGreaterThan(100);
       expect(await page.locator('text=bad_signature').count()).toBe(1);
+      // Every label of every plot fits in its plot: none is cut at the edge.
+      const overflow = await page.$$eval('svg', (svgs) =>
+        svgs.flatMap((svg) => {
+          const box = (svg as SVGSVGElement).viewBox.baseVal;
+          return [...svg.querySelectorAll('text')].flatMap((t) => {
+            const b = (t as SVGTextElement).getBBox();
+            return b.x < box.x - 0.5 || b.x + b.width > box.x + box.width + 0.5
+              ? [
+                  `${t.textContent} (${b.x.toFixed(0)} to ${(b.x + b.width).toFixed(0)} of ${box.width})`,
+                ]
+              : [];
+          });
+        }),
+      );
+      expect(overflow).toEqual([]);
+      // The bands' labels say the figures in full.
+      expect(
+        await page
+          .locator('text=/^observed \\d+\\.\\d\\d% of \\d+ sessions, expected 20\\.00%: z = /')
+          .count(),
+      ).toBe(1);
       mkdirSync(OUTPUT, { recursive: true });
       await page.screenshot({ path: join(OUTPUT, 'audit-report.png'), fullPage: true });
       expect(errors).toEqual([]);

@@ -320,7 +320,7 @@ async function verifyUrl(url: string, pin: string): Promise<void> {
   } catch (e) {
     if (e instanceof RoomPinError) {
       showError(
-        `The server's descriptor for the pinned room is of room ${e.served}, not ${e.pinned}: nothing was verified.`,
+        `This server serves room ${e.served}, not the pinned room ${e.pinned}: nothing was verified. Check the room id you pinned.`,
       );
     } else if (e instanceof FetchError || e instanceof TypeError) {
       showError(`Could not fetch what the verification needs: ${e.message}`);
