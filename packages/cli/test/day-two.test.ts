@@ -206,3 +206,27 @@ describe('the numbers people read', () => {
     }
   });
 });
+
+describe('the README', () => {
+  const readme = readFileSync(join(REPO_DIR, 'README.md'), 'utf8');
+  const top = readme.slice(0, readme.indexOf('\n## '));
+
+  it('opens with what the project is and who it is for, then the two commands', () => {
+    const what = top.indexOf('**Energy-aware content steering**');
+    const who = ['operators of live streams', 'CDN hops that meter', 'auditors'].map((w) =>
+      top.indexOf(w),
+    );
+    const setup = top.indexOf('```sh\nbash scripts/setup.sh && pnpm demo\n```');
+    const test = top.indexOf('```sh\nbash scripts/test.sh\n```');
+    expect(what).toBeGreaterThan(0);
+    for (const w of who) expect(w).toBeGreaterThan(what);
+    expect(setup).toBeGreaterThan(Math.max(...who));
+    expect(test).toBeGreaterThan(setup);
+  });
+
+  it('says how to change the port, and where the players page is', () => {
+    expect(top).toContain('`pnpm demo --port 9090`');
+    expect(top).toContain('`pnpm demo --port 0`');
+    expect(top).toContain('/console/players');
+  });
+});
