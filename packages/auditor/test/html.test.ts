@@ -95,12 +95,13 @@ describe('the HTML report', () => {
       // Every label of every plot fits in its plot: none is cut at the edge.
       const overflow = await page.$$eval('svg', (svgs) =>
         svgs.flatMap((svg) => {
-          const box = (svg as SVGSVGElement).viewBox.baseVal;
+          // The plot's width, from its viewBox ("x y width height").
+          const [x0, , width] = (svg.getAttribute('viewBox') ?? '').split(' ').map(Number);
           return [...svg.querySelectorAll('text')].flatMap((t) => {
-            const b = (t as SVGTextElement).getBBox();
-            return b.x < box.x - 0.5 || b.x + b.width > box.x + box.width + 0.5
+            const b = (t as unknown as { getBBox(): { x: number; width: number } }).getBBox();
+            return b.x < x0! - 0.5 || b.x + b.width > x0! + width! + 0.5
               ? [
-                  `${t.textContent} (${b.x.toFixed(0)} to ${(b.x + b.width).toFixed(0)} of ${box.width})`,
+                  `${t.textContent} (${b.x.toFixed(0)} to ${(b.x + b.width).toFixed(0)} of ${width})`,
                 ]
               : [];
           });

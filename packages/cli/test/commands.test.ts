@@ -511,7 +511,13 @@ describe('demo', () => {
   it('documents its flags in --help', async () => {
     const r = await cli(['demo', '--help'], tempDir());
     expect(r.code).toBe(0);
-    for (const flag of ['--dir DIR', '--host HOST', '--port PORT', '--period DURATION', '--verbose']) {
+    for (const flag of [
+      '--dir DIR',
+      '--host HOST',
+      '--port PORT',
+      '--period DURATION',
+      '--verbose',
+    ]) {
       expect(r.stdout).toContain(flag);
     }
   });

@@ -14,7 +14,7 @@ import { postgresFix } from '../src/internal/doctor/store.js';
 import { readDir } from '../src/internal/files.js';
 import { evidenceOf } from '../src/internal/stale.js';
 import { buildExample } from './example.js';
-import { cli, expectUserError, freePort, tempDir } from './helpers.js';
+import { cli, expectUserError, tempDir } from './helpers.js';
 import { REPO_DIR } from './paths.js';
 
 const ROOM = 'ab'.repeat(32);
