@@ -216,7 +216,7 @@ describe('decide and verify', () => {
     });
     expect(json.pathways[0].evidence.length).toBe(4);
     expect(await ok(['decision', 'inspect', 'decision.wsd'], dir)).toContain(
-      'report     pathway #0, throughput 5000000 bit/s, buffer 12 s',
+      'report     pathway #1, throughput 5000000 bit/s, buffer 12 s',
     );
   });
 });
@@ -347,8 +347,11 @@ describe('serve, and verify --url', () => {
       ['verify', '--url', `${base}/steer`, '--room-id', 'ab'.repeat(32)],
       dir,
     );
-    expect(elsewhere.code).toBe(2);
-    expect(elsewhere.stderr).toContain(`/rooms/${'ab'.repeat(32)}/descriptor: HTTP 404`);
+    // The server serves another room: said so, a refusal (exit 1).
+    expect(elsewhere.code).toBe(1);
+    expect(elsewhere.stderr).toContain(
+      `this server serves room ${pinnedId}, not ${'ab'.repeat(32)}: its decision is of room ${pinnedId}, and it has no room ${'ab'.repeat(32)} (GET ${base}/rooms/${'ab'.repeat(32)}/descriptor: HTTP 404); check --room-id`,
+    );
     const badPin = await cli(['verify', '--url', `${base}/steer`, '--room-id', 'abc'], dir);
     expect(badPin.code).toBe(2);
     expect(badPin.stderr).toContain('--room-id: expected 64 hexadecimal digits');
@@ -492,7 +495,7 @@ describe('demo', () => {
       async () => {
         const v = await cli(['verify', '--url', url], dir);
         expect(v.code, v.stderr).toBe(0);
-        expect(v.stdout).toMatch(/figure +J\/D \d+ uJ \/ \d+ bytes/);
+        expect(v.stdout).toMatch(/figure +\d+\.\d+ J\/GB: [\d.]+ k?J over [\d.]+ [kMG]?B/);
       },
       { timeout: 180_000, interval: 1000 },
     );

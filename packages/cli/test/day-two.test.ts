@@ -140,6 +140,19 @@ describe('demo --port 0', () => {
     expect(out).toMatch(new RegExp(`Players: +http://127\\.0\\.0\\.1:${port}/console/players`));
     const page = await fetch(`http://127.0.0.1:${port}/console/players`);
     expect(page.status).toBe(200);
+    // verify --url pinned to another room: the room this server serves, in one line (exit 1, a
+    // refusal, as a descriptor of another room is).
+    const other = await cli(
+      ['verify', '--url', `http://127.0.0.1:${port}/steer`, '--room-id', ROOM],
+      dir,
+    );
+    expectUserError(
+      other,
+      new RegExp(
+        `^wai-steer: verify --url http://127\\.0\\.0\\.1:${port}/steer: this server serves room [0-9a-f]{64}, not ${ROOM}: .*; check --room-id \\(wai-steer room inspect FILE prints a room's id\\)\\n$`,
+      ),
+      1,
+    );
     await stop!();
     expect(await running).toBe(0);
   }, 120_000);

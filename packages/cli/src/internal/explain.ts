@@ -21,7 +21,7 @@ export const REASON_SENTENCE: Readonly<Record<Reason, string>> = {
   room_invalid: "The room descriptor's name is not 1 to 64 printable ASCII characters (C3).",
   key_log_missing: 'The room names an origin, but no key log head was given (--key-log).',
   key_log_invalid:
-    'The key log head breaks a rule of C4: keys out of order or listed twice, a bad status or authority, or seq and prev disagree.',
+    'The key log head breaks a rule every head keeps: keys out of order or listed twice, a bad status or authority, or seq and prev disagree.',
   key_log_mismatch: 'The key log head is the log of another origin than the one the room names.',
   authority_not_listed:
     "The room's authority is not listed in the origin's key log with live/room.",
