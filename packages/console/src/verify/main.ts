@@ -86,10 +86,14 @@ function basisOf(policy: Uint8Array): number | null {
 
 function figureText(basis: number | null, j: string, d: string): string {
   if (basis === null || d === '0') return '—';
+  // As the console and the command line say it (`readableFigure` of config-text): one decimal
+  // from 100, two from 10, else three, cut off, never rounded up.
   const scale = basis === 1 ? 1000n : 3600n;
   const milli = (BigInt(j) * scale * 1000n) / BigInt(d);
-  const v = Number(milli) / 1000;
-  return `${v.toFixed(v >= 100 ? 1 : v >= 10 ? 2 : 3)} ${basis === 1 ? 'J/GB' : 'J/h'}`;
+  const decimals = milli >= 100_000n ? 1 : milli >= 10_000n ? 2 : 3;
+  const kept = milli / 10n ** BigInt(3 - decimals);
+  const one = 10n ** BigInt(decimals);
+  return `${kept / one}.${String(kept % one).padStart(decimals, '0')} ${basis === 1 ? 'J/GB' : 'J/h'}`;
 }
 
 function kv(...pairs: [string, Node | string][]): HTMLElement {
