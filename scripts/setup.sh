@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Sets up a checkout: pnpm (pinned), then the workspace's dependencies. better-sqlite3 builds
+# Sets up a checkout: pnpm (pinned), then the workspace's dependencies, then ffmpeg for the
+# players page's demo stream (as root, where apt-get is: scripts/ffmpeg.sh). better-sqlite3 builds
 # from source where no prebuilt binary can be fetched; node-gyp then needs Node's headers, which
 # this script points it to when npm is configured with them (`nodedir`) or they sit beside the
 # node binary, since pnpm does not pass npm's own `nodedir` setting to build scripts.
@@ -21,3 +22,6 @@ if [ -z "${npm_config_nodedir:-}" ]; then
 fi
 
 pnpm install --frozen-lockfile
+
+# ffmpeg for the players page's demo stream, as root where apt-get is (quietly).
+bash scripts/ffmpeg.sh

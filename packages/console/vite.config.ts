@@ -82,6 +82,7 @@ export default defineConfig({
         verify: resolve(import.meta.dirname, 'verify.html'),
         energy: resolve(import.meta.dirname, 'energy.html'),
         players: resolve(import.meta.dirname, 'players.html'),
+        'spec-map': resolve(import.meta.dirname, 'spec-map.html'),
       },
       output: {
         entryFileNames: 'assets/[name]-[hash].js',

@@ -10,6 +10,12 @@ import { HopAgent } from './agent/agent.js';
 import type { Transport } from './delivery.js';
 import type { HopKey } from './keys.js';
 import { SimulatedSource } from './simulated.js';
+import type { Span } from './types.js';
+
+/** A session's mean bitrate, bits per second (the simulated source's default). */
+const SESSION_BPS = 4_200_000;
+/** How many periods' draws a pathway keeps. */
+const KEEP_DRAWS = 64;
 
 /** A simulated hop: its key, pathway, place and how it is simulated. */
 export interface SimulatedHopSpec {
@@ -60,15 +66,52 @@ export class SimulatedHops {
     { left: number; refused: string[]; pending: string[] }
   >();
 
+  /** Each pathway's delivery by period start, drawn once for all its hops. */
+  private readonly deliveries = new Map<number, Map<bigint, bigint>>();
+
+  /**
+   * The media bytes pathway `pathway` delivers over `span`: its audience's bitrate, with noise
+   * (5 %), drawn at the first of its hops to ask and kept for the others.
+   */
+  private delivered(pathway: number, span: Span): bigint {
+    let byStart = this.deliveries.get(pathway);
+    if (byStart === undefined) {
+      byStart = new Map();
+      this.deliveries.set(pathway, byStart);
+    }
+    const held = byStart.get(span.start);
+    if (held !== undefined) return held;
+    const sessions = Math.max(0, Math.round(this.o.audience(pathway)));
+    const seconds = Number(span.end - span.start) / 1e6;
+    const bytes = BigInt(
+      Math.round(((sessions * SESSION_BPS) / 8) * seconds * (1 + (Math.random() * 2 - 1) * 0.05)),
+    );
+    byStart.set(span.start, bytes);
+    // A period's draw is kept while its hops may still ask (they cut it at once, or retry).
+    for (const start of byStart.keys()) {
+      if (byStart.size <= KEEP_DRAWS) break;
+      byStart.delete(start);
+    }
+    return bytes;
+  }
+
   constructor(private readonly o: SimulatedHopsOptions) {
     this.agents = o.hops.map((hop) => {
+      // An edge behind shields receives what they send it (their shares of the delivery).
+      const shields = o.hops.filter((h) => h.pathway === hop.pathway && h.place === 2);
+      const inShare =
+        hop.place === 1 && shields.length > 0
+          ? shields.reduce((n, h) => n + (h.share ?? 1), 0)
+          : undefined;
       const sim = new SimulatedSource({
         class: hop.class,
         place: hop.place,
         nanojoulesPerByte: hop.nanojoulesPerByte,
         idleWatts: hop.idleWatts,
         ...(hop.share === undefined ? {} : { share: hop.share }),
+        ...(inShare === undefined ? {} : { inShare }),
         sessions: () => o.audience(hop.pathway),
+        delivered: (span) => this.delivered(hop.pathway, span),
       });
       return new HopAgent({
         room: o.room,

@@ -29,6 +29,18 @@ export interface SimulatedOptions {
    * shield sends its edges what their caches miss, 0.05 in the demo).
    */
   readonly share?: number;
+  /**
+   * The media bytes its pathway delivers over a span, drawn once for all the pathway's hops, so
+   * that what a shield sends and what its edges receive are the same bytes (default: drawn by
+   * this hop alone, from its sessions).
+   */
+  readonly delivered?: (span: Span) => bigint;
+  /**
+   * The media bytes it receives from upstream, as a share of its pathway's delivery (default
+   * `share` / 20: its own cache misses). An edge behind a shield receives what the shield sends
+   * it: the shield's share.
+   */
+  readonly inShare?: number;
   /** Relative spread of the noise (default 0.05 on bytes, 0.03 on energy); 0 for none. */
   readonly noise?: number;
   /** Uniform random numbers in [0, 1) (default `Math.random`). */
@@ -88,7 +100,13 @@ export class SimulatedSource implements TrafficSource {
     const seconds = Number(span.end - span.start) / 1e6;
     const bps = this.o.sessionBps ?? 4_200_000;
     const share = this.o.share ?? 1;
-    const bytes = BigInt(Math.round(((sessions * bps) / 8) * seconds * share * this.noise(0.05)));
+    const delivered =
+      this.o.delivered?.(span) ??
+      BigInt(Math.round(((sessions * bps) / 8) * seconds * this.noise(0.05)));
+    const part = (s: number): bigint =>
+      s === 1 ? delivered : BigInt(Math.round(Number(delivered) * s));
+    const bytes = part(share);
+    const received = this.o.inShare === undefined ? bytes / 20n : part(this.o.inShare);
     const subscriber = new Array<bigint>(8).fill(0n);
     if (this.o.place === 1) {
       // Delivery time per layer class: most sessions at the top tier, some lower.
@@ -102,7 +120,7 @@ export class SimulatedSource implements TrafficSource {
       subscriber_us: subscriber,
       tracks: [
         // What the hop received from upstream and what it sent on, media and other.
-        { track: 1, kind: TRACK_KIND.media, direction: TRACK_DIRECTION.in, bytes: bytes / 20n },
+        { track: 1, kind: TRACK_KIND.media, direction: TRACK_DIRECTION.in, bytes: received },
         { track: 1, kind: TRACK_KIND.media, direction: TRACK_DIRECTION.out, bytes },
         { track: 2, kind: TRACK_KIND.other, direction: TRACK_DIRECTION.out, bytes: bytes / 200n },
       ],

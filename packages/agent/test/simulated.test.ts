@@ -132,6 +132,8 @@ describe("SimulatedHops (the demo's hops)", () => {
           class: 0,
           nanojoulesPerByte: 0,
           idleWatts: 0,
+          // It sends its edge what the edge's cache misses: a twentieth of what is delivered.
+          share: 1 / 20,
         },
         {
           name: 'b-edge',
@@ -170,5 +172,21 @@ describe("SimulatedHops (the demo's hops)", () => {
       expect(mine.every((r) => r.class === [2, 0, 4][i])).toBe(true);
       expect(mine.length).toBeGreaterThanOrEqual(3);
     }
+    // One link counted at both ends: what the shield sent its edge each period is what the edge
+    // received, a twentieth of what the edge delivered (its cache served the rest).
+    const media = (r: (typeof server.records)[number], direction: number) =>
+      r.tracks.find((t) => t.kind === 1 && t.direction === direction)!.bytes;
+    const of = (k: number) =>
+      server.records.filter((r) => Buffer.from(r.hop).equals(Buffer.from(room.hops[k]!.publicKey)));
+    let compared = 0;
+    for (const edge of of(0)) {
+      const shield = of(1).find((r) => r.start === edge.start);
+      if (shield === undefined) continue;
+      compared++;
+      expect(media(edge, 1)).toBe(media(shield, 2));
+      const delivered = media(edge, 2);
+      expect(media(shield, 2)).toBe(BigInt(Math.round(Number(delivered) / 20)));
+    }
+    expect(compared).toBeGreaterThanOrEqual(3);
   });
 });

@@ -1,7 +1,10 @@
 /**
  * The hops' consistency (§12, a report, not a failure): a hop's figure is its own statement, and
  * an upstream hop's record contradicts a downstream one's. Per pathway and span [start, end) of
- * the records, an interior hop's media bytes out against its edge hops' media bytes in.
+ * the records, an interior hop's media bytes out against its edge hops' media bytes in: the same
+ * bytes counted at both ends, which agree unless a hop misstates them. Their edge hops' media
+ * bytes out (what the pathway delivered) are said beside them for scale: an edge serves most of
+ * what it delivers from its cache, so both are a small part of it.
  */
 import {
   type HopRecord,
@@ -21,6 +24,8 @@ export interface HopSpanResult {
   readonly interior_out: string;
   /** Media bytes in, summed over its edge hops' records of the span (decimal). */
   readonly edge_in: string;
+  /** Media bytes out, summed over its edge hops' records of the span: delivered (decimal). */
+  readonly edge_out: string;
   readonly interior_records: number;
   readonly edge_records: number;
 }
@@ -39,6 +44,7 @@ interface Span {
   end: bigint;
   interiorOut: bigint;
   edgeIn: bigint;
+  edgeOut: bigint;
   interior: number;
   edge: number;
 }
@@ -75,6 +81,7 @@ export class HopReport {
         end: r.end,
         interiorOut: 0n,
         edgeIn: 0n,
+        edgeOut: 0n,
         interior: 0,
         edge: 0,
       };
@@ -85,6 +92,7 @@ export class HopReport {
       s.interior++;
     } else {
       s.edgeIn += mediaBytes(r, TRACK_DIRECTION.in);
+      s.edgeOut += mediaBytes(r, TRACK_DIRECTION.out);
       s.edge++;
     }
   }
@@ -108,6 +116,7 @@ export class HopReport {
         end: s.end.toString(),
         interior_out: s.interiorOut.toString(),
         edge_in: s.edgeIn.toString(),
+        edge_out: s.edgeOut.toString(),
         interior_records: s.interior,
         edge_records: s.edge,
       }));

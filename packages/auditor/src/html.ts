@@ -4,22 +4,26 @@
  * share with its expectation, the decisions' reasons over time, the refusals with their place,
  * and the duplicated decision frames.
  */
-import { formatDuration, formatInstant } from '@wai-steering/config-text';
+import { formatBytes, formatDuration, formatInstant } from '@wai-steering/config-text';
 import type { AuditResult } from './audit.js';
 import { energySection } from './html-energy.js';
 import type { Series } from './series.js';
 
 /** Rows of a table shown at most (the JSON holds them all). */
 const MAX_ROWS = 500;
-const COLORS = ['#1f77b4', '#d62728', '#2ca02c', '#9467bd', '#ff7f0e', '#8c564b', '#17becf'];
+/**
+ * Okabe and Ito's palette, as the console's: colours people with a colour-vision deficiency
+ * tell apart (the console's test/colours.test.ts holds them apart under simulated deficiencies).
+ */
+const COLORS = ['#0072b2', '#e69f00', '#009e73', '#cc79a7', '#d55e00', '#56b4e9', '#000000'];
 const REASON_COLORS: Record<string, string> = {
-  buffer: '#8c564b',
-  floor: '#9467bd',
-  share: '#2ca02c',
-  hold: '#17becf',
-  rank: '#1f77b4',
-  none: '#7f7f7f',
-  refused: '#d62728',
+  buffer: '#e69f00',
+  floor: '#56b4e9',
+  share: '#cc79a7',
+  hold: '#0072b2',
+  rank: '#009e73',
+  none: '#999999',
+  refused: '#d55e00',
 };
 
 function esc(s: string): string {
@@ -70,24 +74,31 @@ function loadPlot(series: Series, pathway: string, color: string): string {
 <polyline fill="none" stroke="#000" stroke-dasharray="4 3" stroke-width="1.5" points="${line((p) => p.r)}"/></svg></figure>`;
 }
 
+/**
+ * Each band's share: its bar (observed) against its line (expected), the pathway's id on the
+ * left, and under the bar the figures in words, on a line of their own the width of the plot, so
+ * that no label is cut whatever its length.
+ */
 function sharePlot(result: AuditResult): string {
   if (result.shares.length === 0) return '<p>No pathway has a minimum share.</p>';
-  const rowH = 34;
-  const h = 20 + rowH * result.shares.length;
+  const rowH = 46;
+  const left = 120;
+  const h = 10 + rowH * result.shares.length;
   const bars = result.shares
     .map((s, i) => {
       const y = 10 + i * rowH;
       const observed = s.sessions === 0 ? 0 : s.in_band / s.sessions;
       const expected = s.min_share_ppm / 1_000_000;
-      const scale = (W - 260) / Math.max(observed, expected, 1e-9) / 1.1;
-      const color = s.flagged ? '#d62728' : '#2ca02c';
-      return `<text x="0" y="${y + 16}" font-size="12">${esc(s.pathway)}</text>
-<rect x="120" y="${y}" width="${(observed * scale).toFixed(1)}" height="20" fill="${color}"/>
-<line x1="${(120 + expected * scale).toFixed(1)}" y1="${y - 3}" x2="${(120 + expected * scale).toFixed(1)}" y2="${y + 23}" stroke="#000" stroke-width="2"/>
-<text x="${W - 130}" y="${y + 16}" font-size="12">${(observed * 100).toFixed(2)}% vs ${(expected * 100).toFixed(2)}%, z = ${s.z}</text>`;
+      const scale = (W - left - 10) / Math.max(observed, expected, 1e-9) / 1.1;
+      const color = s.flagged ? '#d55e00' : '#009e73';
+      const label = `observed ${(observed * 100).toFixed(2)}% of ${s.sessions} sessions, expected ${(expected * 100).toFixed(2)}%: z = ${s.z.toFixed(2)}${s.flagged ? ' (|z| ≥ 4: flagged)' : ''}`;
+      return `<text x="0" y="${y + 14}" font-size="12">${esc(s.pathway)}</text>
+<rect x="${left}" y="${y}" width="${(observed * scale).toFixed(1)}" height="18" fill="${color}"/>
+<line x1="${(left + expected * scale).toFixed(1)}" y1="${y - 3}" x2="${(left + expected * scale).toFixed(1)}" y2="${y + 21}" stroke="#000" stroke-width="2"/>
+<text x="${left}" y="${y + 34}" font-size="12">${esc(label)}</text>`;
     })
     .join('');
-  return `<figure><figcaption>Share of sessions in each band: observed (bar; red when |z| ≥ 4) and expected (line)</figcaption>
+  return `<figure><figcaption>Share of sessions in each band: observed (bar; vermilion when |z| ≥ 4, and said so) and expected (line)</figcaption>
 <svg role="img" aria-label="bands' shares" viewBox="0 0 ${W} ${h}" width="${W}" height="${h}">${bars}</svg></figure>`;
 }
 
@@ -137,11 +148,65 @@ function table(
 function whereText(w: { at: string; pathway?: number; record?: number }): string {
   return [
     w.at,
-    w.pathway === undefined ? '' : `pathway ${w.pathway}`,
-    w.record === undefined ? '' : `record ${w.record}`,
+    w.pathway === undefined ? '' : `pathway ${w.pathway + 1}`,
+    w.record === undefined ? '' : `record ${w.record + 1}`,
   ]
     .filter((s) => s !== '')
     .join(', ');
+}
+
+/** `part` as a percentage of `whole` with one decimal, cut off; `—` when `whole` is 0. */
+function percentOf(part: bigint, whole: bigint): string {
+  if (whole === 0n) return '—';
+  const tenths = (part * 1000n) / whole;
+  return `${tenths / 10n}.${tenths % 10n}%`;
+}
+
+/**
+ * The hops' consistency: what a pathway's interior hops sent its edges against what the edges
+ * received (the same bytes, counted at both ends), and what the edges delivered, for scale.
+ */
+function hopsSection(result: AuditResult): string {
+  if (result.hops.length === 0) {
+    return '<p>No pathway has an interior hop: there is nothing to compare.</p>';
+  }
+  const explain = `<p>Per pathway with an interior hop (a shield, or a mid-tier cache) and per period of
+its records: the media bytes its interior hops <b>sent</b> to its edges, the media bytes its edge
+hops <b>received</b>, and what the edges <b>delivered</b> to players. Sent and received are the same
+bytes counted at both ends of one link, so they agree (received / sent near 100%) unless a hop
+misstates what it moved. Both are a small part of what the edges deliver: an edge serves most of
+its players from its cache, and asks upstream for what it misses (delivered − received, as a share
+of delivered, is its cache's hit ratio). A report, never a finding: each hop's figure is its own
+statement.</p>`;
+  return `${explain}
+${table(
+  [
+    'pathway',
+    'start',
+    'end',
+    'sent by interior hops',
+    'received by edges',
+    'received / sent',
+    'delivered by edges',
+    'edge cache hits',
+  ],
+  result.hops.slice(0, MAX_ROWS).map((h) => {
+    const sent = BigInt(h.interior_out);
+    const received = BigInt(h.edge_in);
+    const delivered = BigInt(h.edge_out);
+    return [
+      h.pathway,
+      isoOf(h.start),
+      isoOf(h.end),
+      formatBytes(sent),
+      formatBytes(received),
+      percentOf(received, sent),
+      formatBytes(delivered),
+      delivered < received ? '—' : percentOf(delivered - received, delivered),
+    ];
+  }),
+  result.hops.length,
+)}`;
 }
 
 /** The log check: the checkpoint, then the withheld and unlogged decisions. */
@@ -239,13 +304,7 @@ ${table(
   result.policies.length,
 )}
 <h2>Hops' consistency</h2>
-${table(
-  ['pathway', 'start', 'end', 'interior bytes out', 'edge bytes in'],
-  result.hops
-    .slice(0, MAX_ROWS)
-    .map((h) => [h.pathway, isoOf(h.start), isoOf(h.end), h.interior_out, h.edge_in]),
-  result.hops.length,
-)}
+${hopsSection(result)}
 </body></html>
 `;
 }

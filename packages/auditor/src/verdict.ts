@@ -113,9 +113,7 @@ export function openPinnedRoom(
 ): RoomContext {
   const opened = openRoom(room, keyLog, backend === undefined ? {} : { backend });
   if (!opened.ok) {
-    throw new ArchiveError(
-      `the archive's room does not verify (§9.1 step 1: ${opened.refusal.reason})`,
-    );
+    throw new ArchiveError(`the archive's room does not verify (${opened.refusal.reason})`);
   }
   if (!bytesEqual(opened.value.roomId, roomId)) {
     throw new ArchiveError(

@@ -92,6 +92,28 @@ describe('the HTML report', () => {
       const box = await page.locator('svg').first().boundingBox();
       expect(box?.width).toBeGreaterThan(100);
       expect(await page.locator('text=bad_signature').count()).toBe(1);
+      // Every label of every plot fits in its plot: none is cut at the edge.
+      const overflow = await page.$$eval('svg', (svgs) =>
+        svgs.flatMap((svg) => {
+          // The plot's width, from its viewBox ("x y width height").
+          const [x0, , width] = (svg.getAttribute('viewBox') ?? '').split(' ').map(Number);
+          return [...svg.querySelectorAll('text')].flatMap((t) => {
+            const b = (t as unknown as { getBBox(): { x: number; width: number } }).getBBox();
+            return b.x < x0! - 0.5 || b.x + b.width > x0! + width! + 0.5
+              ? [
+                  `${t.textContent} (${b.x.toFixed(0)} to ${(b.x + b.width).toFixed(0)} of ${width})`,
+                ]
+              : [];
+          });
+        }),
+      );
+      expect(overflow).toEqual([]);
+      // The bands' labels say the figures in full.
+      expect(
+        await page
+          .locator('text=/^observed \\d+\\.\\d\\d% of \\d+ sessions, expected 20\\.00%: z = /')
+          .count(),
+      ).toBe(1);
       mkdirSync(OUTPUT, { recursive: true });
       await page.screenshot({ path: join(OUTPUT, 'audit-report.png'), fullPage: true });
       expect(errors).toEqual([]);

@@ -63,7 +63,8 @@ describe('a server rotating its policy, audited at tolerance 0', () => {
     // on cdn-b.
     const file = JSON.parse(readFileSync(setup.configPath, 'utf8'));
     file.sessions = { grace: '1500ms' };
-    file.live = { pathways: ['cdn-b'], capacity_threshold_ppm: 0, max_ahead: 5000 };
+    // max_ahead was the bare 5000 of a file, read as seconds then: written with its unit now.
+    file.live = { pathways: ['cdn-b'], capacity_threshold_ppm: 0, max_ahead: '5000s' };
     writeFileSync(setup.configPath, JSON.stringify(file));
     let now = T0;
     const clock = () => now;

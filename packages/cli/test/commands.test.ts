@@ -216,7 +216,7 @@ describe('decide and verify', () => {
     });
     expect(json.pathways[0].evidence.length).toBe(4);
     expect(await ok(['decision', 'inspect', 'decision.wsd'], dir)).toContain(
-      'report     pathway #0, throughput 5000000 bit/s, buffer 12 s',
+      'report     pathway #1, throughput 5000000 bit/s, buffer 12 s',
     );
   });
 });
@@ -347,8 +347,11 @@ describe('serve, and verify --url', () => {
       ['verify', '--url', `${base}/steer`, '--room-id', 'ab'.repeat(32)],
       dir,
     );
-    expect(elsewhere.code).toBe(2);
-    expect(elsewhere.stderr).toContain(`/rooms/${'ab'.repeat(32)}/descriptor: HTTP 404`);
+    // The server serves another room: said so, a refusal (exit 1).
+    expect(elsewhere.code).toBe(1);
+    expect(elsewhere.stderr).toContain(
+      `this server serves room ${pinnedId}, not ${'ab'.repeat(32)}: its decision is of room ${pinnedId}, and it has no room ${'ab'.repeat(32)} (GET ${base}/rooms/${'ab'.repeat(32)}/descriptor: HTTP 404); check --room-id`,
+    );
     const badPin = await cli(['verify', '--url', `${base}/steer`, '--room-id', 'abc'], dir);
     expect(badPin.code).toBe(2);
     expect(badPin.stderr).toContain('--room-id: expected 64 hexadecimal digits');
@@ -464,7 +467,7 @@ describe('demo', () => {
     let out = '';
     // Periods of 2 s (a lag of 500 ms): a hop's record reaches the server within its lag even when
     // the machine's cores are busy.
-    const running = main(['demo', '--dir', 'd', '--port', String(port), '--period-ms', '2000'], {
+    const running = main(['demo', '--dir', 'd', '--port', String(port), '--period', '2s'], {
       cwd: dir,
       stdout: {
         write(s: string | Uint8Array) {
@@ -493,7 +496,7 @@ describe('demo', () => {
       async () => {
         const v = await cli(['verify', '--url', url], dir);
         expect(v.code, v.stderr).toBe(0);
-        expect(v.stdout).toMatch(/figure +J\/D \d+ uJ \/ \d+ bytes/);
+        expect(v.stdout).toMatch(/figure +\d+\.\d+ J\/GB: [\d.]+ k?J over [\d.]+ [kMG]?B/);
       },
       { timeout: 180_000, interval: 1000 },
     );
@@ -502,17 +505,23 @@ describe('demo', () => {
   }, 300_000);
 
   it('refuses a bad flag value in one line', async () => {
-    const r = await cli(['demo', '--port', '0'], tempDir());
+    const r = await cli(['demo', '--port', '65536'], tempDir());
     expect(r.code).toBe(2);
     expect(r.stderr).toBe(
-      'wai-steer: demo: --port: expected an integer from 1 to 65535, got "0"\n',
+      'wai-steer: demo: --port: expected an integer from 0 to 65535, got "65536"\n',
     );
   });
 
   it('documents its flags in --help', async () => {
     const r = await cli(['demo', '--help'], tempDir());
     expect(r.code).toBe(0);
-    for (const flag of ['--dir DIR', '--host HOST', '--port PORT', '--period-ms MS', '--verbose']) {
+    for (const flag of [
+      '--dir DIR',
+      '--host HOST',
+      '--port PORT',
+      '--period DURATION',
+      '--verbose',
+    ]) {
       expect(r.stdout).toContain(flag);
     }
   });

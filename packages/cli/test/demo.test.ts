@@ -104,9 +104,12 @@ describe('the demo', () => {
     expect(pinned.authority).toBe(authority);
     const named = await fetchAndVerify(demo.steeringUrl);
     expect(named.roomId).toBe(roomHex);
-    // A room the server does not serve: its descriptor is not found.
+    // A room the server does not serve: it serves another, and says which.
     const other = 'ab'.repeat(32);
     await expect(fetchAndVerify(demo.steeringUrl, { roomId: other })).rejects.toThrow(FetchError);
+    await expect(fetchAndVerify(demo.steeringUrl, { roomId: other })).rejects.toThrow(
+      `this server serves room ${roomHex}, not ${other}`,
+    );
     // A server that answers the pinned id with another room's descriptor is refused by name.
     const lying: FetchFunction = (url, init) =>
       fetch(url.replace(other, roomHex), init as RequestInit);

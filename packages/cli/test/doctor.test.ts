@@ -208,15 +208,15 @@ describe('wai-steer doctor', () => {
       // The steering key readable by others.
       /keys: signing_key .*steer\.jwk is mode 0644: readable by every user of this machine/,
       // The key log: cdn-b-eu's hop not listed; hop-a-edge without energy/ModelBased.
-      /key log: pathway cdn-a, hop 0 .*does not grant energy\/ModelBased/,
-      /key log: pathway cdn-b-eu, hop 0 .*does not list the hop's key .*can never have a figure/,
+      /key log: pathway cdn-a, hop 1 .*does not grant energy\/ModelBased/,
+      /key log: pathway cdn-b-eu, hop 1 .*does not list the hop's key .*can never have a figure/,
       // Each hop's last record.
-      /hops: cdn-b hop 0 .*: late: its last record .*ended 7 h( \d+ min)? ago/,
-      /hops: cdn-b-eu hop 0 .*: no record in the store/,
+      /hops: cdn-b hop 1 .*: late: its last record .*ended 7 h( \d+ min)? ago/,
+      /hops: cdn-b-eu hop 1 .*: no record in the store/,
       // Each pathway's status, and why.
       /pathways: empty: cdn-a: its records state 142 J over the window .*no media bytes sent out/,
-      /pathways: stale: cdn-b: hop 0 .*no record for/,
-      /pathways: stale: cdn-b-eu: hop 0 .*no record for/,
+      /pathways: stale: cdn-b: hop 1 .*no record for/,
+      /pathways: stale: cdn-b-eu: hop 1 .*no record for/,
     ];
     for (const e of expected) {
       expect(

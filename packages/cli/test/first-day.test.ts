@@ -58,7 +58,7 @@ describe('the demo, as a checkout runs it', () => {
     try {
       const port = await freePort();
       const demo = await running(
-        ['demo', '--dir', tempDir(), '--port', String(port), '--period-ms', '500'],
+        ['demo', '--dir', tempDir(), '--port', String(port), '--period', '500ms'],
         tempDir(),
         /Ctrl-C to stop/,
         'stdout',
@@ -102,7 +102,7 @@ describe('verify --url on a pathway without a figure', () => {
     const key = Buffer.from(shield.key.publicKey).toString('hex');
     expect(out).toMatch(
       new RegExp(
-        `\\nunmetered cdn-b-east: hop 1 \\(interior ${key}\\) signed the unmetered marker \\(class 0: its energy was not measured\\); an unmetered hop is not a hop of zero joules, so the pathway has no figure \\(§5\\.4\\): give that hop's agent an energy source`,
+        `\\nunmetered cdn-b-east: hop 2 \\(interior ${key}\\) signed the unmetered marker \\(class 0: its energy was not measured\\); an unmetered hop is not a hop of zero joules, so the pathway has no figure: give that hop's agent an energy source`,
       ),
     );
   });
@@ -197,7 +197,7 @@ describe('policy compile with the key log', () => {
     );
     expect(r.code).toBe(0);
     expect(r.stderr).toBe(
-      "wai-steer: warning: pathway cdn-b-eu, hop 0 (edge a3f0ee03d00929345a6b6cce7fa54f901aa0f118920b0140e3451c572d40f443): the key log (seq 0) does not list the hop's key a3f0ee03d00929345a6b6cce7fa54f901aa0f118920b0140e3451c572d40f443: add it with live/hop; every record it signs is refused, so cdn-b-eu can never have a figure\n",
+      "wai-steer: warning: pathway cdn-b-eu, hop 1 (edge a3f0ee03d00929345a6b6cce7fa54f901aa0f118920b0140e3451c572d40f443): the key log (seq 0) does not list the hop's key a3f0ee03d00929345a6b6cce7fa54f901aa0f118920b0140e3451c572d40f443: add it with live/hop; every record it signs is refused, so cdn-b-eu can never have a figure\n",
     );
     expect(readFileSync(join(dir, 'policy.wsp')).subarray(0, 4).toString()).toBe('WSP1');
   });

@@ -35,7 +35,7 @@ describe('hopGrantProblems', () => {
       ['cdn-b-eu', 0, ex.keys['hop-c-edge']],
     ]);
     expect(problems[0]!.text).toBe(
-      `pathway cdn-b-eu, hop 0 (edge ${ex.keys['hop-c-edge']}): the key log (seq 0) does not list the hop's key ${ex.keys['hop-c-edge']}: add it with live/hop; every record it signs is refused, so cdn-b-eu can never have a figure`,
+      `pathway cdn-b-eu, hop 1 (edge ${ex.keys['hop-c-edge']}): the key log (seq 0) does not list the hop's key ${ex.keys['hop-c-edge']}: add it with live/hop; every record it signs is refused, so cdn-b-eu can never have a figure`,
     );
     // hop-a-edge stating ModelBased: its entry grants energy/OnChipCounter only.
     const model = hopGrantProblems(room, policy.pathways, (k) =>

@@ -427,7 +427,9 @@ describe('log watch, watching', () => {
     ]);
     // A door that sends the watch to the server, then to nowhere, then to the fork.
     let target: string | undefined = server.url;
+    let checks = 0;
     const door = createServer(async (req, res) => {
+      if (req.url === '/log/checkpoint') checks++;
       if (target === undefined) {
         req.socket.destroy();
         return;
@@ -462,6 +464,10 @@ describe('log watch, watching', () => {
       io,
     );
     await until('the first checkpoint held', async () => out.includes('held from now on'));
+    // An unchanged log is not said at every check: once, then a summary every ten minutes.
+    const held = checks;
+    await until('ten more checks of the unchanged log', async () => checks >= held + 10);
+    expect(out.trim().split('\n')).toHaveLength(1);
     target = undefined;
     await until('the server not answering said', async () => err.includes('log watch: GET'));
     expect(err).toMatch(

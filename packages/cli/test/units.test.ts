@@ -55,8 +55,10 @@ describe('readable units, exact', () => {
 });
 
 describe('--grace', () => {
-  it('reads a duration as every option does, or whole seconds, in seconds rounded up', () => {
-    expect(graceSeconds('10')).toBe(10);
+  it('reads a duration as every option does, in seconds rounded up; a bare number is refused', () => {
+    expect(() => graceSeconds('10')).toThrow(
+      /^--grace 10: a duration needs its unit: write "10s" \(or "10ms"\)$/,
+    );
     expect(graceSeconds('10s')).toBe(10);
     expect(graceSeconds('1500ms')).toBe(2);
     expect(graceSeconds('2m')).toBe(120);

@@ -74,7 +74,7 @@ describe('noFigure', () => {
     const why = noFigure(policy, T, swap([['b-edge', 8]], []));
     expect(why.map((w) => [w.id, w.status])).toEqual([['cdn-b', 'stale']]);
     expect(why[0]!.text).toMatch(
-      /^cdn-b: hop 0 \(edge 1166849a[0-9a-f]{56}\): no record for 1970-01-01T00:00:08\.000Z \(8000000 µs\) to 1970-01-01T00:00:10\.000Z \(10000000 µs\); window /,
+      /^cdn-b: hop 1 \(edge 1166849a[0-9a-f]{56}\): no record for 1970-01-01T00:00:08\.000Z \(8000000 µs\) to 1970-01-01T00:00:10\.000Z \(10000000 µs\); window /,
     );
     // A stale line does not repeat its fix under every hop.
     expect(noFigureText(why)[0]).toBe(`stale    ${why[0]!.text}`);
@@ -85,7 +85,7 @@ describe('noFigure', () => {
     const why = noFigure(policy, T, swap([['c-edge', 6]], [resigned('c-edge', 6, marker)]));
     expect(why.map((w) => [w.id, w.status])).toEqual([['cdn-b-eu', 'unmetered']]);
     expect(why[0]!.text).toMatch(
-      /^cdn-b-eu: hop 0 \(edge a3f0ee03[0-9a-f]{56}\) signed the unmetered marker/,
+      /^cdn-b-eu: hop 1 \(edge a3f0ee03[0-9a-f]{56}\) signed the unmetered marker/,
     );
     expect(noFigureText(why)[0]).toBe(`unmetered ${why[0]!.text}: ${why[0]!.fix}`);
   });
@@ -105,7 +105,7 @@ describe('noFigure', () => {
     );
     expect(why.map((w) => [w.id, w.status])).toEqual([['cdn-a', 'mixed']]);
     expect(why[0]!.text).toMatch(
-      /hop 0 \(edge [0-9a-f]{64}\) OnChipCounter; hop 1 \(interior [0-9a-f]{64}\) ModelBased/,
+      /hop 1 \(edge [0-9a-f]{64}\) OnChipCounter; hop 2 \(interior [0-9a-f]{64}\) ModelBased/,
     );
   });
 

@@ -163,7 +163,7 @@ describe('the worked example', () => {
     expect(r.stdout).toContain('reason   rank: ');
     expect(r.stdout).toContain('ttl      300s');
     expect(r.stdout).toMatch(
-      /cdn-a +figure +J\/D 2660000 uJ \/ 102000000 bytes \(OnChipCounter\); latency ok, quality ok, capacity ok/,
+      /cdn-a +figure +26\.07 J\/GB: 2\.66 J over 102 MB \(OnChipCounter\); latency ok, quality ok, capacity ok/,
     );
   });
 
@@ -219,7 +219,8 @@ describe('the worked example', () => {
       '{"outcome":"refuse","reason":"record_missing","where":{"at":"evidence","pathway":0,"record":3}}\n',
     );
     const text = await cli(args, dir);
-    expect(text.stdout).toContain('at       record 3 named under pathway 0 (cdn-a)');
+    // People count from 1: C8's record 3 of pathway 0 is the fourth record of the first pathway.
+    expect(text.stdout).toContain('at       record 4 named under pathway 1 (cdn-a)');
   });
 
   it('decides the same bytes twice (deterministic signing)', async () => {

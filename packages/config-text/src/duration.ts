@@ -45,14 +45,26 @@ function decimal(text: string): { num: bigint; den: bigint } {
 }
 
 /**
+ * The message for a number without a unit, every duration's one rule (docs/cli.md,
+ * *Durations*): refused, never read as seconds or milliseconds, with what to write instead
+ * (`30` → `write "30s" (or "30ms")`).
+ */
+export function bareNumber(number: string): string {
+  return `a duration needs its unit: write "${number}s" (or "${number}ms")`;
+}
+
+/**
  * A duration with its unit (`2s`, `500ms`, `1.5s`, `250us`, `250µs`, `5m`, `5min`, `1h`, `7d`,
  * `2w`; blanks around the number and the unit are allowed) as a whole number of `unit`; the
- * message of the rule it breaks when it does not read or is not a whole number of `unit`. The
- * range is the caller's to check.
+ * message of the rule it breaks when it does not read or is not a whole number of `unit`. A bare
+ * number (`30`) is refused with what to write ({@link bareNumber}), in every file and option
+ * alike. The range is the caller's to check.
  */
 export function parseDuration(text: string, unit: DurationUnit): bigint | string {
   const m = /^\s*(\d+(?:\.\d+)?)\s*(us|µs|ms|s|min|m|h|d|w)\s*$/.exec(text);
   if (m === null) {
+    const bare = /^\s*(\d+(?:\.\d+)?)\s*$/.exec(text);
+    if (bare !== null) return bareNumber(bare[1]!);
     return `expected a duration with its unit (${DURATION_UNITS}), such as "2s" or "500ms"`;
   }
   const { num, den } = decimal(m[1]!);

@@ -4,12 +4,14 @@
 // read strictly (a name given twice in one object refused).
 
 export {
+  bareNumber,
   DURATION_UNITS,
   type DurationUnit,
   formatDuration,
   formatDurationExact,
   parseDuration,
 } from './duration.js';
+export { formatBytes, type ReadableFigure, readableFigure } from './figure.js';
 export { notAMapping, parseProblem } from './files.js';
 export {
   formatInstant,

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
+  bareNumber,
   DURATION_UNITS,
   type DurationUnit,
   formatDuration,
@@ -49,23 +50,26 @@ describe('parseDuration', () => {
   });
 
   it('refuses what is not a duration with its unit, naming the units', () => {
-    for (const bad of [
-      '2',
-      '-2s',
-      '1e3s',
-      '2 sec',
-      '.5s',
-      '5.s',
-      '1,5s',
-      '',
-      's',
-      '2s2',
-      '0x10s',
-    ]) {
+    for (const bad of ['-2s', '1e3s', '2 sec', '.5s', '5.s', '1,5s', '', 's', '2s2', '0x10s']) {
       expect(parseDuration(bad, 'us'), bad).toBe(
         `expected a duration with its unit (${DURATION_UNITS}), such as "2s" or "500ms"`,
       );
     }
+  });
+
+  it('refuses a bare number everywhere, saying what to write', () => {
+    expect(parseDuration('30', 's')).toBe('a duration needs its unit: write "30s" (or "30ms")');
+    expect(parseDuration(' 2.5 ', 'us')).toBe(
+      'a duration needs its unit: write "2.5s" (or "2.5ms")',
+    );
+    fc.assert(
+      fc.property(fc.bigInt({ min: 0n, max: 10n ** 20n }), stored, (n, into) => {
+        const said = parseDuration(String(n), into);
+        expect(said).toBe(bareNumber(String(n)));
+        // What it says to write reads.
+        expect(typeof parseDuration(`${n}ms`, 'ms')).toBe('bigint');
+      }),
+    );
   });
 
   it('is exact on whole numbers of any size (property)', () => {

@@ -90,7 +90,7 @@ describe('parseInstant', () => {
     expect(parseInstant('2000-01-01T00:00:00.0000001Z')).toMatch(/finer than a microsecond/);
     expect(parseInstant('1969-12-31T23:59:59Z')).toMatch(/before 1970/);
     expect(parseInstant('now-1s', () => 999_999n)).toMatch(/before 1970/);
-    expect(parseInstant('now+6')).toMatch(/with its unit/);
+    expect(parseInstant('now+6')).toMatch(/needs its unit: write "6s"/);
     expect(parseInstant('now+-6s')).toMatch(/with its unit/);
     expect(parseInstant('18446744073709551616')).toMatch(/above 2\^64/);
     expect(parseInstant('now+1s', () => (1n << 64n) - 1n)).toMatch(/above 2\^64/);

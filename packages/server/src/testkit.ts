@@ -3,6 +3,7 @@
 // PostgreSQL cluster; for trying the server (`wai-steer demo` runs them), its tests and its
 // benches. Not for production.
 
+export { consoleDistDir } from './console/assets.js';
 export { type PgCluster, pgBinDir, startPostgres } from './demo/postgres.js';
 export {
   BYTES_NOISE,

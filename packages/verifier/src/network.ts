@@ -94,14 +94,19 @@ export class FetchError extends Error {
   }
 }
 
-/** The server served, for the pinned room id, a descriptor of another room. */
+/**
+ * The server serves another room than the pinned one: for the pinned room id it served a
+ * descriptor of another room, or it has no descriptor of the pinned room and its decision names
+ * another (`served`: that room).
+ */
 export class RoomPinError extends FetchError {
   constructor(
     url: string,
     readonly pinned: string,
     readonly served: string,
+    message = `${url}: the descriptor served is of room ${served}, not the pinned room ${pinned}`,
   ) {
-    super(`${url}: the descriptor served is of room ${served}, not the pinned room ${pinned}`, url);
+    super(message, url);
     this.name = 'RoomPinError';
   }
 }
@@ -273,11 +278,22 @@ export async function fetchAndVerify(
   }
   const trusted = pinned ?? roomHex;
   const descriptorUrl = `${origin}/rooms/${trusted}/descriptor`;
+  // A decision of another room than the pinned one: a server without the pinned room's
+  // descriptor serves that other room, which is said as such rather than as a 404.
+  const elsewhere = pinned !== undefined && pinned !== roomHex;
   const [policy, room, keyLog] = await Promise.all([
     get(`${origin}/policies/${policyHex}`, options),
-    get(descriptorUrl, options),
+    get(descriptorUrl, options, elsewhere),
     get(`${origin}/rooms/${trusted}/key-log`, options, true),
   ]);
+  if (room === null) {
+    throw new RoomPinError(
+      descriptorUrl,
+      pinned!,
+      roomHex,
+      `this server serves room ${roomHex}, not ${pinned}: its decision is of room ${roomHex}, and it has no room ${pinned} (GET ${descriptorUrl}: HTTP 404)`,
+    );
+  }
   const roomRead = readRoom(room!.bytes);
   const authority = roomRead.ok ? toHex(roomRead.value.authority) : null;
   if (pinned !== undefined) {

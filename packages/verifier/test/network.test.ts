@@ -151,6 +151,13 @@ describe('fetchAndVerify', () => {
     const r = await fetchAndVerify(`${ORIGIN}/steer.json`, { fetch: both, roomId: otherHex });
     expect(r.outcome).toMatchObject({ outcome: 'refuse', reason: 'wrong_room' });
     expect(r.roomId).toBe(otherHex);
+    // A server without the pinned room serves another: said so, not as a 404.
+    const elsewhere = fetchAndVerify(`${ORIGIN}/steer.json`, { fetch, roomId: otherHex });
+    await expect(elsewhere).rejects.toBeInstanceOf(RoomPinError);
+    await expect(elsewhere).rejects.toThrow(
+      new RegExp(`^this server serves room ${roomHex}, not ${otherHex}: `),
+    );
+    await expect(elsewhere).rejects.toMatchObject({ pinned: otherHex, served: roomHex });
   });
 
   it('fails with a FetchError naming the URL, the status, or the network cause', async () => {

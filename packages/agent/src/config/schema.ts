@@ -23,16 +23,12 @@ export const CLASS_OF: Readonly<Record<string, number>> = {
 
 /**
  * A duration field: a string with its unit, read by the one duration parser (`2s`, `500ms`,
- * `1.5s`, `1m`, `7d`, …), or a bare number of seconds; whole µs.
+ * `1.5s`, `1m`, `7d`, …); a bare number (a YAML number or a string without a unit) is refused as
+ * everywhere, saying what to write (`write "2s"`); whole µs.
  */
 const duration = (what: string) =>
   z.union([z.string(), z.number()]).transform((v, ctx) => {
-    const us =
-      typeof v === 'number'
-        ? Number.isSafeInteger(v) && v >= 0
-          ? BigInt(v) * 1_000_000n
-          : 'expected whole seconds of 0 or above'
-        : parseDuration(v, 'us');
+    const us = parseDuration(String(v), 'us');
     const problem = typeof us === 'string' ? us : us >= 1n << 64n ? 'above 2^64 − 1 µs' : undefined;
     if (problem !== undefined) {
       ctx.addIssue({ code: 'custom', message: `${what}: ${problem}` });

@@ -15,8 +15,13 @@ describe('hop.yaml', () => {
       /period: the period P: expected a duration with its unit \(us, ms, s, m \(or min\), h, d or w\)/,
     );
     expect(refusal({ ...base, period: -1 })).toMatch(
-      /period: the period P: expected whole seconds/,
+      /period: the period P: expected a duration with its unit/,
     );
+    // A bare number, YAML's or a string's: refused as in every file, with what to write.
+    expect(refusal({ ...base, period: 2 })).toMatch(
+      /period: the period P: a duration needs its unit: write "2s" \(or "2ms"\)/,
+    );
+    expect(refusal({ ...base, period: '2' })).toMatch(/period: the period P: .*write "2s"/);
     expect(refusal({ ...base, period: '18446744073709551616us' })).toMatch(
       /period: the period P: above 2\^64 − 1 µs/,
     );
@@ -42,14 +47,13 @@ describe('hop.yaml', () => {
 
   it('reads durations with the one parser: the forms that read before, and the new ones', () => {
     const period = (v: unknown) => parseHopConfig({ ...base, period: v }, '/tmp').period;
-    // Read before: whole numbers of us, ms, s, m, h, and a bare number of seconds.
+    // Read before: whole numbers of us, ms, s, m, h (a bare number of seconds is now refused).
     expect(period('250us')).toBe(250n);
     expect(period('500ms')).toBe(500_000n);
     expect(period('2s')).toBe(2_000_000n);
     expect(period(' 2 s ')).toBe(2_000_000n);
     expect(period('1m')).toBe(60_000_000n);
     expect(period('1h')).toBe(3_600_000_000n);
-    expect(period(2)).toBe(2_000_000n);
     // Read now too: µs, min, d, w, and decimals whole in µs.
     expect(period('250µs')).toBe(250n);
     expect(period('5min')).toBe(300_000_000n);

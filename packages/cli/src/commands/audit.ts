@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type AuditResult, renderHtml } from '@wai-steering/auditor';
 import { type ArchiveAudit, auditArchive } from '@wai-steering/auditor/node';
-import { formatDuration, formatInstant, parseDuration } from '@wai-steering/config-text';
+import { formatDuration, formatInstant } from '@wai-steering/config-text';
 import type { Command, Context } from '../internal/command.js';
 import { energySummary } from '../internal/energy.js';
 import { EXIT, UserError } from '../internal/errors.js';
@@ -11,14 +11,14 @@ import { spanOf } from '../internal/export.js';
 import { exportFromUrl } from '../internal/export-url.js';
 import { writeOutput } from '../internal/files.js';
 import { parseHexKey } from '../internal/keys.js';
+import { durationOption } from '../internal/time.js';
 
 /**
- * `--grace`: a duration as every option reads it (`10s`, `1500ms`, `2m`), or whole seconds; in
- * whole seconds, rounded up (the grace is counted in the room clock's seconds).
+ * `--grace`: a duration as every option reads it (`10s`, `1500ms`, `2m`); in whole seconds,
+ * rounded up (the grace is counted in the room clock's seconds).
  */
 export function graceSeconds(text: string): number {
-  const us = /^[0-9]+$/.test(text) ? BigInt(text) * 1_000_000n : parseDuration(text, 'us');
-  if (typeof us === 'string') throw new UserError(`--grace ${text}: ${us}`);
+  const us = durationOption(text, 'grace');
   const s = (us + 999_999n) / 1_000_000n;
   if (s > 0xffff_ffffn) throw new UserError(`--grace ${text}: at most 2^32 − 1 seconds`);
   return Number(s);
@@ -68,8 +68,8 @@ function summary(
   for (const x of r.refused.slice(0, 20)) {
     const w = [
       x.where.at,
-      x.where.pathway === undefined ? '' : ` pathway ${x.where.pathway}`,
-      x.where.record === undefined ? '' : ` record ${x.where.record}`,
+      x.where.pathway === undefined ? '' : ` pathway ${x.where.pathway + 1}`,
+      x.where.record === undefined ? '' : ` record ${x.where.record + 1}`,
     ].join('');
     lines.push(`  refused ${x.digest}: ${x.reason} at ${w}`);
   }

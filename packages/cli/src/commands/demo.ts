@@ -1,8 +1,55 @@
+import { createServer } from 'node:net';
 import { formatDuration, formatInstant } from '@wai-steering/config-text';
 import type { Command } from '../internal/command.js';
 import type { RunningDemo } from '../internal/demo.js';
+import { type DemoStream, ensureDemoStream } from '../internal/demo-stream.js';
 import { UserError } from '../internal/errors.js';
 import { selfName } from '../internal/self.js';
+import { durationOption } from '../internal/time.js';
+
+/**
+ * The port the demo listens on: `port`, checked free on `host` first (so that a port in use is
+ * said with its fix before any file is written), or any free port for 0.
+ */
+export async function demoPort(host: string, port: number): Promise<number> {
+  const probe = createServer();
+  try {
+    return await new Promise<number>((resolve, reject) => {
+      probe.once('error', reject);
+      probe.listen({ host, port, exclusive: true }, () => {
+        resolve((probe.address() as { port: number }).port);
+      });
+    });
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code === 'EADDRINUSE') {
+      throw new UserError(
+        `demo: port ${port} on ${host} is in use (by another demo or server?): run with --port N for another port, or --port 0 for any free port`,
+      );
+    }
+    if (code === 'EACCES') {
+      throw new UserError(
+        `demo: port ${port} needs privileges to listen on: run with --port N above 1023, or --port 0 for any free port`,
+      );
+    }
+    throw new UserError(`demo: cannot listen on ${host}:${port} (${code ?? e}): check --host`);
+  } finally {
+    await new Promise<void>((r) => probe.close(() => r()));
+  }
+}
+
+/** The first lines of the demo's output: where the players page is, and its stream. */
+export function streamLines(stream: DemoStream, players: string | undefined): string[] {
+  if (players === undefined) return [];
+  if (stream.kind !== 'missing') return [];
+  return [
+    `The players page (${players}) has no demo stream: ${stream.why}.`,
+    stream.fix === undefined
+      ? '  It plays a stream you name instead.'
+      : `  To give it one, run: ${stream.fix}`,
+    '',
+  ];
+}
 
 function integerOption(value: string, name: string, min: number, max: number): number {
   const n = /^\d+$/.test(value) ? Number(value) : Number.NaN;
@@ -28,11 +75,15 @@ export const demo: Command = {
       arg: 'HOST',
       description: 'the address to listen on (default 127.0.0.1)',
     },
-    port: { type: 'string', arg: 'PORT', description: 'the port to listen on (default 8080)' },
-    'period-ms': {
+    port: {
       type: 'string',
-      arg: 'MS',
-      description: 'the policy period P, in milliseconds (default 2000, at least 100)',
+      arg: 'PORT',
+      description: 'the port to listen on (default 8080; 0 for any free port, printed)',
+    },
+    period: {
+      type: 'string',
+      arg: 'DURATION',
+      description: 'the policy period P, a duration with its unit (default 2s, at least 100ms)',
     },
     verbose: {
       type: 'boolean',
@@ -45,24 +96,33 @@ export const demo: Command = {
         "make the pathway's edge site fill up: it reports one slot fewer each period, and the server signs a policy whose capacity follows (docs/live-policy.md)",
     },
   },
+  renamed: {
+    'period-ms': (v) =>
+      `the period is --period, a duration with its unit: write --period ${v !== undefined && /^\d+$/.test(v) ? `${v}ms` : '2s'}`,
+  },
   description: `
 Sets up a demo room in DIR: keys (JWK files), a room with an origin and its key log, a policy of
 three pathways (one a clone) whose URIs name HOST:PORT, and the server's config. Then it starts
 the steering server on the embedded store (DIR/steering.sqlite) and simulated hops that post
 signed per-hop records every period, and prints the steering URL, the HLS tag, the DASH element
-and a curl line to try. Nothing is canned: every manifest served is a decision over the records
+and a curl line to try, and the players page, where a real player plays the console's demo
+stream steered by the server (made with ffmpeg at the first start when the build had none).
+Nothing is canned: every manifest served is a decision over the records
 the hops posted, signed and archived, which \`wai-steer verify --url\` verifies. It runs until
 SIGINT or SIGTERM (Ctrl-C).`,
   async run(ctx) {
-    const port = integerOption(ctx.optional('port') ?? '8080', 'port', 1, 65535);
-    const periodMs = integerOption(
-      ctx.optional('period-ms') ?? '2000',
-      'period-ms',
-      100,
-      86_400_000,
-    );
-    const dir = ctx.path(ctx.optional('dir') ?? '.demo');
     const host = ctx.optional('host') ?? '127.0.0.1';
+    const asked = integerOption(ctx.optional('port') ?? '8080', 'port', 0, 65535);
+    const periodText = ctx.optional('period') ?? '2s';
+    const periodUs = durationOption(periodText, 'period');
+    if (periodUs % 1000n !== 0n || periodUs < 100_000n || periodUs > 86_400_000_000n) {
+      throw new UserError(
+        `demo: --period ${periodText}: from 100ms to 1d, a whole number of milliseconds`,
+      );
+    }
+    const periodMs = Number(periodUs / 1000n);
+    const port = await demoPort(host, asked);
+    const dir = ctx.path(ctx.optional('dir') ?? '.demo');
     const verbose = ctx.flag('verbose');
     const fillSite = ctx.optional('fill-site');
     const err = (line: string): void => {
@@ -70,6 +130,12 @@ SIGINT or SIGTERM (Ctrl-C).`,
     };
     // Loaded only here: the server brings its native store, which no other command needs.
     const { runDemo } = await import('../internal/demo.js');
+    const { consoleDistDir } = await import('@wai-steering/server/testkit');
+    // The players page's stream, before the server reads the console's files.
+    const again = selfName() === 'wai-steer' ? 'wai-steer demo' : 'pnpm demo';
+    const stream = ensureDemoStream(consoleDistDir(), again, {
+      onMaking: () => err("making the players page's demo stream with ffmpeg (once: it is kept)…"),
+    });
     let running: RunningDemo;
     try {
       running = await runDemo({
@@ -99,7 +165,10 @@ SIGINT or SIGTERM (Ctrl-C).`,
       throw e;
     }
     const p = running.setup.policy;
+    const players =
+      running.server.consoleUrl === null ? undefined : `${running.server.consoleUrl}players`;
     const lines = [
+      ...streamLines(stream, players),
       `Steering server for the demo room, listening on ${running.server.url}`,
       `  files (keys, room, key log, policy, config, store): ${dir}`,
       `  pathways: ${p.pathways.map((x) => x.id).join(', ')}; P = ${formatDuration(p.period_us)}, W = ${formatDuration(p.window_us)}, L = ${formatDuration(p.lag_us)}`,
@@ -115,6 +184,7 @@ SIGINT or SIGTERM (Ctrl-C).`,
         ? []
         : [
             `Console:      ${running.server.consoleUrl}`,
+            `Players:      ${players}${stream.kind === 'missing' ? ' (no demo stream: see the first lines)' : ''}`,
             `Verifier:     ${running.server.verifyUrl}`,
             `Energy:       ${running.server.energyUrl}`,
           ]),

@@ -15,7 +15,7 @@ export const doctor: Command = {
       type: 'string',
       arg: 'FILE',
       multiple: true,
-      description: "a hop agent's config (hop.yaml) to check too (repeatable)",
+      description: "a hop agent's config (hop.yaml) to check too",
     },
     json: { type: 'boolean', description: 'print the findings as one JSON object' },
   },

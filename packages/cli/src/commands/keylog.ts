@@ -39,7 +39,9 @@ function parseMaySign(ctx: Context, text: string, what: string): string[] {
       );
     }
     if (!KNOWN_AUTHORITIES.has(item)) {
-      ctx.warn(`${what}: ${item} is not an authority of companion C4 (kept, but nothing reads it)`);
+      ctx.warn(
+        `${what}: ${item} is not an authority a key log grants (kept, but nothing reads it)`,
+      );
     }
   }
   return [...new Set(items)].sort();

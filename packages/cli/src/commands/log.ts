@@ -2,9 +2,10 @@
  * `wai-steer log watch` (a monitor: each checkpoint of a server's decision log verified, and
  * consistent with the last one held) and `wai-steer log witness` (a tlog-witness).
  */
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
+import { dirname } from 'node:path';
 import type { RoomCheckpoint } from '@wai-steering/auditor';
-import { formatDuration, parseDuration } from '@wai-steering/config-text';
+import { formatDuration } from '@wai-steering/config-text';
 import { isTlogRefusal, verifyConsistency } from '@wai-steering/tlog';
 import { nodeBackend } from '@wai-steering/wire/node';
 import { writeAtomic } from '../internal/atomic.js';
@@ -13,20 +14,38 @@ import { EXIT, UserError } from '../internal/errors.js';
 import { readCheckpointText } from '../internal/export-log.js';
 import { parseHexKey } from '../internal/keys.js';
 import { fetchCheckpoint, fetchRoom, LogError, tileReader } from '../internal/log-client.js';
+import { durationOption } from '../internal/time.js';
 import { loadWitnessConfig, startWitness } from '../internal/witness.js';
 
 /**
- * A duration option (`1s`, `500ms`, `2m`, or whole seconds) in ms, from `minUs` (10 ms, or 0) to
- * a day.
+ * A duration option (`1s`, `500ms`, `2m`) in ms, from `minUs` (10 ms, or 0) to a day.
  */
 function durationMs(flag: string, text: string, minUs = 10_000n): number {
-  const us = /^[0-9]+$/.test(text) ? BigInt(text) * 1_000_000n : parseDuration(text, 'us');
-  if (typeof us === 'string') throw new UserError(`--${flag} ${text}: ${us}`);
+  const us = durationOption(text, flag);
   if (us < minUs || us > 86_400_000_000n) {
     throw new UserError(`--${flag} ${text}: from ${minUs === 0n ? '0s' : '10ms'} to 1d`);
   }
   return Number(us / 1000n);
 }
+
+/** The state file's directory exists and is one: otherwise the one line that says how to fix it. */
+function checkStateDir(path: string): void {
+  const dir = dirname(path);
+  let isDir: boolean;
+  try {
+    isDir = statSync(dir).isDirectory();
+  } catch {
+    isDir = false;
+  }
+  if (!isDir) {
+    throw new UserError(
+      `--state ${path}: the directory ${dir} does not exist (create it: mkdir -p ${dir})`,
+    );
+  }
+}
+
+/** Without --once, an unchanged log is said at most this often (a summary), not at every check. */
+const UNCHANGED_EVERY_MS = 10 * 60_000;
 
 /** What a check of the log found. */
 type Watched =
@@ -176,12 +195,15 @@ one), a room descriptor 198 bytes, a key log 2^24.`,
     }
     const roomId = parseHexKey(ctx.string('room-id'), '--room-id');
     const state = ctx.path(ctx.string('state'));
+    checkStateDir(state);
     const every = durationMs('interval', ctx.optional('interval') ?? '1s');
     const proveWithin = durationMs('prove-within', ctx.optional('prove-within') ?? '60s', 0n);
     const once = ctx.flag('once');
     const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
     /** When (monotonic ms) the log first left a checkpoint unproved, since the last proved. */
     let unprovedSince: number | undefined;
+    // What was last said, so that an unchanged log is said once and then as a periodic summary.
+    const quiet: Quiet = { line: '', at: 0, again: 0 };
     for (;;) {
       let w: Watched;
       try {
@@ -208,7 +230,7 @@ one), a room descriptor 198 bytes, a key log 2^24.`,
         continue;
       }
       unprovedSince = undefined;
-      const code = report(ctx, w, state);
+      const code = report(ctx, w, state, once ? undefined : quiet);
       if (code !== undefined) return code;
       if (once) return EXIT.ok;
       await new Promise((r) => setTimeout(r, every));
@@ -228,26 +250,58 @@ function alarm(ctx: Context, w: Watched & { kind: 'unproven' }, state: string, m
   return EXIT.refused;
 }
 
-/** Prints what a check found and keeps the state; an exit status when the watch must end. */
-function report(ctx: Context, w: Watched, state: string): number | undefined {
+/** What a watch has said: its last line, when, and the checks since that said it again. */
+interface Quiet {
+  /** The last line said, without its count of checks. */
+  line: string;
+  at: number;
+  again: number;
+}
+
+/**
+ * Prints what a check found and keeps the state; an exit status when the watch must end. While
+ * watching (`quiet` given), a line that would repeat the last one (the log unchanged, still no
+ * checkpoint) is said only every {@link UNCHANGED_EVERY_MS}, with the checks since.
+ */
+function report(ctx: Context, w: Watched, state: string, quiet?: Quiet): number | undefined {
   if (w.kind === 'unproven') return undefined;
+  let line: string;
   if (w.kind === 'none') {
-    ctx.out('log: the server has no checkpoint yet\n');
+    line = 'log: the server has no checkpoint yet';
+  } else {
+    const cp = w.served.checkpoint;
+    if (w.kind === 'fork' || w.kind === 'shrink') {
+      ctx.out(
+        `log ${cp.origin}: ${w.why}\n\nheld (${state}):\n${w.held}\nserved:\n${w.served.text}`,
+      );
+      return EXIT.refused;
+    }
+    if (w.kind !== 'same') writeAtomic(state, w.served.text);
+    const what =
+      w.kind === 'first'
+        ? `size ${cp.size}, verified; held from now on`
+        : w.kind === 'grown'
+          ? `size ${cp.size}, consistent with the ${w.from} held`
+          : `size ${cp.size}, unchanged`;
+    line = `log ${cp.origin}: ${what}`;
+  }
+  if (quiet === undefined) {
+    ctx.out(`${line}\n`);
     return undefined;
   }
-  const cp = w.served.checkpoint;
-  if (w.kind === 'fork' || w.kind === 'shrink') {
-    ctx.out(`log ${cp.origin}: ${w.why}\n\nheld (${state}):\n${w.held}\nserved:\n${w.served.text}`);
-    return EXIT.refused;
+  const now = Date.now();
+  const repeats = w.kind === 'none' ? quiet.line === line : w.kind === 'same' && quiet.line !== '';
+  let said = line;
+  if (repeats) {
+    quiet.again++;
+    if (now - quiet.at < UNCHANGED_EVERY_MS) return undefined;
+    const since = formatDuration(BigInt(now - quiet.at) * 1000n);
+    said = `${line} (checked ${quiet.again} times over ${since})`;
   }
-  if (w.kind !== 'same') writeAtomic(state, w.served.text);
-  const what =
-    w.kind === 'first'
-      ? `size ${cp.size}, verified; held from now on`
-      : w.kind === 'grown'
-        ? `size ${cp.size}, consistent with the ${w.from} held`
-        : `size ${cp.size}, unchanged`;
-  ctx.out(`log ${cp.origin}: ${what}\n`);
+  ctx.out(`${said}\n`);
+  quiet.line = line;
+  quiet.at = now;
+  quiet.again = 0;
   return undefined;
 }
 

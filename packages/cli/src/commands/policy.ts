@@ -108,7 +108,7 @@ ${CONFIG_REFERENCE}`,
       if (!isRefusal(e)) throw e;
       const field = e.where.field === undefined ? 'the policy' : configField(e.where.field);
       throw new UserError(
-        `${field}: ${detailOf(e) ?? 'breaks a rule of §3.3'} (${e.reason}, §3.3)`,
+        `${field}: ${detailOf(e) ?? 'breaks a rule every policy keeps'} (${e.reason})`,
       );
     }
     checkPolicySigner(ctx, data, path, fields.room, key.publicKey, fields.pathways);
@@ -165,7 +165,7 @@ function checkPolicySigner(
   const refusal = checkSigner(opened.value, signer);
   if (refusal !== undefined) {
     ctx.warn(
-      `--key ${toHex(signer)} may not sign policies of this room (${refusal.reason}, §3.5: ${REASON_SENTENCE[refusal.reason]}): the server and every verifier will refuse this policy; sign it with the room authority or a live/steer key`,
+      `--key ${toHex(signer)} may not sign policies of this room (${refusal.reason}: ${REASON_SENTENCE[refusal.reason]}): the server and every verifier will refuse this policy; sign it with the room authority or a live/steer key`,
     );
   }
   // C5.4: a hop the key log does not list with live/hop has its every record refused.

@@ -313,7 +313,6 @@ unmetered marker, a mixed one by its classes, an empty one by what its edge hops
       ctx.out(`${JSON.stringify(decisionJson(decision))}\n`);
       return 0;
     }
-    ctx.out(decisionText(decision));
     const policyPath = ctx.optional('policy');
     const recordsDir = ctx.optional('records');
     if ((policyPath === undefined) !== (recordsDir === undefined)) {
@@ -321,12 +320,14 @@ unmetered marker, a mixed one by its classes, an empty one by what its edge hops
         'decision inspect: --policy and --records go together (to explain a stale pathway)',
       );
     }
+    const policy =
+      policyPath === undefined ? undefined : readPolicyFile(ctx.path(policyPath)).value;
+    ctx.out(decisionText(decision, policy?.basis));
     // Every pathway without a figure: stale, unmetered, mixed or empty (§5.3).
     const stale = new Set(
       decision.pathways.flatMap((p, i) => (p.status !== STATUS.figure ? [i] : [])),
     );
-    if (policyPath !== undefined && recordsDir !== undefined) {
-      const { value: policy } = readPolicyFile(ctx.path(policyPath));
+    if (policy !== undefined && recordsDir !== undefined) {
       if (policy.pathways.length !== decision.pathways.length) {
         throw new UserError(
           `--policy ${policyPath}: ${policy.pathways.length} pathways, the decision ${decision.pathways.length}: not the decision's policy`,

@@ -11,6 +11,7 @@ import { EXIT, UserError } from '../internal/errors.js';
 import { readBytes, readDir } from '../internal/files.js';
 import { fetchInclusion, fetchRoom, type Inclusion } from '../internal/log-client.js';
 import { type C8Outcome, outcomeLine, outcomeText } from '../internal/outcome.js';
+import { selfName } from '../internal/self.js';
 import { evidenceOf } from '../internal/stale.js';
 import { noFigure, noFigureText } from '../internal/why.js';
 
@@ -166,8 +167,12 @@ the log does not hold yet.`,
         verified = await fetchAndVerify(url, roomId === undefined ? {} : { roomId });
       } catch (e) {
         const exit = e instanceof RoomPinError ? EXIT.refused : EXIT.usage;
+        const fix =
+          e instanceof RoomPinError
+            ? `; check --room-id (${selfName()} room inspect FILE prints a room's id)`
+            : '';
         throw new UserError(
-          `verify --url ${url}: ${e instanceof Error ? e.message : String(e)}`,
+          `verify --url ${url}: ${e instanceof Error ? e.message : String(e)}${fix}`,
           exit,
         );
       }

@@ -1,4 +1,5 @@
 import { parseArgs } from 'node:util';
+import { didYouMean } from '@wai-steering/config-text';
 import { UserError } from './errors.js';
 import { type Io, resolvePath } from './io.js';
 
@@ -30,6 +31,11 @@ export interface Command {
   readonly description: string;
   /** Exit status lines of the help, when other than 0 and 2. */
   readonly exitStatus?: string;
+  /**
+   * Options of earlier releases, refused with what to write instead: the old name (no `--`) → a
+   * function of the value given (or `undefined`) that says it (`write --period 2s`).
+   */
+  readonly renamed?: Readonly<Record<string, (value: string | undefined) => string>>;
   run(ctx: Context): number | Promise<number>;
 }
 
@@ -135,8 +141,19 @@ export function helpOf(command: Command): string {
   lines.push(
     command.exitStatus?.trim() ?? '  0 done; 2 a usage, input or I/O error (one line on stderr).',
   );
+  // A section cited (§6.2, companion C8) is looked up in one place.
+  if (/§\d|\bC\d/.test(lines.join('\n'))) {
+    lines.push('', SPEC_MAP_LINE);
+  }
   return `${lines.join('\n')}\n`;
 }
+
+/**
+ * Where the sections cited in a help (`§6.2`, `C8`) are said in words: the project's map of the
+ * specification (docs/spec-map.md), also the console's page /console/spec-map.
+ */
+export const SPEC_MAP_LINE =
+  "Sections: § is a section of the steering extension, C of its companion formats; docs/spec-map.md (or a server's /console/spec-map) says what each is.";
 
 /** Parses a command's arguments; a {@link UserError} for an unknown option or a wrong count. */
 export function parseCommand(io: Io, command: Command, argv: readonly string[]): Context | 'help' {
@@ -159,7 +176,9 @@ export function parseCommand(io: Io, command: Command, argv: readonly string[]):
       tokens: true,
     });
   } catch (e) {
-    throw new UserError(`${name}: ${describeParseError(e, argv)} (see wai-steer ${name} --help)`);
+    throw new UserError(
+      `${name}: ${describeParseError(e, argv, command)} (see wai-steer ${name} --help)`,
+    );
   }
   const values = parsed.values as Record<string, string | boolean | string[] | undefined>;
   if (values.help === true) return 'help';
@@ -194,13 +213,30 @@ export function parseCommand(io: Io, command: Command, argv: readonly string[]):
   return new Context(io, command, values, args);
 }
 
-function describeParseError(e: unknown, argv: readonly string[]): string {
+/** The value given to option `--name` in `argv` (`--name V` or `--name=V`), if any. */
+function optionValue(argv: readonly string[], name: string): string | undefined {
+  const i = argv.findIndex((a) => a === `--${name}` || a.startsWith(`--${name}=`));
+  if (i === -1) return undefined;
+  const a = argv[i]!;
+  if (a.includes('=')) return a.slice(a.indexOf('=') + 1);
+  const next = argv[i + 1];
+  return next === undefined || next.startsWith('-') ? undefined : next;
+}
+
+function describeParseError(e: unknown, argv: readonly string[], command: Command): string {
   const code = (e as { code?: unknown }).code;
   const message = e instanceof Error ? e.message : String(e);
   const quoted = /'(-[^']*)'/.exec(message)?.[1];
   switch (code) {
-    case 'ERR_PARSE_ARGS_UNKNOWN_OPTION':
-      return `unknown option ${quoted ?? ''}`.trim();
+    case 'ERR_PARSE_ARGS_UNKNOWN_OPTION': {
+      const option = quoted?.split('=')[0] ?? '';
+      const bare = option.replace(/^--?/, '');
+      const renamed = command.renamed?.[bare];
+      if (renamed !== undefined)
+        return `${option} is no longer read: ${renamed(optionValue(argv, bare))}`;
+      const near = didYouMean(bare, Object.keys(command.options)).replace(/"([^"]+)"/, '"--$1"');
+      return `unknown option ${option}${near}`.trim();
+    }
     case 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE': {
       if (/argument missing/.test(message)) {
         return `option ${quoted?.split(' ')[0] ?? ''} needs a value`;

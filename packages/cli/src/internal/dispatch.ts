@@ -8,7 +8,7 @@
 import { closestName } from '@wai-steering/config-text';
 import { useBackend } from '@wai-steering/wire';
 import { nodeBackend } from '@wai-steering/wire/node';
-import { type Command, commandName, helpOf, parseCommand } from './command.js';
+import { type Command, commandName, helpOf, parseCommand, SPEC_MAP_LINE } from './command.js';
 import { EXIT, oneLine, UserError } from './errors.js';
 import type { Io } from './io.js';
 
@@ -42,6 +42,8 @@ function topHelp(e: Edition): string {
     'Keys are RFC 8037 JWK files ({"kty":"OKP","crv":"Ed25519","x":…,"d":…}). Exit status: 0',
     'done (verify: accepted); 1 refused (verify) or a failing case (conformance); 2 a usage,',
     'input or I/O error; 3 an internal error of wai-steer.',
+    '',
+    SPEC_MAP_LINE,
     '',
   ];
   return lines.join('\n');

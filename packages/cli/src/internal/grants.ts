@@ -41,7 +41,7 @@ export function hopGrantProblems(
           pathway: p.id,
           hop: k,
           key,
-          text: `pathway ${p.id}, hop ${k} (${place} ${key}): ${e.message}; every record it signs is refused, so ${p.id} can never have a figure`,
+          text: `pathway ${p.id}, hop ${k + 1} (${place} ${key}): ${e.message}; every record it signs is refused, so ${p.id} can never have a figure`,
         });
       }
     });

@@ -120,7 +120,7 @@ export async function fetchRoom(base: URL, roomId: Uint8Array): Promise<RoomCont
   const opened = openRoom(descriptor!.bytes, keyLog?.bytes ?? null, { backend: nodeBackend });
   if (!opened.ok) {
     throw new UserError(
-      `${base.origin}: the room ${hex} does not verify (§9.1 step 1: ${opened.refusal.reason})`,
+      `${base.origin}: the room ${hex} does not verify (${opened.refusal.reason})`,
     );
   }
   if (!bytesEqual(opened.value.roomId, roomId)) {

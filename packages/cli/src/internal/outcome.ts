@@ -5,7 +5,7 @@
 import { type Outcome, outcomeJson } from '@wai-steering/verifier';
 import { isReason } from '@wai-steering/wire';
 import { DECISION_REASON_SENTENCE, placeText, reasonSentence } from './explain.js';
-import { classLabel } from './show.js';
+import { figureText } from './show.js';
 
 /** C8: an outcome, accepted or refused (the verifier's). */
 export type C8Outcome = Outcome;
@@ -31,8 +31,6 @@ export function outcomeText(
       '',
     ].join('\n');
   }
-  const unit =
-    context.basis === 2 ? 'us at or above the floor' : context.basis === 1 ? 'bytes' : '';
   const width = Math.max(...o.pathways.map((p) => p.id.length), 2);
   const lines = [
     `ACCEPTED decision ${o.digest}`,
@@ -49,7 +47,7 @@ export function outcomeText(
     ].join(', ');
     const figure =
       p.status === 'figure'
-        ? `J/D ${p.joules} uJ / ${p.delivery}${unit === '' ? '' : ` ${unit}`} (${classLabel(p.class)})`
+        ? figureText(BigInt(p.joules), BigInt(p.delivery), p.class, context.basis)
         : 'no figure';
     lines.push(`  ${p.id.padEnd(width)}  ${p.status.padEnd(9)} ${figure}; ${limits}`);
   }

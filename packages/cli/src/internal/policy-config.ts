@@ -241,7 +241,7 @@ function readOr<T>(read: Leaf<T>, value: unknown): T | undefined {
  */
 function relationProblems(data: Record<string, unknown>): string[] {
   const out: string[] = [];
-  const rule = ' (policy_invalid, §3.3)';
+  const rule = ' (policy_invalid)';
   const period = readOr(duration('us', U64), data.period);
   const window = readOr(duration('us', U64), data.window);
   if (period === 0n) out.push(`period: is 0; a period is above 0${rule}`);

@@ -4,7 +4,13 @@
  * form of human output: instants RFC 3339 to the millisecond, with their µs where exactness
  * matters; durations readable).
  */
-import { formatDurationExact, formatInstantExact } from '@wai-steering/config-text';
+import {
+  formatBytes,
+  formatDuration,
+  formatDurationExact,
+  formatInstantExact,
+  readableFigure,
+} from '@wai-steering/config-text';
 import {
   CLASS_LABEL,
   type Decision,
@@ -22,6 +28,7 @@ import {
 } from '@wai-steering/wire';
 import { spanText } from './time.js';
 import { formatBitrate, formatPpm } from './units.js';
+import { joulesText } from './why.js';
 
 /** A duration in whole ms or s, for people. */
 const ms = (n: number | bigint): string => formatDurationExact(BigInt(n) * 1000n);
@@ -89,7 +96,7 @@ export function policyText(p: Policy): string {
     `hysteresis       ${formatPpm(p.hysteresis_ppm)} (${p.hysteresis_ppm} ppm)`,
     `ttl              ${seconds(p.ttl_s)}  (min ttl ${seconds(p.min_ttl_s)})`,
     `queryBeforeStart ${(p.flags & 1) === 1 ? 'true' : 'false'}`,
-    `initial          ${p.pathways[p.initial]?.id ?? `#${p.initial}`}`,
+    `initial          ${p.pathways[p.initial]?.id ?? `#${p.initial + 1}`}`,
     `server uri       ${p.server_uri}`,
     `reload uri       ${p.reload_uri}`,
     `decision uri     ${p.decision_uri}`,
@@ -98,18 +105,19 @@ export function policyText(p: Policy): string {
   p.pathways.forEach((pw, i) => {
     const capacity = pw.capacity === NO_CAPACITY_LIMIT ? 'unlimited' : String(pw.capacity);
     lines.push(
-      `  ${i} ${pw.id}: top ${tier(pw.top_tier)}, latency ${ms(pw.latency_ms)}, capacity ${capacity}, min share ${formatPpm(pw.min_share_ppm)}`,
+      `  ${i + 1} ${pw.id}: top ${tier(pw.top_tier)}, latency ${ms(pw.latency_ms)}, capacity ${capacity}, min share ${formatPpm(pw.min_share_ppm)}`,
     );
     if (pw.base !== NOT_A_CLONE) {
-      const base = p.pathways[pw.base]?.id ?? `#${pw.base}`;
+      const base = p.pathways[pw.base]?.id ?? `#${pw.base + 1}`;
       const params = pw.params.map((x) => `${x.name}=${x.value}`).join('&');
       lines.push(
         `    clone of ${base}${pw.host === '' ? '' : `, host ${pw.host}`}${params === '' ? '' : `, params ${params}`}`,
       );
     }
-    for (const hop of pw.hops) {
-      lines.push(`    ${(PLACE[hop.place] ?? `place ${hop.place}`).padEnd(8)} ${toHex(hop.key)}`);
-    }
+    pw.hops.forEach((hop, k) => {
+      const place = (PLACE[hop.place] ?? `place ${hop.place}`).padEnd(8);
+      lines.push(`    hop ${k + 1} ${place} ${toHex(hop.key)}`);
+    });
   });
   return `${lines.join('\n')}\n`;
 }
@@ -206,13 +214,13 @@ export function hopRecordText(r: HopRecord): string {
     `span       ${spanText(r.start, r.end)}, ${formatDurationExact(r.end - r.start)}`,
     `sessions   ${r.sessions}`,
     `class      ${classLabel(r.class)} (${r.class})`,
-    `joules     ${r.joules} uJ`,
+    `joules     ${joulesText(r.joules)} (${r.joules} µJ)`,
     `delivery   ${r.subscriber_us.map((us, i) => `${i}: ${us}`).join('  ')} (subscriber us per layer class)`,
     `tracks     ${r.tracks.length}`,
   ];
   for (const t of r.tracks) {
     lines.push(
-      `  track ${t.track} ${KIND[t.kind] ?? t.kind} ${DIRECTION[t.direction] ?? t.direction}: ${t.bytes} bytes`,
+      `  track ${t.track} ${KIND[t.kind] ?? t.kind} ${DIRECTION[t.direction] ?? t.direction}: ${t.bytes} bytes${t.bytes >= 1000n ? ` (${formatBytes(t.bytes)})` : ''}`,
     );
   }
   return `${lines.join('\n')}\n`;
@@ -262,10 +270,29 @@ export function limitsText(limits: number): string {
     : `fails ${['latency', 'quality', 'capacity'].filter((x) => !held.includes(x)).join(', ')}`;
 }
 
-export function decisionText(d: Decision): string {
+/**
+ * A figure for people: J/D in J/GB or J/h, then J and D in readable units, and the class
+ * (`26.07 J/GB: 2.66 J over 102 MB (OnChipCounter)`). Without the basis (D's unit), J and D alone.
+ */
+export function figureText(
+  joules: bigint,
+  delivery: bigint,
+  cls: number,
+  basis: number | undefined,
+): string {
+  const label = classLabel(cls);
+  if (delivery <= 0n || (basis !== 1 && basis !== 2)) {
+    return `J ${joulesText(joules)}, D ${delivery} (${label})`;
+  }
+  const d = basis === 1 ? formatBytes(delivery) : `${formatDuration(delivery)} at the floor tier`;
+  return `${readableFigure(basis, joules, delivery).text}: ${joulesText(joules)} over ${d} (${label})`;
+}
+
+/** A decision for people; `basis`, the basis of its policy when known, gives D its unit. */
+export function decisionText(d: Decision, basis?: number): string {
   const present = d.report.present;
   const report = [
-    (present & 1) !== 0 ? `pathway #${d.report.pathway}` : 'no pathway',
+    (present & 1) !== 0 ? `pathway #${d.report.pathway + 1}` : 'no pathway',
     (present & 2) !== 0 ? `throughput ${d.report.throughput} bit/s` : 'no throughput',
     (present & 4) !== 0 ? `buffer ${ms(d.report.buffer)}` : 'no buffer',
   ].join(', ');
@@ -278,18 +305,17 @@ export function decisionText(d: Decision): string {
     `session    ${toHex(d.session)} (draw ${d.draw})`,
     `protocol   ${d.protocol === 1 ? 'hls' : d.protocol === 2 ? 'dash' : d.protocol}`,
     `report     ${report}`,
-    `priority   ${d.priority.map((i) => `#${i}`).join(' ')}`,
+    `priority   ${d.priority.map((i) => `#${i + 1}`).join(' ')}`,
     `reason     ${REASON_NAME[d.reason] ?? d.reason}`,
     `ttl        ${seconds(d.ttl)}`,
     `pathways   ${d.pathways.length}`,
   ];
   d.pathways.forEach((pw, i) => {
-    const figure =
-      pw.status === 0 ? `${pw.joules} uJ / ${pw.delivery} (${classLabel(pw.class)})` : '';
+    const figure = pw.status === 0 ? figureText(pw.joules, pw.delivery, pw.class, basis) : '';
     const status = STATUS_NAME[pw.status] ?? String(pw.status);
     const parts = [status, figure, `load ${pw.load},`, `${limitsText(pw.limits)},`];
     parts.push(`${pw.evidence.length} record(s)`);
-    lines.push(`  #${i} ${parts.filter((x) => x !== '').join(' ')}`);
+    lines.push(`  #${i + 1} ${parts.filter((x) => x !== '').join(' ')}`);
   });
   return `${lines.join('\n')}\n`;
 }

@@ -62,7 +62,7 @@ export function staleLines(
       }
       if (what.length === 0) what.push('its records do not tile the window');
       lines.push(
-        `${p.id}: hop ${h.hop} (${place} ${toHex(h.key)}): ${what.join('; ')}; window ${spanText(window.a, window.b)}`,
+        `${p.id}: hop ${h.hop + 1} (${place} ${toHex(h.key)}): ${what.join('; ')}; window ${spanText(window.a, window.b)}`,
       );
     }
   }

@@ -9,6 +9,7 @@ import {
   formatInstantExact,
   type InstantSpan,
   nowUs,
+  parseDuration,
   parseInstant,
   parseSpan,
 } from '@wai-steering/config-text';
@@ -64,4 +65,15 @@ export function parsePeriod(
   }
   const start = (at / periodUs) * periodUs;
   return { start, end: start + periodUs };
+}
+
+/**
+ * The duration option `--name` gives, in µs, read by `parseDuration` as every file reads one (a
+ * bare number refused with what to write: docs/cli.md, *Durations*); a {@link UserError} naming
+ * the option when it does not read.
+ */
+export function durationOption(text: string, name: string): bigint {
+  const us = parseDuration(text, 'us');
+  if (typeof us === 'string') throw new UserError(`--${name} ${text}: ${us}`);
+  return us;
 }

@@ -32,7 +32,7 @@ export function joulesText(uj: bigint): string {
 
 function hopName(policy: Policy, pathway: number, hop: number): string {
   const h = policy.pathways[pathway]!.hops[hop]!;
-  return `hop ${hop} (${h.place === 2 ? 'interior' : 'edge'} ${toHex(h.key)})`;
+  return `hop ${hop + 1} (${h.place === 2 ? 'interior' : 'edge'} ${toHex(h.key)})`;
 }
 
 /** Why one pathway has no figure: its id, its §5.3 status, and a sentence (stale: one a hop). */
@@ -111,7 +111,7 @@ export function noFigure(
           pathway: i,
           id,
           status: 'unmetered',
-          text: `${id}: ${hops.map((k) => hopName(policy, i, k)).join(', ')} signed the unmetered marker (class 0: its energy was not measured); an unmetered hop is not a hop of zero joules, so the pathway has no figure (§5.4)`,
+          text: `${id}: ${hops.map((k) => hopName(policy, i, k)).join(', ')} signed the unmetered marker (class 0: its energy was not measured); an unmetered hop is not a hop of zero joules, so the pathway has no figure`,
           fix: "give that hop's agent an energy source (rapl, prometheus or model; docs/metering.md)",
         });
         break;
@@ -127,7 +127,7 @@ export function noFigure(
           pathway: i,
           id,
           status: 'mixed',
-          text: `${id}: its records are of more than one class (${byHop.join('; ')}); figures of two classes are never summed (§5.4)`,
+          text: `${id}: its records are of more than one class (${byHop.join('; ')}); figures of two classes are never summed`,
           fix: "meter the pathway's hops in one class",
         });
         break;
@@ -142,7 +142,7 @@ export function noFigure(
           pathway: i,
           id,
           status: 'empty',
-          text: `${id}: its records state ${joulesText(tally.joules)} over the window (${formatDuration(window.b - window.a)}), but its edge hops' records state ${what}, so D = 0 and there is no rate to state (§5.3, §5.4)`,
+          text: `${id}: its records state ${joulesText(tally.joules)} over the window (${formatDuration(window.b - window.a)}), but its edge hops' records state ${what}, so D = 0 and there is no rate to state`,
           fix: "give each edge hop's agent a traffic source (traffic: nginx or prometheus; docs/metering.md): traffic: none, the default, states no traffic",
         });
         break;

@@ -8,15 +8,30 @@ import 'uplot/dist/uPlot.min.css';
 import { AXIS_FONT, TICK_SPACE_PX, timeTickLabels } from './time-axis.js';
 import type { History } from './types.js';
 
-/** Colours of the pathways, in the policy's order, and of the reasons. */
-export const PATHWAY_COLOURS = ['#2563eb', '#0f766e', '#d97706', '#9333ea', '#dc2626', '#0891b2'];
-const REASON_COLOURS: Record<string, string> = {
-  rank: '#0f766e',
-  hold: '#2563eb',
-  share: '#9333ea',
-  buffer: '#d97706',
-  floor: '#b45309',
-  none: '#dc2626',
+/**
+ * Colours of the pathways, in the policy's order, and of the reasons: Okabe and Ito's palette,
+ * which people with a colour-vision deficiency tell apart (each pair at least 15 ΔE apart under
+ * simulated deuteranopia, protanopia and tritanopia: test/colours.test.ts). The reasons that
+ * are easiest to confuse are also drawn dashed (`REASON_DASH`), which the legend shows.
+ */
+export const PATHWAY_COLOURS = ['#0072b2', '#e69f00', '#009e73', '#cc79a7', '#d55e00', '#56b4e9'];
+export const REASON_COLOURS: Readonly<Record<string, string>> = {
+  rank: '#009e73',
+  hold: '#0072b2',
+  share: '#cc79a7',
+  buffer: '#e69f00',
+  floor: '#56b4e9',
+  none: '#d55e00',
+};
+/**
+ * The reasons drawn dashed or dotted (uPlot's `dash`, which the legend's marker shows as its
+ * border), so that of the two closest colours under each deficiency (rank and share, buffer and
+ * none, hold and floor) one is known by its pattern too.
+ */
+const REASON_DASH: Readonly<Record<string, number[]>> = {
+  share: [8, 4],
+  floor: [8, 4],
+  none: [2, 3],
 };
 
 const KEEP_S = 900;
@@ -165,7 +180,8 @@ export class Charts {
     // does not stretch a few seconds across the plot.
     const common = {
       tzDate: (ts: number) => uPlot.tzDate(new Date(ts * 1e3), 'Etc/UTC'),
-      legend: { live: false },
+      // Thick markers: a legend's colour (and its dash) is seen at a glance.
+      legend: { live: false, markers: { width: 3 } },
       cursor: { show: true, y: false },
     };
     const x: uPlot.Scale = {
@@ -185,7 +201,14 @@ export class Charts {
         ...common,
         ...sizeOf(this.els.decisions),
         scales: { x, y: fromZero },
-        series: [{}, ...this.reasons.map((r) => step(r, REASON_COLOURS[r] ?? '#64748b'))],
+        series: [
+          {},
+          ...this.reasons.map((r) => {
+            const dash = REASON_DASH[r];
+            const series = step(r, REASON_COLOURS[r] ?? '#64748b');
+            return dash === undefined ? series : { ...series, dash };
+          }),
+        ],
         axes: axes('per s', this.els.decisions),
       },
       [[]],

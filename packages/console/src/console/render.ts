@@ -10,6 +10,7 @@ import {
   joules,
   percent,
 } from '../common/format.js';
+import { specLink } from '../common/spec.js';
 import { PATHWAY_COLOURS } from './charts.js';
 import type { HopProblem, LiveStatus, PathwayStatus, Status } from './types.js';
 
@@ -85,7 +86,9 @@ function whyStale(s: Status, p: PathwayStatus): HTMLElement | null {
     'div',
     { class: 'why', 'data-testid': 'why-stale' },
     h('b', {}, 'Stale: '),
-    'energy over the window is not known (§5.2)',
+    'energy over the window is not known (',
+    specLink('§5.2'),
+    ')',
     p.stale.note === null ? null : h('p', {}, p.stale.note),
     items.length === 0 ? null : h('ul', {}, ...items),
   );
@@ -173,6 +176,34 @@ function liveFacts(live: LiveStatus): HTMLElement {
   );
 }
 
+/**
+ * Where a new session goes (a client on no pathway whose draw is in no minimum-share band): the
+ * first pathway of the order within every limit, as the rule places it (§6.4, reason rank);
+ * `undefined` when none is.
+ */
+export function newSessionsTo(s: Status): string | undefined {
+  const ok = (p: PathwayStatus): boolean =>
+    p.limits.latency.ok && p.limits.quality.ok && p.limits.capacity.ok;
+  return s.order.find((id) => {
+    const p = s.pathways.find((x) => x.id === id);
+    return p !== undefined && ok(p);
+  });
+}
+
+/** A pathway at its capacity: full, and where new sessions go instead. */
+function fullLine(s: Status, p: PathwayStatus): HTMLElement | null {
+  if (p.capacity === null || p.limits.capacity.ok) return null;
+  const to = newSessionsTo(s);
+  return h(
+    'div',
+    { class: 'full-line', 'data-testid': 'full' },
+    h('b', {}, 'full: '),
+    to === undefined
+      ? 'no pathway is within the limits: new sessions stay where their player is'
+      : `new sessions go to ${to}`,
+  );
+}
+
 function card(s: Status, p: PathwayStatus): HTMLElement {
   const colour = PATHWAY_COLOURS[p.index % PATHWAY_COLOURS.length]!;
   const l = p.limits;
@@ -191,9 +222,13 @@ function card(s: Status, p: PathwayStatus): HTMLElement {
       p.classLabel === null ? null : h('span', { class: 'pill' }, p.classLabel),
       h(
         'span',
-        { class: 'place', title: '§6.2 order' },
+        {
+          class: 'place',
+          title:
+            'its place in the order: by the class behind its figure (no figure last), then by its figure, then by id',
+        },
         'order ',
-        h('b', { 'data-testid': 'order' }, `#${p.order}`),
+        h('b', { 'data-testid': 'order' }, `${p.order} of ${s.pathways.length}`),
       ),
     ),
     p.cloneOf === null
@@ -209,8 +244,15 @@ function card(s: Status, p: PathwayStatus): HTMLElement {
       p.figure === null
         ? h('span', { class: 'figure-none', 'data-testid': 'figure' }, 'no figure')
         : h('span', { class: 'figure-big', 'data-testid': 'figure' }, p.figure.text),
-      h('span', { class: 'muted' }, `rank ${p.rank}`),
+      h(
+        'span',
+        { class: 'muted', 'data-testid': 'ranked' },
+        p.figure === null || p.classLabel === null
+          ? 'no figure: after every pathway with one'
+          : `compared with ${p.classLabel} figures alone`,
+      ),
     ),
+    fullLine(s, p),
     whyStale(s, p),
     whyNoFigure(p),
     h(
@@ -241,17 +283,21 @@ function card(s: Status, p: PathwayStatus): HTMLElement {
       limitPill(
         l.latency.ok,
         `latency ${l.latency.latency_ms} ms ≤ ${l.latency.ceiling_ms}`,
-        '§6.1 latency',
+        'the latency limit: its latency at most the ceiling',
       ),
       limitPill(
         l.quality.ok,
         `top tier ${l.quality.top_tier} ≥ ${l.quality.floor}`,
-        '§6.1 quality',
+        'the quality limit: it carries the floor tier',
       ),
       limitPill(
         l.capacity.ok,
-        p.capacity === null ? 'capacity: no limit' : `load < ${groupDigits(String(p.capacity))}`,
-        '§6.1 capacity',
+        p.capacity === null
+          ? 'capacity: no limit'
+          : l.capacity.ok
+            ? `load < ${groupDigits(String(p.capacity))}`
+            : `full: ${groupDigits(String(p.load))} of ${groupDigits(String(p.capacity))}`,
+        'the capacity limit, for a new session: its load below its capacity',
       ),
     ),
     h(
@@ -341,7 +387,7 @@ export function renderHops(s: Status): void {
         h('td', { class: 'num' }, groupDigits(String(hop.ingest.accepted))),
         h(
           'td',
-          { class: 'num', title: 'accepted after their lag L had passed (§5.1)' },
+          { class: 'num', title: 'accepted after their lag L had passed' },
           groupDigits(String(hop.ingest.late)),
         ),
         h('td', { class: 'num' }, groupDigits(String(hop.ingest.duplicate))),

@@ -24,6 +24,7 @@ import {
 } from '@wai-steering/wire';
 import { byId, fill, h } from '../common/dom.js';
 import { delivery, groupDigits, joules } from '../common/format.js';
+import { specLink } from '../common/spec.js';
 import { type HeldFile, inputsOf, kindOf } from './files.js';
 import { type LogState, logState } from './log-state.js';
 
@@ -53,8 +54,9 @@ const REASON_TEXT: Record<string, string> = {
   evidence_mismatch: 'the figures stated are not those the named records give',
   decision_mismatch: 'the rule, applied to the stated inputs, gives another output',
   manifest_mismatch: 'the manifest served is not the one the decision writes',
-  unmetered_as_zero: 'a pathway with an unmetered hop was given a figure (§5.4)',
-  classes_summed: 'figures of two classes were summed (§5.4)',
+  unmetered_as_zero:
+    'a pathway with an unmetered hop was given a figure: an unmetered hop is not a hop of zero joules',
+  classes_summed: 'figures of two classes were summed, which is neither class',
   truncated: 'the bytes end before the record does',
   malformed: 'the bytes do not read as the record',
 };
@@ -84,10 +86,14 @@ function basisOf(policy: Uint8Array): number | null {
 
 function figureText(basis: number | null, j: string, d: string): string {
   if (basis === null || d === '0') return '—';
+  // As the console and the command line say it (`readableFigure` of config-text): one decimal
+  // from 100, two from 10, else three, cut off, never rounded up.
   const scale = basis === 1 ? 1000n : 3600n;
   const milli = (BigInt(j) * scale * 1000n) / BigInt(d);
-  const v = Number(milli) / 1000;
-  return `${v.toFixed(v >= 100 ? 1 : v >= 10 ? 2 : 3)} ${basis === 1 ? 'J/GB' : 'J/h'}`;
+  const decimals = milli >= 100_000n ? 1 : milli >= 10_000n ? 2 : 3;
+  const kept = milli / 10n ** BigInt(3 - decimals);
+  const one = 10n ** BigInt(decimals);
+  return `${kept / one}.${String(kept % one).padStart(decimals, '0')} ${basis === 1 ? 'J/GB' : 'J/h'}`;
 }
 
 function kv(...pairs: [string, Node | string][]): HTMLElement {
@@ -116,14 +122,14 @@ function outcomeDetails(outcome: Outcome): HTMLElement {
   return h(
     'details',
     { class: 'card' },
-    h('summary', {}, 'The outcome (companion C8)'),
+    h('summary', {}, 'The outcome, as ', specLink('C8'), ' writes it'),
     h('pre', { class: 'mono' }, JSON.stringify(outcome, null, 2)),
   );
 }
 
 function showRefused(outcome: Extract<Outcome, { outcome: 'refuse' }>, trusted: Trusted): void {
   const w = outcome.where;
-  const place = `${w.at}${w.pathway === undefined ? '' : `, pathway ${w.pathway}`}${w.record === undefined ? '' : `, record ${w.record}`}`;
+  const place = `${w.at}${w.pathway === undefined ? '' : `, pathway ${w.pathway + 1}`}${w.record === undefined ? '' : `, record ${w.record + 1}`}`;
   fill(
     byId('result'),
     h(
@@ -214,9 +220,11 @@ function show(outcome: Outcome, trusted: Trusted): void {
           h(
             'p',
             {},
+            'The decision recomputes from its signed inputs (',
+            specLink('§9.1'),
             trusted.hasManifest
-              ? 'The decision recomputes from its signed inputs (§9.1), and the manifest served with it is the one it writes.'
-              : 'The decision recomputes from its signed inputs (§9.1). No manifest was given to compare with.',
+              ? '), and the manifest served with it is the one it writes.'
+              : '). No manifest was given to compare with.',
           ),
         ),
       ),
@@ -252,7 +260,7 @@ function show(outcome: Outcome, trusted: Trusted): void {
             h(
               'tr',
               {},
-              ...['pathway', 'status', 'class', 'J', 'D', 'figure', 'limits (§6.1)'].map((t, i) =>
+              ...['pathway', 'status', 'class', 'J', 'D', 'figure', 'limits'].map((t, i) =>
                 h('th', i >= 3 && i <= 5 ? { class: 'num' } : {}, t),
               ),
             ),
@@ -316,7 +324,7 @@ async function verifyUrl(url: string, pin: string): Promise<void> {
   } catch (e) {
     if (e instanceof RoomPinError) {
       showError(
-        `The server's descriptor for the pinned room is of room ${e.served}, not ${e.pinned}: nothing was verified.`,
+        `This server serves room ${e.served}, not the pinned room ${e.pinned}: nothing was verified. Check the room id you pinned.`,
       );
     } else if (e instanceof FetchError || e instanceof TypeError) {
       showError(`Could not fetch what the verification needs: ${e.message}`);

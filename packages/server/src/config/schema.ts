@@ -12,29 +12,32 @@ import { DEFAULT_CONNECTION_LIMITS as CONN } from '../http.js';
 /**
  * A readable duration in milliseconds, as the config reads it: a string with its unit
  * (`"500ms"`, `"10s"`, `"15m"`, `"12h"`, `"7d"`, `"2w"`; `parseDuration` of
- * `@wai-steering/config-text`, the one every hand-written file reads), or a bare number of
- * seconds (a YAML or JSON number). `undefined` when it does not read or is not whole in ms.
+ * `@wai-steering/config-text`, the one every hand-written file reads); a bare number (a YAML or
+ * JSON number, or a string without a unit) is refused as everywhere, saying what to write. The
+ * message of the rule broken when it does not read or is not whole in ms.
  */
-export function durationMs(value: unknown): number | undefined {
-  if (typeof value === 'number') {
-    const ms = value * 1000;
-    return Number.isSafeInteger(ms) && ms >= 0 ? ms : undefined;
+export function readDurationMs(value: unknown): number | string {
+  if (typeof value !== 'string' && typeof value !== 'number') {
+    return 'expected a duration such as "500ms", "10s", "15m", "12h" or "7d"';
   }
-  if (typeof value !== 'string') return undefined;
-  const ms = parseDuration(value, 'ms');
-  return typeof ms === 'bigint' && ms <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(ms) : undefined;
+  const ms = parseDuration(String(value), 'ms');
+  if (typeof ms === 'string') return ms;
+  return ms <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(ms) : `${value} is too long`;
+}
+
+/** {@link readDurationMs}, `undefined` when it does not read. */
+export function durationMs(value: unknown): number | undefined {
+  const ms = readDurationMs(value);
+  return typeof ms === 'number' ? ms : undefined;
 }
 
 const DAY_MS = 86_400_000;
 
 const duration = (what: string) =>
   z.union([z.string(), z.number()]).transform((v, ctx) => {
-    const ms = durationMs(v);
-    if (ms === undefined) {
-      ctx.addIssue({
-        code: 'custom',
-        message: `expected ${what}: a duration such as "500ms", "10s", "15m", "12h" or "7d"`,
-      });
+    const ms = readDurationMs(v);
+    if (typeof ms === 'string') {
+      ctx.addIssue({ code: 'custom', message: `${what}: ${ms}` });
       return z.NEVER;
     }
     return ms;

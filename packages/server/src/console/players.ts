@@ -40,7 +40,7 @@ const TYPES: Readonly<Record<string, string>> = {
 };
 
 const NO_STREAM =
-  'this server has no demo stream: its console was built without ffmpeg (install it and run pnpm build); the page plays a stream you name';
+  'this server has no demo stream: its console was built without ffmpeg (install ffmpeg, then start the demo again: it makes the stream at its start); the page plays a stream you name';
 
 function streamInfo(assets: ConsoleAssets): StreamInfo | undefined {
   const file = assets.get('stream/stream.json');

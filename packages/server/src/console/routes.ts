@@ -144,8 +144,9 @@ export class ConsoleRoutes {
   }
 
   /**
-   * `/console`, `/console/`, `/console/verify`, `/console/energy`, `/console/players` (and its stream under
-   * `/console/players/stream/`) and `/console/assets/<hashed name>`.
+   * `/console`, `/console/`, `/console/verify`, `/console/energy`, `/console/players` (and its stream
+   * under `/console/players/stream/`), `/console/spec-map` (what each section cited says) and
+   * `/console/assets/<hashed name>`.
    */
   page(
     path: string,
@@ -175,6 +176,7 @@ export class ConsoleRoutes {
     if (rest === 'verify' || rest === 'verify.html') return this.html(assets, 'verify.html');
     // The Energy page reads the public account (`/energy/series`): it asks for no credentials.
     if (rest === 'energy' || rest === 'energy.html') return this.html(assets, 'energy.html');
+    if (rest === 'spec-map' || rest === 'spec-map.html') return this.html(assets, 'spec-map.html');
     if (rest === 'players' || rest === 'players.html') {
       return this.html(assets, 'players.html', PLAYERS_CSP);
     }

@@ -9,6 +9,8 @@
  * Quantities of the spec stay exact: u64 and u128 values are decimal strings. The readable
  * figure (`figure.value`) is a display number, rounded, and is never an input to anything.
  */
+
+import { type ReadableFigure, readableFigure } from '@wai-steering/config-text';
 import {
   type Evidence,
   type EvidenceRecord,
@@ -59,27 +61,8 @@ export interface StatusSource {
 /** How long "lately" is for the share of sessions placed first (seconds). */
 export const SHARE_SECONDS = 300;
 
-/** A figure in readable units (display only). */
-export interface ReadableFigure {
-  /** The figure in `unit`, rounded to 3 decimals. */
-  readonly value: number;
-  readonly unit: 'J/GB' | 'J/h';
-  readonly text: string;
-}
-
-/**
- * The figure J / D in readable units: basis 1 (J in µJ per byte) as joules per gigabyte
- * (J × 10^3 / D); basis 2 (J per µs of delivery at the floor tier or above) as joules per
- * delivered hour (J × 3600 / D). Exact to the thousandth, by integer division.
- */
-export function readableFigure(basis: number, joules: bigint, delivery: bigint): ReadableFigure {
-  const scale = basis === 1 ? 1000n : 3600n;
-  const milli = (joules * scale * 1000n) / delivery;
-  const value = Number(milli) / 1000;
-  const unit = basis === 1 ? 'J/GB' : 'J/h';
-  const digits = value >= 100 ? 1 : value >= 10 ? 2 : 3;
-  return { value, unit, text: `${value.toFixed(digits)} ${unit}` };
-}
+/** The figure in readable units: one form wherever a person reads one (`@wai-steering/config-text`). */
+export { type ReadableFigure, readableFigure };
 
 /** Every record the store holds of a hop (the index holds those a current or later window may name). */
 const ALL: Window = { a: 0n, b: (1n << 64n) - 1n };

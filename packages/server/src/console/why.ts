@@ -45,7 +45,7 @@ export function whyNoFigure(
         recordsOf(k).some((r) => r.class === 0) ? [hopOf(k)] : [],
       );
       return {
-        text: 'a hop signed the unmetered marker (class 0: its energy was not measured), and an unmetered hop is not a hop of zero joules (§5.4): give its agent an energy source (docs/metering.md)',
+        text: 'a hop signed the unmetered marker (class 0: its energy was not measured), and an unmetered hop is not a hop of zero joules: give its agent an energy source (docs/metering.md)',
         hops,
         records_joules_uj: joules,
       };
@@ -57,7 +57,7 @@ export function whyNoFigure(
         ),
       );
       return {
-        text: `its hops' records are of more than one class (${classes.join('; ')}), and figures of two classes are never summed (§5.4): meter its hops in one class`,
+        text: `its hops' records are of more than one class (${classes.join('; ')}), and figures of two classes are never summed: meter its hops in one class`,
         hops: pathway.hops.map((_, k) => hopOf(k)),
         records_joules_uj: joules,
       };
@@ -68,7 +68,7 @@ export function whyNoFigure(
           ? 'no media bytes sent out'
           : `no delivery at or above the floor tier ${policy.floor}`;
       return {
-        text: `its edge hops' records state ${what} over the window (D = 0), so there is no rate to state (§5.3): a hop agent with traffic: none (the default) states no traffic; give each edge hop's agent a traffic source (traffic: nginx or prometheus, docs/metering.md)`,
+        text: `its edge hops' records state ${what} over the window (D = 0), so there is no rate to state: a hop agent with traffic: none (the default) states no traffic; give each edge hop's agent a traffic source (traffic: nginx or prometheus, docs/metering.md)`,
         hops: pathway.hops.flatMap((h, k) => (h.place === 1 ? [hopOf(k)] : [])),
         records_joules_uj: joules,
       };

@@ -89,7 +89,16 @@ export class HopSimulator {
     delivered: bigint = this.delivered(sessions, Number(end - start) / 1e6),
   ): Uint8Array {
     const seconds = Number(end - start) / 1e6;
-    const bytes = hop.share === 1 ? delivered : BigInt(Math.round(Number(delivered) * hop.share));
+    const part = (share: number): bigint =>
+      share === 1 ? delivered : BigInt(Math.round(Number(delivered) * share));
+    const bytes = part(hop.share);
+    // An edge behind shields receives what they send it (their shares of the same delivery); a
+    // shield, what its own cache misses of what it sends.
+    const shields = this.o.hops.filter((h) => h.pathway === hop.pathway && h.place === 2);
+    const received =
+      hop.place === 1 && shields.length > 0
+        ? part(shields.reduce((n, h) => n + h.share, 0))
+        : bytes / 20n;
     const other = BigInt(Math.floor(Number(bytes) * OTHER_PER_MEDIA));
     const subscriber = new Array<bigint>(8).fill(0n);
     if (hop.place === 1) {
@@ -114,7 +123,7 @@ export class HopSimulator {
       subscriber_us: subscriber,
       tracks: [
         // What the hop received from upstream and what it sent on, media and other.
-        { track: 1, kind: TRACK_KIND.media, direction: TRACK_DIRECTION.in, bytes: bytes / 20n },
+        { track: 1, kind: TRACK_KIND.media, direction: TRACK_DIRECTION.in, bytes: received },
         { track: 1, kind: TRACK_KIND.media, direction: TRACK_DIRECTION.out, bytes },
         { track: 2, kind: TRACK_KIND.other, direction: TRACK_DIRECTION.out, bytes: other },
       ],

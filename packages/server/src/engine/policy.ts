@@ -47,7 +47,10 @@ export function checkPolicy(
   if (badSig !== undefined) return { ok: false, problem: badSig.reason };
   const badSigner = checkSigner(room, policy.signer);
   if (badSigner !== undefined) {
-    return { ok: false, problem: `its signer may not sign it (${badSigner.reason}, §3.5)` };
+    return {
+      ok: false,
+      problem: `its signer may not sign it (${badSigner.reason}): sign it with the room authority or a live/steer key of the key log`,
+    };
   }
   return { ok: true, value: { policy, bytes, digest: digestOf(policy, backend) } };
 }

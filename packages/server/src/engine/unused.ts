@@ -28,7 +28,7 @@ export function unusedReason(policy: Policy, record: SpanOfHop, now: bigint): st
   if (!onPathway) return 'its hop is on no pathway of the policy in force';
   const P = policy.period_us;
   if (record.start % P !== 0n || record.end % P !== 0n) {
-    return `its span (${formatInstant(record.start)} to ${formatInstant(record.end)}) is not cut on the policy's period P (${formatDuration(P)}): a window starts and ends on multiples of P, so no window is tiled with it (§5.1, §5.2)`;
+    return `its span (${formatInstant(record.start)} to ${formatInstant(record.end)}) is not cut on the policy's period P (${formatDuration(P)}): a window starts and ends on multiples of P, so no window is tiled with it`;
   }
   const { a } = windowAt(policy, now);
   if (record.start < a) {

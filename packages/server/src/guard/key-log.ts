@@ -46,6 +46,6 @@ export function stepHead(current: Head, next: Head, gap: 'refuse' | 'warn'): Hea
   return {
     take: false,
     same: false,
-    why: `its prev is not the digest of the head in use (seq ${cur}, ${toHex(current.digest).slice(0, 16)}…) (companion C4)`,
+    why: `its prev is not the digest of the head in use (seq ${cur}, ${toHex(current.digest).slice(0, 16)}…): a new head names the head before it`,
   };
 }

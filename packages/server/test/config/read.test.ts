@@ -108,7 +108,11 @@ describe('configuration', () => {
       'listen.port: expected an integer from 0 to 65535',
     );
     expect(errorOf(() => parseConfig({ ...minimal, retention: { records: '7 days' } }))).toMatch(
-      /^retention\.records: expected the retention of records/,
+      /^retention\.records: the retention of records: expected a duration with its unit/,
+    );
+    // A bare number: refused as in every file and flag, with what to write.
+    expect(errorOf(() => parseConfig({ ...minimal, retention: { records: 3600 } }))).toBe(
+      'retention.records: the retention of records: a duration needs its unit: write "3600s" (or "3600ms")',
     );
     expect(
       errorOf(() => parseConfig({ ...minimal, store: { path: 'x', synchronous: 'off' } })),

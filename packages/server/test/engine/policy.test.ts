@@ -42,7 +42,8 @@ describe('checkPolicy', () => {
     });
     expect(checkPolicy(room, byHop, nodeBackend)).toEqual({
       ok: false,
-      problem: 'its signer may not sign it (signer_not_authorised, §3.5)',
+      problem:
+        'its signer may not sign it (signer_not_authorised): sign it with the room authority or a live/steer key of the key log',
     });
   });
 });

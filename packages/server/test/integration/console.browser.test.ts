@@ -279,15 +279,21 @@ describe.skipIf(!HAVE_CHROMIUM && process.env.CI !== 'true')('the console in Chr
         .toBe(String(p.load));
       expect(await card.getAttribute('data-status')).toBe(p.status);
       expect(await card.locator('[data-testid="status"]').textContent()).toBe(p.status);
-      expect(await card.locator('[data-testid="order"]').textContent()).toBe(`#${p.order}`);
+      // One word for the order, numbered as people count: 1 of 3 is first.
+      expect(await card.locator('[data-testid="order"]').textContent()).toBe(
+        `${p.order} of ${status.pathways.length}`,
+      );
       const figure = await card.locator('[data-testid="figure"]').textContent();
       if (p.figure === null) {
         expect(figure).toBe('no figure');
       } else {
         expect(figure).toBe(p.figure.text);
-        // J/GB from J (µJ) and D (bytes): J × 10^3 / D, to the display's rounding.
+        // J/GB from J (µJ) and D (bytes): J × 10^3 / D, its last digit cut off, never rounded up.
         const jPerGb = (Number(p.joules_uj) * 1e3) / Number(p.delivery);
-        expect(Math.abs(Number.parseFloat(figure!) - jPerGb)).toBeLessThan(0.06);
+        const shown = Number.parseFloat(figure!);
+        const digit = 10 ** -(figure!.split(' ')[0]!.split('.')[1]?.length ?? 0);
+        expect(jPerGb - shown).toBeGreaterThan(-1e-9);
+        expect(jPerGb - shown).toBeLessThan(digit);
       }
     }
     // Live capacity is off: no card shows it.
@@ -295,7 +301,7 @@ describe.skipIf(!HAVE_CHROMIUM && process.env.CI !== 'true')('the console in Chr
     // The demo's statuses: cdn-a and cdn-b have figures, cdn-b-east has an unmetered hop.
     expect(status.pathways.map((p) => p.status)).toEqual(['figure', 'figure', 'unmetered']);
     // The plots: each canvas shows its series, not only its axes.
-    const colours = ['#2563eb', '#0f766e', '#d97706', '#9333ea', '#dc2626'];
+    const colours = ['#0072b2', '#e69f00', '#009e73', '#cc79a7', '#d55e00', '#56b4e9'];
     for (const id of ['chart-decisions', 'chart-loads', 'chart-share']) {
       await expect
         .poll(() => seriesPixels(page, `#${id} canvas`, colours), { timeout: 15_000 })
@@ -328,6 +334,44 @@ describe.skipIf(!HAVE_CHROMIUM && process.env.CI !== 'true')('the console in Chr
     const href = await links.first().getAttribute('href');
     expect(decodeURIComponent(href!.split('uri=')[1]!)).toBe(decisionUris.at(-1));
     await shot(page, 'console.png');
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+
+  it('its legends, as a person with deuteranopia sees them: a screenshot kept, the colours drawn', async () => {
+    const { page, errors } = await browser.page();
+    await page.goto(`${server.url}/console/`);
+    await page.waitForSelector('body[data-ready="true"]');
+    // The colours the legends draw are the palette the console's test holds apart under
+    // simulated colour-vision deficiencies (packages/console/test/colours.test.ts).
+    await expect
+      .poll(() => page.locator('#chart-decisions .u-legend .u-marker').count(), { timeout: 15_000 })
+      .toBeGreaterThan(0);
+    const markers = await page.$$eval('.u-legend .u-marker', (els) =>
+      els.map(
+        (e) =>
+          (
+            globalThis as unknown as { getComputedStyle(e: unknown): { borderColor: string } }
+          ).getComputedStyle(e).borderColor,
+      ),
+    );
+    const palette = ['#0072b2', '#e69f00', '#009e73', '#cc79a7', '#d55e00', '#56b4e9'].map(
+      (c) => `rgb(${[1, 3, 5].map((i) => Number.parseInt(c.slice(i, i + 2), 16)).join(', ')})`,
+    );
+    expect(markers.length).toBeGreaterThan(0);
+    for (const m of markers) expect(palette).toContain(m);
+    // The whole page through Machado et al.'s deuteranopia matrix (an SVG filter on linear
+    // RGB), kept as the test's artefact for a person to look at.
+    await page.evaluate(`{
+      const svg = document.createElementNS('http://www.w3.org/2000/svg', 'svg');
+      svg.setAttribute('width', '0');
+      svg.setAttribute('height', '0');
+      svg.innerHTML =
+        '<filter id="deuteranopia" color-interpolation-filters="linearRGB"><feColorMatrix type="matrix" values="0.367322 0.860646 -0.227968 0 0 0.280085 0.672501 0.047413 0 0 -0.011820 0.042940 0.968881 0 0 0 0 0 1 0"/></filter>';
+      document.body.append(svg);
+      document.documentElement.style.filter = 'url(#deuteranopia)';
+    }`);
+    await shot(page, 'console-deuteranopia.png');
     expect(errors).toEqual([]);
     await page.close();
   });
@@ -385,11 +429,14 @@ describe.skipIf(!HAVE_CHROMIUM && process.env.CI !== 'true')('the console in Chr
     expect(await page.textContent('[data-testid="trusted"]')).toContain(roomId);
     await page.close();
     expect(errors).toEqual([]);
-    // Another room: the server has no descriptor of it, so nothing is verified.
+    // Another room: the server has no descriptor of it, so nothing is verified, and the page
+    // says which room the server serves.
     const other = await browser.page();
     await other.page.goto(`${server.url}/console/verify?uri=${uri}&room=${'cd'.repeat(32)}`);
     await other.page.waitForSelector('[data-outcome="error"]');
-    expect(await other.page.textContent('[data-outcome="error"]')).toContain('HTTP 404');
+    expect(await other.page.textContent('[data-outcome="error"]')).toContain(
+      `This server serves room ${roomId}, not the pinned room ${'cd'.repeat(32)}`,
+    );
     expect(other.errors.every((e) => /status of 404/.test(e))).toBe(true);
     await other.page.close();
   });
@@ -542,6 +589,8 @@ describe.skipIf(!HAVE_CHROMIUM && process.env.CI !== 'true')(
     let server: RunningServer;
     let site: SiteSimulator;
     let browser: Browser;
+    // How far the standing room clock is moved on (each report must be newer than the last).
+    let advance = 0n;
 
     beforeAll(async () => {
       const room = demoRoom(await freePort(), 2000);
@@ -549,7 +598,7 @@ describe.skipIf(!HAVE_CHROMIUM && process.env.CI !== 'true')(
       // The room clock stands still: the report posted below (good for 6 s of the room clock)
       // cannot expire while a slow machine loads the page that shows it.
       const start = monotonicClock()();
-      const clock = (): bigint => start;
+      const clock = (): bigint => start + advance;
       server = await startServer(
         {
           ...room.config,
@@ -628,6 +677,59 @@ describe.skipIf(!HAVE_CHROMIUM && process.env.CI !== 'true')(
       expect(status.pathways.map((q) => q.live!.capacity === null)).toEqual(noLimit);
       expect(noLimit).toContain(true);
       await shot(page, 'console-live.png');
+      expect(errors).toEqual([]);
+      await page.close();
+    });
+
+    it('a full pathway says so, and where new sessions go instead', async () => {
+      // The site reports no free slot: cdn-b's live capacity is 0, and it is full. The room
+      // clock moves on a period first: the server signs at most one live policy a period.
+      advance += server.engine.policy.period_us;
+      const res = await fetch(`${server.url}/capacity`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/jose' },
+        body: await site.sign(0),
+      });
+      expect(res.status, await res.text()).toBe(201);
+      interface FullJson {
+        order: string[];
+        pathways: {
+          id: string;
+          capacity: number | null;
+          limits: Record<'latency' | 'quality' | 'capacity', { ok: boolean }>;
+        }[];
+      }
+      // The server signs a policy whose capacity follows the report (live policy).
+      let status = await getJson<FullJson>(`${server.url}/status`);
+      await expect
+        .poll(
+          async () => {
+            status = await getJson<FullJson>(`${server.url}/status`);
+            const b = status.pathways.find((p) => p.id === 'cdn-b')!;
+            return [b.capacity, b.limits.capacity.ok];
+          },
+          { timeout: 30_000 },
+        )
+        .toEqual([0, false]);
+      // New sessions go to the first pathway of the order within every limit (§6.4, rank).
+      const within = (id: string) => {
+        const p = status.pathways.find((x) => x.id === id)!;
+        return p.limits.latency.ok && p.limits.quality.ok && p.limits.capacity.ok;
+      };
+      const to = status.order.find(within);
+      expect(to).toBeDefined();
+      expect(to).not.toBe('cdn-b');
+      const { page, errors } = await browser.page();
+      await page.goto(`${server.url}/console/`);
+      await page.waitForSelector('body[data-ready="true"]');
+      const card = page.locator('[data-pathway="cdn-b"]');
+      await expect
+        .poll(() => card.locator('[data-testid="full"]').textContent())
+        .toBe(`full: new sessions go to ${to}`);
+      expect(await card.textContent()).toMatch(/✗ full: \d+ of 0/);
+      // The other cards are not full.
+      expect(await page.locator('[data-testid="full"]').count()).toBe(1);
+      await shot(page, 'console-full.png');
       expect(errors).toEqual([]);
       await page.close();
     });

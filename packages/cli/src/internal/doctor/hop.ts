@@ -107,14 +107,14 @@ export async function checkHop(
       if (sources.energy.kind === 'none') {
         report.problem(
           check,
-          `energy: none: every record is the unmetered marker, so ${at.id} can never have a figure (an unmetered hop is not a hop of zero joules, §5.4)`,
+          `energy: none: every record is the unmetered marker, so ${at.id} can never have a figure (an unmetered hop is not a hop of zero joules)`,
           'give it an energy source: rapl, prometheus (node_exporter, Kepler, Scaphandre) or model (docs/metering.md, "Energy sources")',
         );
       }
       if (at.place === 1 && sources.traffic.describe === 'none') {
         report.problem(
           check,
-          `traffic: none on an edge hop: its records state no ${m.policy.basis === 1 ? 'bytes' : 'delivery'}, so ${at.id} is empty (D = 0) and has no figure (§5.3)`,
+          `traffic: none on an edge hop: its records state no ${m.policy.basis === 1 ? 'bytes' : 'delivery'}, so ${at.id} is empty (D = 0) and has no figure`,
           'give it a traffic source: nginx (its access log, in the wai_steering format) or prometheus byte counters (docs/metering.md, "Traffic sources")',
         );
       }

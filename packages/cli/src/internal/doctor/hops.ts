@@ -14,6 +14,14 @@ import type { Report } from './report.js';
 const HOP_FIX =
   'start its hop agent (`wai-steer hop run --config hop.yaml`) with this server among its servers; its log says what it sent and what was refused (`wai-steer doctor --config … --hop hop.yaml` checks it)';
 
+/**
+ * How far after this machine's clock a record may end before doctor warns: the 2 s it allows
+ * between the server's clock and this one. Two machines' clocks under NTP agree to well within
+ * it, and a record posted while doctor runs (its checks take a moment) ends just after the
+ * instant doctor started at.
+ */
+export const AHEAD_TOLERANCE_US = 2_000_000n;
+
 function bytesOut(r: EvidenceRecord['record']): bigint {
   let n = 0n;
   for (const t of r.tracks) if (t.direction === 2) n += t.bytes;
@@ -46,7 +54,7 @@ export function checkHops(
   const L = policy.lag_us;
   for (const p of policy.pathways) {
     p.hops.forEach((h, k) => {
-      const name = `${p.id} hop ${k} (${h.place === 2 ? 'interior' : 'edge'} ${toHex(h.key)})`;
+      const name = `${p.id} hop ${k + 1} (${h.place === 2 ? 'interior' : 'edge'} ${toHex(h.key)})`;
       let last: EvidenceRecord['record'] | undefined;
       for (const { record } of records) {
         if (bytesEqual(record.hop, h.key) && (last === undefined || record.end > last.end)) {
@@ -69,6 +77,8 @@ export function checkHops(
           `${name}: late: its ${what}, ended ${formatDuration(age)} ago (a record is due within L, ${formatDuration(L)}, of each period's end)`,
           HOP_FIX,
         );
+      } else if (age < 0n && -age <= AHEAD_TOLERANCE_US) {
+        report.ok('hops', `${name}: ${what}, ended just now`);
       } else if (age < 0n) {
         report.warning(
           'clock',

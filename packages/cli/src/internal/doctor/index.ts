@@ -55,13 +55,15 @@ export async function runDoctor(o: DoctorOptions): Promise<Report> {
   checkModes(secrets, report);
   if (config === undefined) return report;
   let records: EvidenceRecord[] | undefined;
-  records = await checkStore(config, m, now, report);
+  records = await checkStore(config, m, now, report, o.config);
   if (m !== undefined) {
     const classes = records === undefined ? new Map<string, number>() : lastClasses(records);
     for (const h of hops) classes.set(h.key, h.class);
     checkGrants(m, config.keyLog, (k) => classes.get(k), report);
     const noTraffic = new Set(hops.filter((h) => h.noTraffic).map((h) => h.key));
-    if (records !== undefined) checkHops(m.policy, records, now, report, noTraffic);
+    // The clock now, not at the start: a record posted while the checks ran ends after that.
+    const later = (o.now ?? nowUs)();
+    if (records !== undefined) checkHops(m.policy, records, later, report, noTraffic);
   }
   if (o.probe !== false) await checkServer(config, report);
   return report;

@@ -17,6 +17,7 @@ import {
 } from '@wai-steering/server';
 import { digestOf, readHopRecord, toHex } from '@wai-steering/wire';
 import { nodeBackend } from '@wai-steering/wire/node';
+import { selfName } from '../self.js';
 import type { Report } from './report.js';
 
 /** How far back the records are read: the hops' last records within it are named. */
@@ -32,8 +33,27 @@ function describe(e: unknown): string {
       : String(e);
 }
 
+/**
+ * The fix of a PostgreSQL store that does not open: run as the database's user when PostgreSQL
+ * refused this one by peer authentication (a socket connection as another system user, root
+ * checking a deployment: `sudo -u wai-steering wai-steer doctor --config …`), else check the
+ * server and the URL.
+ */
+export function postgresFix(message: string, configPath = '…', self = selfName()): string {
+  const peer = /Peer authentication failed for user "?([^"\s]+)"?/.exec(message);
+  if (peer !== null) {
+    const user = peer[1]!;
+    return `run doctor as the system user the server runs as, ${user} (PostgreSQL lets a system user connect by its socket as the database user of the same name alone): sudo -u ${user} ${self} doctor --config ${configPath}`;
+  }
+  return "check that PostgreSQL runs and that store.url's user, host, port and database are right (`psql` with the same URL)";
+}
+
 /** Opens the store without creating it; `undefined` when it cannot be opened (reported). */
-async function open(config: ServerConfig, report: Report): Promise<SteeringStore | undefined> {
+async function open(
+  config: ServerConfig,
+  report: Report,
+  configPath: string | undefined,
+): Promise<SteeringStore | undefined> {
   try {
     return await openConfiguredStore({ ...config, store: { ...config.store, create: false } });
   } catch (e) {
@@ -52,11 +72,7 @@ async function open(config: ServerConfig, report: Report): Promise<SteeringStore
         );
       }
     } else if (config.store.url !== undefined) {
-      report.problem(
-        'store',
-        what,
-        "check that PostgreSQL runs and that store.url's user, host, port and database are right (`psql` with the same URL)",
-      );
+      report.problem('store', what, postgresFix(what, configPath));
     } else {
       report.problem(
         'store',
@@ -77,8 +93,9 @@ export async function checkStore(
   m: Materials | undefined,
   now: bigint,
   report: Report,
+  configPath?: string,
 ): Promise<EvidenceRecord[] | undefined> {
-  const store = await open(config, report);
+  const store = await open(config, report, configPath);
   if (store === undefined) return undefined;
   try {
     report.ok(
