@@ -33,11 +33,13 @@ const made = { version, arch };
 const cliTarball = join(OUT, `wai-steering-cli-${version}.tgz`);
 
 if (want('npm')) {
+  say('the npm tarball: staging the command line');
   const staged = await stageCli(packages, join(OUT, 'stage', 'cli'));
   rmSync(cliTarball, { force: true });
   const tgz = npmPack(join(OUT, 'stage', 'cli'), OUT);
   if (tgz !== cliTarball) throw new Error(`npm pack wrote ${tgz}, not ${cliTarball}`);
   say(`${relative(ROOT, tgz)} (${size(tgz)}): bundles ${staged.reached.length} workspace packages`);
+  say('packing every public package, then npm publish --dry-run of each');
   const packed = packPublic(packages, join(OUT, 'npm'));
   const dry = await publishDryRun(packed);
   const failed = dry.results.filter((r) => !r.ok);
@@ -53,11 +55,13 @@ if (want('npm')) {
   made.npm = { tarball: tgz, bundled: staged.reached, public: packed.map((p) => p.tarball) };
 }
 if (want('deb')) {
+  say('the Debian package: npm install of the tarball into its tree');
   const deb = await buildDeb(cliTarball, version, arch.deb);
   say(`${relative(ROOT, deb.file)} (${size(deb.file)})`);
   made.deb = deb;
 }
 if (want('sea')) {
+  say("the hop agent's single executable");
   const exe = join(OUT, `wai-steer-hop-${version}-${arch.node}`);
   const sea = await buildSea(exe);
   say(`${relative(ROOT, exe)} (${size(exe)}): ${sea.packages.length} packages, no native addon`);

@@ -17,6 +17,7 @@ import {
 } from 'node:fs';
 import { basename, join, relative } from 'node:path';
 import { gzipSync } from 'node:zlib';
+import { NPM_ENV } from './npm.mjs';
 import { prebuildMirror } from './prebuild.mjs';
 import { OUT, ROOT } from './workspace.mjs';
 
@@ -58,20 +59,30 @@ export async function npmInstall(tarball, prefix, { global = false } = {}) {
       tarball,
     ];
     // Asynchronously: the mirror answers from this process.
-    const r = await run('npm', args, { ...process.env, ...mirror.env });
+    const r = await run('npm', args, { ...NPM_ENV, ...mirror.env }, 600_000);
     if (r.status !== 0) throw new Error(`npm ${args.join(' ')}: exit ${r.status}\n${r.stderr}`);
   } finally {
     await mirror.close();
   }
 }
 
-/** Runs a command to its end without blocking this process; its status and stderr. */
-export function run(cmd, args, env) {
+/**
+ * Runs a command to its end without blocking this process, within `timeoutMs` (then it is
+ * stopped, and its stderr says so); its status and stderr.
+ */
+export function run(cmd, args, env, timeoutMs = 600_000) {
   return new Promise((resolve) => {
     const child = spawn(cmd, args, { env, stdio: ['ignore', 'ignore', 'pipe'] });
     let stderr = '';
     child.stderr.on('data', (b) => (stderr += String(b)));
-    child.on('close', (status) => resolve({ status, stderr }));
+    const timer = setTimeout(() => {
+      stderr += `\n${cmd}: no end after ${timeoutMs / 1000} s, stopped`;
+      child.kill('SIGKILL');
+    }, timeoutMs);
+    child.on('close', (status) => {
+      clearTimeout(timer);
+      resolve({ status, stderr });
+    });
   });
 }
 

@@ -5,7 +5,7 @@
 // version the workspace pins. A workspace package that is files alone (the console's pages) is
 // shipped whole inside the tarball (`bundleDependencies`). Then every public package packed as
 // it would be published, and `npm publish --dry-run` of each, offline.
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import {
   cpSync,
   existsSync,
@@ -20,6 +20,18 @@ import { createServer } from 'node:net';
 import { basename, join, relative } from 'node:path';
 import * as esbuild from 'esbuild';
 import { hasEntry, OUT, packageOf, publicPackages, ROOT, reach } from './workspace.mjs';
+
+/**
+ * npm's environment for the release's commands: no update check (npm asks its registry for a
+ * newer npm once a day, unless told not to; a machine without a user config would ask), no
+ * audit, no funding message.
+ */
+export const NPM_ENV = {
+  ...process.env,
+  npm_config_update_notifier: 'false',
+  npm_config_audit: 'false',
+  npm_config_fund: 'false',
+};
 
 const BUILTINS = new Set(builtinModules);
 
@@ -169,6 +181,7 @@ export function npmPack(dir, dest) {
   mkdirSync(dest, { recursive: true });
   const out = execFileSync('npm', ['pack', '--json', '--pack-destination', dest], {
     cwd: dir,
+    env: NPM_ENV,
     encoding: 'utf8',
     stdio: ['ignore', 'pipe', 'inherit'],
   });
@@ -211,11 +224,12 @@ export async function publishDryRun(tarballs) {
         'publish',
         '--dry-run',
         '--offline',
+        '--fetch-retries=0',
         '--json',
         `--registry=${registry}`,
         tarball,
       ];
-      const run = spawnJson('npm', args);
+      const run = await spawnJson('npm', args);
       results.push({
         name,
         ok: run.status === 0,
@@ -228,21 +242,32 @@ export async function publishDryRun(tarballs) {
   return { results, connections };
 }
 
-function spawnJson(cmd, args) {
-  try {
-    const stdout = execFileSync(cmd, args, {
-      cwd: OUT,
-      encoding: 'utf8',
-      stdio: ['ignore', 'pipe', 'pipe'],
+/**
+ * Runs `cmd` to its end without blocking this process (the loopback registry above must answer
+ * while it runs: a blocked event loop would hold a connection open until npm's fetch timeout),
+ * within `timeoutMs`; its status and its stdout read as JSON where it is JSON.
+ */
+function spawnJson(cmd, args, timeoutMs = 120_000) {
+  return new Promise((resolve) => {
+    const child = spawn(cmd, args, { cwd: OUT, env: NPM_ENV, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (b) => (stdout += String(b)));
+    child.stderr.on('data', (b) => (stderr += String(b)));
+    const timer = setTimeout(() => {
+      stderr += `\n${cmd} ${args.join(' ')}: no end after ${timeoutMs / 1000} s, stopped`;
+      child.kill('SIGKILL');
+    }, timeoutMs);
+    child.on('close', (status) => {
+      clearTimeout(timer);
+      if (status !== 0) return resolve({ status: status ?? -1, stderr });
+      let json;
+      try {
+        json = JSON.parse(stdout);
+      } catch {
+        json = stdout;
+      }
+      resolve({ status: 0, json });
     });
-    let json;
-    try {
-      json = JSON.parse(stdout);
-    } catch {
-      json = stdout;
-    }
-    return { status: 0, json };
-  } catch (e) {
-    return { status: e.status ?? -1, stderr: String(e.stderr ?? e.message) };
-  }
+  });
 }

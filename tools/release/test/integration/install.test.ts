@@ -229,6 +229,8 @@ beforeAll(async () => {
     const t = Date.now();
     const built = await new Promise<{ code: number; out: string }>((resolve) => {
       const b = start(process.execPath, [join(ROOT, 'tools', 'release', 'build.mjs')], ROOT);
+      // Its steps as they go, so that a run that stops says where.
+      b.child.stdout!.on('data', (d) => process.stderr.write(d));
       b.child.on('close', (code) => resolve({ code: code ?? -1, out: b.output() }));
     });
     timings['pnpm release'] = Date.now() - t;
