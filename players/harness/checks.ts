@@ -68,7 +68,7 @@ export function checkReports(run: Run, protocol: 'hls' | 'dash'): void {
     const stated = statedReport(e);
     expect(stated, `report of ${e.target}`).toEqual(expected.report);
     expect(e.decision!.protocol, e.target).toBe(
-      // §7.1: 1 HLS, 2 DASH; a request with no `_DASH_` parameter reads as HLS (§4, issue 6).
+      // §7.1: 1 HLS, 2 DASH; a request with no `_DASH_` parameter reads as HLS (§4).
       expected.protocol === 'dash' ? 2 : 1,
     );
     if (i > 0 && protocol === 'dash') expect(expected.protocol).toBe('dash');

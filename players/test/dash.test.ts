@@ -1,4 +1,4 @@
-// dash.js 5.2.1 steered by the project's server, in Debian's Chromium (issue 7), with CMCD on its
+// dash.js 5.2.1 steered by the project's server, in Debian's Chromium, with CMCD on its
 // steering requests (`streaming.cmcd.includeInRequests` holds 'steering'), in the query and in
 // the CMCD-Request header.
 

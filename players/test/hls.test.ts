@@ -1,4 +1,4 @@
-// hls.js 1.7.4 steered by the project's server, in Debian's Chromium (issue 7).
+// hls.js 1.7.4 steered by the project's server, in Debian's Chromium.
 
 import { describe, expect, it } from 'vitest';
 import {

@@ -1,4 +1,4 @@
-// shaka-player 5.2.12 steered by the project's server, in Debian's Chromium (issue 7), on the DASH
+// shaka-player 5.2.12 steered by the project's server, in Debian's Chromium, on the DASH
 // MPD and on the HLS multivariant playlist.
 
 import { describe, expect, it } from 'vitest';

@@ -1,5 +1,5 @@
 /**
- * The energy account in the audit (issue 34 item 3, `docs/audit.md`, *The energy account*): the
+ * The energy account in the audit (`docs/audit.md`, *The energy account*): the
  * span an archive's account covers by default (its span of whole periods), the keys a statement
  * is checked against, and the audit's JSON members `energy`, `energy_why` and
  * `energy_statement`.

@@ -1,4 +1,4 @@
-// The README's worked example end to end (issue 5's definition of done): keys, room, key log,
+// The README's worked example end to end: keys, room, key log,
 // policy, records, decide, verify accepted, then a tampered decision refused with its reason.
 import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';

@@ -1,4 +1,4 @@
-// The energy account's bench (issue 34, "Done when"): the account of a day of one-second periods
+// The energy account's bench: the account of a day of one-second periods
 // for 8 pathways of 3 hops each (2 073 600 records), and the memory it holds as the span grows.
 // Not a test: it prints figures, with ratios to baselines measured in the same run.
 //

@@ -1,5 +1,5 @@
 /**
- * The energy account (issue 34 item 1) of records and decisions given at once: `energyAccount`
+ * The energy account (docs/energy.md, *The method*) of records and decisions given at once: `energyAccount`
  * sorts them and runs the streaming {@link EnergyAccumulator}, so that the order they are given
  * in changes nothing.
  */
@@ -19,7 +19,7 @@ export interface AccountInput extends AccumulatorOptions {
 }
 
 /**
- * The account (issue 34 item 1) of the records and decisions given, a pure function of them:
+ * The account (docs/energy.md, *The method*) of the records and decisions given, a pure function of them:
  * records are taken in ascending `start`, decisions in ascending `t` (a stable sort: decisions of
  * one `t` keep their order), then given to an {@link EnergyAccumulator}. Throws an
  * `EnergySpanError` for a span it refuses.

@@ -1,5 +1,5 @@
 /**
- * The account as a stream (issue 34 item 1b, 1e): records fed in ascending period order and
+ * The account as a stream (docs/energy.md, *The method*): records fed in ascending period order and
  * decisions in ascending `t`, holding only the open period's records, each pathway's running
  * sums, and, for the sessions placed, the sessions that still count (the load replay) and the
  * periods one stream has closed that the other has not reached yet.

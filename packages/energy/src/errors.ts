@@ -10,7 +10,7 @@ export type SpanProblem = 'empty' | 'not_aligned' | 'policy_changes';
 const SPAN_MARKER = Symbol.for('@wai-steering/energy.EnergySpanError');
 
 /**
- * A span `[from, to)` the account refuses (issue item 1a): empty, not aligned to the period P of
+ * A span `[from, to)` the account refuses (docs/energy.md, *The method*): empty, not aligned to the period P of
  * the policy in force at `to`, or over which the policy in force changes its P, basis, `initial`
  * or a pathway's hops. Its `message` is one line naming what to fix; `instant` is the bound that
  * is not aligned, or the first instant at which the policy changes (split the span there);
@@ -43,7 +43,7 @@ export const ENERGY_REASONS = [
   'malformed',
   /** An object with two members of one name. */
   'duplicate_member',
-  /** JSON, but not an account of the shape of issue 34 item 1g. */
+  /** JSON, but not an account of the shape of docs/energy.md, *The JSON*. */
   'not_an_account',
   /** A statement whose account is not written canonically (RFC 8785). */
   'not_canonical',

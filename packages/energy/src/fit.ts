@@ -1,5 +1,5 @@
 /**
- * Issue 34 items 1c, 1d and 1f: from each pathway's running sums over its usable periods, the
+ * docs/energy.md, *The method* and *The arithmetic, to the unit*: from each pathway's running sums over its usable periods, the
  * average, the marginal view (an ordinary least-squares line J = a + b·D), and the savings
  * against the baseline. Point estimates are exact rationals rounded once, half to even; only the
  * intervals and r² are float64, each computed from an exact rational converted once.

@@ -1,5 +1,5 @@
 /**
- * The account's JSON (issue 34 item 1g): every exact integer (µs, µJ, delivery, pJ per unit,
+ * The account's JSON (docs/energy.md, *The JSON*): every exact integer (µs, µJ, delivery, pJ per unit,
  * sessions, savings) a decimal string; `periods`, `periods_unusable`, `basis` and the float
  * fields JSON numbers; written canonically (RFC 8785); and read back strictly.
  */

@@ -1,5 +1,5 @@
 /**
- * The policy in force over a span (issue 34 item 1a), given as the policies and the instants
+ * The policy in force over a span (docs/energy.md, *The method*), given as the policies and the instants
  * they took effect: a server from its store's order of policies (each claim's `at`), an auditor
  * from an archive's decisions (`policyTimeline`: a change of policy is a decision naming another
  * policy than the decision before it, the rule of the load replay).
@@ -146,7 +146,7 @@ export function spanPolicy(
 }
 
 /**
- * The policies in force as an archive shows them (issue 34 item 1a, "as the auditor knows
+ * The policies in force as an archive shows them (docs/energy.md, *The method*, "as the auditor knows
  * them"): from decisions in ascending `t`, a new entry at each decision that names another policy
  * than the decision before it (the load replay's change of policy), at that decision's `t`. A
  * decision naming a policy that `policies` lacks leaves the one before in force.

@@ -1,5 +1,5 @@
 /**
- * The signed statement (issue 34 item 3): a C2SP signed note whose text is exactly two lines,
+ * The signed statement (docs/energy.md, *The signed statement*): a C2SP signed note whose text is exactly two lines,
  * `wai-steering energy statement v1` and the account's canonical JSON, signed by the steering
  * key under the key name and key ID of the decision log's checkpoints (the log's origin,
  * Ed25519, signed-note type 0x01); its verification; and the auditor's comparison of a

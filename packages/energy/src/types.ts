@@ -1,4 +1,4 @@
-/** The energy account's shape (issue 34 item 1g), exact integers as `bigint`. */
+/** The energy account's shape (docs/energy.md, *The JSON*), exact integers as `bigint`. */
 import type { MarginalWhy } from './fit.js';
 
 /** One pathway of an account (item 1g), exact integers as `bigint`. */

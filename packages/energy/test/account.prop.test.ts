@@ -1,4 +1,4 @@
-// Properties of the account (issue 34, "Done when"): the order of the records changes nothing; a
+// Properties of the account: the order of the records changes nothing; a
 // record given twice counts once; the streaming accumulator is the array function; a pathway
 // with no delivery changes no saving; moving delivery from a pathway of higher b to one of lower
 // b raises the marginal saving by exactly the delivery moved times the difference.

@@ -1,4 +1,4 @@
-// The contract of issue 34 item 1 on small data computed by hand (the expected values are
+// The account's contract (docs/energy.md) on small data computed by hand (the expected values are
 // written out in the comments' arithmetic), or by the plain rationals of helpers/reference.ts.
 import { describe, expect, it } from 'vitest';
 import {

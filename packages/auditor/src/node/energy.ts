@@ -1,5 +1,5 @@
 /**
- * The energy account of an archive on disk (issue 34; `docs/audit.md`, *The energy account*):
+ * The energy account of an archive on disk (`docs/audit.md`, *The energy account*):
  * every record the archive holds, the policies in force as its decisions show them
  * (`policyTimeline`), its decisions (the sessions placed) and its `grace_s`, over a span of whole
  * periods (by default the archive's own, `archiveSpan`). Streamed: one pass over `decisions.bin`

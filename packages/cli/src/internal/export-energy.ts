@@ -1,5 +1,5 @@
 /**
- * What `archive export` carries for the energy account (issue 34; `docs/audit.md`, *The
+ * What `archive export` carries for the energy account (`docs/audit.md`, *The
  * archive*): every record of the span's hops, not only those the decisions name (the account
  * reads them all), and `energy-statement`, the server's signed statement of the archive's
  * account over the archive's span of whole periods: signed here with the steering key over

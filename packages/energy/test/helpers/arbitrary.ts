@@ -1,4 +1,4 @@
-// Random accounts of the shape of issue 34 item 1g, for the JSON and comparison properties.
+// Random accounts of the shape of docs/energy.md, *The JSON*, for the JSON and comparison properties.
 import fc from 'fast-check';
 import type { EnergyAccount, PathwayAccount } from '../../src/index.js';
 

@@ -1,4 +1,4 @@
-// The account's figures written out from the definitions of issue 34 items 1c, 1d and 1f with
+// The account's figures written out from the definitions of docs/energy.md (*The method*) with
 // plain rationals: residuals summed one by one, means and deviations, nothing shared with the
 // code under test (which uses closed forms over running sums).
 import { Fraction } from './fraction.js';

@@ -1,5 +1,5 @@
 /**
- * The energy counters of `/metrics` (issue 34 item 2, `docs/server.md`, *Metrics*): each
+ * The energy counters of `/metrics` (`docs/server.md`, *Metrics*): each
  * pathway's joules and delivery, counted from the per-hop records this instance takes as they
  * arrive (a record new to the store; a duplicate is not counted again), so that each instance
  * counts what it ingested and the instances' sum is the deployment's. The totals are exact

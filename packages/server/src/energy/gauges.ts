@@ -1,5 +1,5 @@
 /**
- * The trailing-24-hour savings for Prometheus (issue 34 item 2, `docs/server.md`, *Metrics*):
+ * The trailing-24-hour savings for Prometheus (`docs/server.md`, *Metrics*):
  * the account of the default span (the last 24 hours of settled periods, `span.ts`) computed in
  * the background, in turn with the requests (`service.ts`), and its figures served as gauges
  * from the last one computed: never on the scrape path. It is recomputed once a minute (or once

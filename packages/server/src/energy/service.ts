@@ -1,5 +1,5 @@
 /**
- * The energy account as a server answers it (issue 34 items 2 and 3, `docs/server.md`, *The
+ * The energy account as a server answers it (`docs/server.md`, *The
  * energy account*): `GET /energy`, `GET /energy/series` and `GET /energy/statement` over the
  * store, one account computed at a time (a few more wait their turn, requests for the same span
  * share one computation, the rest are told to come back), each streamed from the store with
@@ -106,7 +106,7 @@ export class EnergyService {
     return this.o.signer !== undefined;
   }
 
-  /** The statement of an account: the C2SP signed note (issue 34 item 3). */
+  /** The statement of an account: the C2SP signed note (docs/energy.md, *The signed statement*). */
   statement(account: EnergyAccount): string {
     if (this.o.signer === undefined) throw new TypeError('EnergyService: no signer');
     return signStatement(account, this.o.signer);

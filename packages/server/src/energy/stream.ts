@@ -1,5 +1,5 @@
 /**
- * The energy account of a span streamed from the store (issue 34 item 2): the records of the
+ * The energy account of a span streamed from the store (docs/server.md, *The energy account*): the records of the
  * span's hops read a page at a time by `end` (the stores' index), put back in ascending `start`
  * across pages, and the decisions of the span a page at a time in ascending `t`, fed interleaved
  * by instant to an `EnergyAccumulator`, which holds only the open period and its running sums.

@@ -1,5 +1,5 @@
 /**
- * The energy account (issue 34 items 2 and 3, `docs/server.md`, *The energy account*), public
+ * The energy account (`docs/server.md`, *The energy account*), public
  * like the decisions and the log (every input is public evidence):
  *
  * - `GET /energy?from=…&to=…`: the account, its canonical JSON (RFC 8785) exactly as

@@ -1,4 +1,4 @@
-// The simulator-recovery test (issue 34, "Done when"): the demo's power model run over 3 000
+// The simulator-recovery test: the demo's power model run over 3 000
 // one-second periods with a load that varies, its records signed and read back, and the energy
 // account of them. The ground truth is the model's own constants (`power.ts`), not the account:
 // for each metered pathway the fitted marginal energy per byte lies within the account's 95 %

@@ -1,4 +1,4 @@
-// The energy metrics (issue 34 item 2): each pathway's joules and delivery counted from the
+// The energy metrics (docs/server.md, *The energy account*): each pathway's joules and delivery counted from the
 // records as they are taken, and the trailing-24-hour savings as gauges from the account of
 // the default span, computed in the background.
 

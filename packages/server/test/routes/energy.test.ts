@@ -1,4 +1,4 @@
-// `GET /energy`, `/energy/statement`, `/energy/series` (issue 34 items 2 and 3): the account of
+// `GET /energy`, `/energy/statement`, `/energy/series` (docs/server.md, *The energy account*): the account of
 // what the server stored, against the energy package's account of the same records and
 // decisions given at once; the statement verified with the steering key under the log's
 // origin; the span refused in one line; the defaults.
