@@ -233,7 +233,7 @@ describe('a decision frame given twice', () => {
       });
       a.dispose();
       const parsed = JSON.parse(json) as Record<string, unknown>;
-      expect(Object.keys(parsed).slice(-2)).toEqual(['log', 'duplicated']);
+      expect(Object.keys(parsed).slice(-4)).toEqual(['log', 'duplicated', 'energy', 'energy_why']);
       expect(parsed.duplicated).toEqual([
         { digest: sim.made[5]!.digest, t: sim.made[5]!.t.toString(), frame: 6, first: 5 },
         { digest: sim.made[5]!.digest, t: sim.made[5]!.t.toString(), frame: 7, first: 5 },

@@ -183,7 +183,7 @@ describe('PgStore', () => {
     const store = await PgStore.open(url);
     try {
       const { rows: version } = await c.query('SELECT max(version) AS v FROM schema_migrations');
-      expect(version[0].v).toBe(5);
+      expect(version[0].v).toBe(6);
       const { rows: indexes } = await c.query<{ name: string; def: string }>(
         `SELECT indexname AS name, indexdef AS def FROM pg_indexes
          WHERE tablename IN ('decisions', 'sets') ORDER BY indexname`,
