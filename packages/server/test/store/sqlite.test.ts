@@ -499,3 +499,39 @@ describe('SqliteStore: the decisions’ keys, merged in batches', () => {
     await again.close();
   });
 });
+
+describe('the log lease of a process that is gone', () => {
+  /** The pid of a process of this machine that ran and has exited. */
+  async function deadPid(): Promise<number> {
+    const { spawn } = await import('node:child_process');
+    const child = spawn(process.execPath, ['-e', '0']);
+    await new Promise((r) => child.once('exit', r));
+    return child.pid!;
+  }
+
+  it('is taken at once from a holder of this machine whose process has exited, never from one that runs', async () => {
+    const { hostname } = await import('node:os');
+    const { join } = await import('node:path');
+    const t = tempDir('wai-sqlite-lease-');
+    const store = new SqliteStore(join(t.dir, 's.sqlite'));
+    try {
+      // A live holder (this process, as another worker would be): its lease holds to its expiry.
+      expect(await store.takeLogLease(`${hostname()}:${process.pid}:aa`, 60_000)).toBe(true);
+      expect(await store.takeLogLease(`${hostname()}:1:bb`, 60_000)).toBe(false);
+      await store.releaseLogLease(`${hostname()}:${process.pid}:aa`);
+      // A holder killed (its process exited): the next taker has the lease before its expiry.
+      const gone = `${hostname()}:${await deadPid()}:cc`;
+      expect(await store.takeLogLease(gone, 60_000)).toBe(true);
+      expect(await store.takeLogLease(`${hostname()}:${process.pid}:dd`, 60_000)).toBe(true);
+      // A holder of another machine is never presumed gone.
+      await store.releaseLogLease(`${hostname()}:${process.pid}:dd`);
+      expect(await store.takeLogLease(`elsewhere.invalid:${await deadPid()}:ee`, 60_000)).toBe(
+        true,
+      );
+      expect(await store.takeLogLease(`${hostname()}:${process.pid}:ff`, 60_000)).toBe(false);
+    } finally {
+      await store.close();
+      t.remove();
+    }
+  });
+});

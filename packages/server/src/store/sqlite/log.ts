@@ -6,6 +6,7 @@
  * appends the pending entries (`log_pending`, `decisions.ts`); the integration and the pruning
  * are `log-integration.ts`.
  */
+import { hostname } from 'node:os';
 import { bytesEqual, sha256 } from '@wai-steering/wire';
 import type Database from 'better-sqlite3';
 import { bundleEntries, bundleEntry, ENTRY } from '../entries.js';
@@ -99,7 +100,13 @@ export class SqliteLog implements LogReads {
   takeLogLease(holder: string, ms: number): Promise<boolean> {
     return settle(() => {
       const now = Date.now();
-      return this.st.lease.run(holder, now + ms, now).changes === 1;
+      if (this.st.lease.run(holder, now + ms, now).changes === 1) return true;
+      // A holder whose process is gone (killed on this machine: the workers of one file share
+      // it) leaves its lease at once, not at its expiry, so that a server started again after
+      // `kill -9` integrates from its start, and integrates what is pending at its stop.
+      const held = this.st.leaseHolder.get() as { holder: string } | undefined;
+      if (held === undefined || !holderGone(held.holder)) return false;
+      return this.st.leaseFrom.run(holder, now + ms, held.holder).changes === 1;
     });
   }
 
@@ -192,12 +199,32 @@ export class SqliteLog implements LogReads {
   }
 }
 
+/**
+ * Whether a lease's holder (`<host>:<pid>:<random>`, `log/log.ts`) is a process of this machine
+ * that no longer runs. A holder of another machine, or whose pid runs (perhaps another process
+ * given the same pid), is not gone: its lease ends at its expiry.
+ */
+function holderGone(holder: string): boolean {
+  const m = /^(.*):(\d+):[0-9a-f]+$/.exec(holder);
+  if (m === null || m[1] !== hostname()) return false;
+  const pid = Number(m[2]);
+  if (pid === process.pid) return false;
+  try {
+    process.kill(pid, 0);
+    return false;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'ESRCH';
+  }
+}
+
 /** The log's statements, by name. */
 type LogStatements = Record<
   | 'head'
   | 'begin'
   | 'lease'
   | 'release'
+  | 'leaseHolder'
+  | 'leaseFrom'
   | 'pending'
   | 'addKey'
   | 'addKeys'
@@ -235,6 +262,8 @@ function statements(db: Database.Database): LogStatements {
        WHERE log_lease.holder = excluded.holder OR log_lease.until < ?`,
     ),
     release: db.prepare('DELETE FROM log_lease WHERE id = 1 AND holder = ?'),
+    leaseHolder: db.prepare('SELECT holder FROM log_lease WHERE id = 1'),
+    leaseFrom: db.prepare('UPDATE log_lease SET holder = ?, until = ? WHERE id = 1 AND holder = ?'),
     pending: db.prepare('SELECT id, entries FROM log_pending ORDER BY id'),
     addKey: db.prepare('INSERT OR IGNORE INTO log_keys (t, key, idx) VALUES (?, ?, ?)'),
     addKeys: db.prepare(
