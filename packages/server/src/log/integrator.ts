@@ -5,7 +5,8 @@
  *
  * - **One at a time.** The instance holding the lease (a row of the store, taken when it has
  *   expired, renewed at each run, given up on a clean stop) integrates; the others try at each
- *   interval and take it over once a dead holder's lease expires (3 intervals and a second).
+ *   interval and take it over once a dead holder's lease expires (3 intervals and a second; on
+ *   SQLite at once when the holder was a process of this machine that has exited).
  *   The store's integration locks the log's head, so two integrators never both write: the lease
  *   only spares the others' work.
  * - **All or nothing.** One integration is one transaction of the store (`integrateLog`): a
