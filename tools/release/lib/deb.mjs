@@ -53,6 +53,10 @@ export async function npmInstall(tarball, prefix, { global = false } = {}) {
       `--cache=${join(OUT, '.npm-cache')}`,
       '--omit=dev',
       '--prefer-offline',
+      // A registry that cannot be reached fails the build in a minute or two, not after npm's
+      // retries of each of the dependencies.
+      '--fetch-retries=1',
+      '--fetch-timeout=60000',
       '--no-audit',
       '--no-fund',
       '--loglevel=error',
