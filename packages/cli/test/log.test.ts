@@ -311,7 +311,7 @@ describe('log watch against a log that does not prove what it signed', () => {
       new RegExp(`not proved consistent with the ${size} held yet \\(.*not found.*\\); again in`),
     );
     expect(readFileSync(state, 'utf8')).toBe(held);
-    // --prove-within 0: the alarm at the first try.
+    // --prove-within 0s: the alarm at the first try.
     const at0 = await binAsync(
       [
         'log',
@@ -324,7 +324,7 @@ describe('log watch against a log that does not prove what it signed', () => {
         state,
         '--once',
         '--prove-within',
-        '0',
+        '0s',
       ],
       dir,
     );
