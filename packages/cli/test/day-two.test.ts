@@ -4,11 +4,17 @@
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
-import { type PgCluster, setupDemo, startPostgres } from '@wai-steering/server/testkit';
+import {
+  consoleDistDir,
+  type PgCluster,
+  setupDemo,
+  startPostgres,
+} from '@wai-steering/server/testkit';
 import { readPolicy, unwrap } from '@wai-steering/wire';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { COMMANDS } from '../src/commands/index.js';
 import { main } from '../src/index.js';
+import { ensureDemoStream } from '../src/internal/demo-stream.js';
 import { AHEAD_TOLERANCE_US, checkHops } from '../src/internal/doctor/hops.js';
 import { Report } from '../src/internal/doctor/report.js';
 import { postgresFix } from '../src/internal/doctor/store.js';
@@ -138,6 +144,14 @@ describe('demo --port 0', () => {
     const port = Number(/listening on http:\/\/127\.0\.0\.1:(\d+)\n/.exec(out)?.[1]);
     expect(port).toBeGreaterThan(0);
     expect(out).toContain(`Steering URL: http://127.0.0.1:${port}/steer\n`);
+    // Its first line: the players page's stream when it has none (with the command that gives
+    // it one), else the server.
+    const stream = ensureDemoStream(consoleDistDir(), 'pnpm demo', { ffmpeg: false });
+    expect(out.split('\n')[0]).toBe(
+      stream.kind === 'missing'
+        ? `The players page (http://127.0.0.1:${port}/console/players) has no demo stream: ${stream.why}.`
+        : `Steering server for the demo room, listening on http://127.0.0.1:${port}`,
+    );
     expect(out).toMatch(new RegExp(`Players: +http://127\\.0\\.0\\.1:${port}/console/players`));
     const page = await fetch(`http://127.0.0.1:${port}/console/players`);
     expect(page.status).toBe(200);
