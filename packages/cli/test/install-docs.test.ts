@@ -16,9 +16,9 @@ const PACKAGE = /^export const PACKAGE = '([a-z0-9.+-]+)';$/m.exec(
 const V = String.raw`\d+\.\d+\.\d+`;
 /** The artefacts' names as build.mjs and lib/deb.mjs make them, any version and architecture. */
 const NAMES = {
-  npm: String.raw`wai-steering-cli-${V}\.tgz`,
-  deb: String.raw`${PACKAGE}_${V}_[a-z0-9]+\.deb`,
-  sea: String.raw`wai-steer-hop-${V}-[a-z]+-[a-z0-9]+`,
+  npm: `wai-steering-cli-${V}\\.tgz`,
+  deb: `${PACKAGE}_${V}_[a-z0-9]+\\.deb`,
+  sea: `wai-steer-hop-${V}-[a-z]+-[a-z0-9]+`,
 };
 
 /**
@@ -37,9 +37,13 @@ function shLines(page: string): string[] {
 
 describe('the release artefacts, as the docs install them', () => {
   it("are named as pnpm release names them (build.mjs's forms)", () => {
-    expect(build).toContain('`wai-steering-cli-${version}.tgz`');
-    expect(build).toContain('`wai-steer-hop-${version}-${arch.node}`');
-    expect(read('tools/release/lib/deb.mjs')).toContain('`${PACKAGE}_${version}_${arch}.deb`');
+    // The template literals of the release's scripts, as they are written there.
+    const literal = (...parts: string[]) => `\`${parts.join('')}\``;
+    expect(build).toContain(literal('wai-steering-cli-', '${', 'version}.tgz'));
+    expect(build).toContain(literal('wai-steer-hop-', '${', 'version}-', '${', 'arch.node}'));
+    expect(read('tools/release/lib/deb.mjs')).toContain(
+      literal('${', 'PACKAGE}_', '${', 'version}_', '${', 'arch}.deb'),
+    );
     expect(PACKAGE).toBe('wai-steering');
   });
 
