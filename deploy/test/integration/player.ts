@@ -15,24 +15,28 @@ const run = promisify(execFile);
 const here = dirname(fileURLToPath(import.meta.url));
 const HLS_JS = join(here, '..', '..', 'node_modules', 'hls.js', 'dist', 'hls.min.js');
 
-/** 24 s of an H.264 + AAC test pattern in 2-second MPEG-TS segments, into `dir/hls/`. */
+/**
+ * ffmpeg's arguments for 24 s of an H.264 + AAC test pattern in 2-second MPEG-TS segments, into
+ * `dir/hls/` (docs/deploy.md gives the same command).
+ */
+export function streamArgs(dir: string): string[] {
+  return [
+    ...['-hide_banner', '-loglevel', 'error', '-y'],
+    ...['-f', 'lavfi', '-i', 'testsrc2=size=320x180:rate=25'],
+    ...['-f', 'lavfi', '-i', 'sine=frequency=440:sample_rate=48000', '-t', '24'],
+    ...['-map', '0:v', '-map', '1:a', '-c:v', 'libx264', '-preset', 'veryfast'],
+    ...['-profile:v', 'main', '-level', '3.0', '-pix_fmt', 'yuv420p', '-b:v', '200k'],
+    ...['-g', '50', '-keyint_min', '50', '-sc_threshold', '0', '-c:a', 'aac', '-b:a', '64k'],
+    ...['-f', 'hls', '-hls_time', '2', '-hls_playlist_type', 'vod'],
+    ...['-hls_segment_filename', join(dir, 'hls', 'seg_%03d.ts')],
+    join(dir, 'hls', 'media.m3u8'),
+  ];
+}
+
+/** The stream of {@link streamArgs}, made into `dir/hls/`. */
 export async function makeStream(dir: string): Promise<void> {
   mkdirSync(join(dir, 'hls'), { recursive: true });
-  await run(
-    'ffmpeg',
-    [
-      ...['-hide_banner', '-loglevel', 'error', '-y'],
-      ...['-f', 'lavfi', '-i', 'testsrc2=size=320x180:rate=25'],
-      ...['-f', 'lavfi', '-i', 'sine=frequency=440:sample_rate=48000', '-t', '24'],
-      ...['-map', '0:v', '-map', '1:a', '-c:v', 'libx264', '-preset', 'veryfast'],
-      ...['-profile:v', 'main', '-level', '3.0', '-pix_fmt', 'yuv420p', '-b:v', '200k'],
-      ...['-g', '50', '-keyint_min', '50', '-sc_threshold', '0', '-c:a', 'aac', '-b:a', '64k'],
-      ...['-f', 'hls', '-hls_time', '2', '-hls_playlist_type', 'vod'],
-      ...['-hls_segment_filename', join(dir, 'hls', 'seg_%03d.ts')],
-      join(dir, 'hls', 'media.m3u8'),
-    ],
-    { maxBuffer: 16 << 20 },
-  );
+  await run('ffmpeg', streamArgs(dir), { maxBuffer: 16 << 20 });
 }
 
 /** The multivariant playlist: the policy's steering tag and one variant per pathway. */

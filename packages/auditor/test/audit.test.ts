@@ -2,7 +2,7 @@ import { drawOf } from '@wai-steering/rule';
 import { readDecision, toHex, unwrap } from '@wai-steering/wire';
 import { nodeBackend } from '@wai-steering/wire/node';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ArchiveError, auditDecisions, parseArchiveMeta } from '../src/index.js';
+import { ArchiveError, auditDecisions, parseArchiveMeta, renderHtml } from '../src/index.js';
 import { auditArchive, readArchiveMaterials } from '../src/node.js';
 import {
   makeWorld,
@@ -140,6 +140,43 @@ describe('an honest log', () => {
         1,
       ]);
     }
+  });
+
+  it("the HTML report's hops table: sent and received side by side, delivered for scale", () => {
+    const { result, series } = auditDecisions(
+      materials(world),
+      sim.made.map((m) => m.bytes),
+      { roomId: world.roomId, graceS: 10, backend: nodeBackend },
+    );
+    const span = result.hops[0]!;
+    // A shield sent its edge 6 MB, which the edge received, of the 120 MB it delivered: the
+    // demo's figures, once read as interior hops sending 20 times what their edges receive.
+    const hops = [
+      { ...span, interior_out: '6000000', edge_in: '6000000', edge_out: '120000000' },
+      { ...span, interior_out: '6000000', edge_in: '5400000', edge_out: '120000000' },
+    ];
+    const html = renderHtml({ ...result, hops }, series);
+    const section = html.slice(html.indexOf('Per pathway with an interior hop'));
+    expect(section).toMatch(
+      /Sent and received are the same\s+bytes counted at both ends of one link/,
+    );
+    expect(section).toMatch(/its cache's hit ratio/);
+    const rows = [...section.matchAll(/<tr>(.*?)<\/tr>/g)].map((m) =>
+      [...m[1]!.matchAll(/<t[hd]>(.*?)<\/t[hd]>/g)].map((c) => c[1]),
+    );
+    expect(rows[0]).toEqual([
+      'pathway',
+      'start',
+      'end',
+      'sent by interior hops',
+      'received by edges',
+      'received / sent',
+      'delivered by edges',
+      'edge cache hits',
+    ]);
+    expect(rows[1]!.slice(3)).toEqual(['6 MB', '6 MB', '100.0%', '120 MB', '95.0%']);
+    // A hop that misstates what it moved shows as received / sent away from 100 %.
+    expect(rows[2]!.slice(3)).toEqual(['6 MB', '5.4 MB', '90.0%', '120 MB', '95.5%']);
   });
 
   it('refuses to audit another room (pinned by its id)', () => {

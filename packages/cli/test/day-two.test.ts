@@ -1,13 +1,20 @@
 // The second day of an operator: each mistake of theirs is one line naming the fix (exit 2), the
 // demo's port and period, the clock's tolerance of doctor, and the numbers people read (hop 1 is
 // the first hop) in every page.
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
+import {
+  consoleDistDir,
+  type PgCluster,
+  setupDemo,
+  startPostgres,
+} from '@wai-steering/server/testkit';
 import { readPolicy, unwrap } from '@wai-steering/wire';
-import { beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { COMMANDS } from '../src/commands/index.js';
 import { main } from '../src/index.js';
+import { ensureDemoStream } from '../src/internal/demo-stream.js';
 import { AHEAD_TOLERANCE_US, checkHops } from '../src/internal/doctor/hops.js';
 import { Report } from '../src/internal/doctor/report.js';
 import { postgresFix } from '../src/internal/doctor/store.js';
@@ -137,6 +144,14 @@ describe('demo --port 0', () => {
     const port = Number(/listening on http:\/\/127\.0\.0\.1:(\d+)\n/.exec(out)?.[1]);
     expect(port).toBeGreaterThan(0);
     expect(out).toContain(`Steering URL: http://127.0.0.1:${port}/steer\n`);
+    // Its first line: the players page's stream when it has none (with the command that gives
+    // it one), else the server.
+    const stream = ensureDemoStream(consoleDistDir(), 'pnpm demo', { ffmpeg: false });
+    expect(out.split('\n')[0]).toBe(
+      stream.kind === 'missing'
+        ? `The players page (http://127.0.0.1:${port}/console/players) has no demo stream: ${stream.why}.`
+        : `Steering server for the demo room, listening on http://127.0.0.1:${port}`,
+    );
     expect(out).toMatch(new RegExp(`Players: +http://127\\.0\\.0\\.1:${port}/console/players`));
     const page = await fetch(`http://127.0.0.1:${port}/console/players`);
     expect(page.status).toBe(200);
@@ -183,12 +198,42 @@ describe("doctor: a record's end ahead of this machine's clock", () => {
     const past = clockWarnings(end - AHEAD_TOLERANCE_US - 1n);
     expect(past.length).toBeGreaterThan(0);
     expect(past[0]).toMatch(
-      /^cdn-a hop 1 \(edge [0-9a-f]{64}\): its last record .* ends 2 s after this machine's clock$/,
+      /^cdn-a hop 1 \(edge [0-9a-f]{64}\): its last record .*, 0\.95 J, 52 MB out ends 2 s after this machine's clock$/,
     );
   });
 });
 
 describe('doctor as another user than the service user, on PostgreSQL', () => {
+  let cluster: PgCluster | undefined;
+  afterAll(async () => {
+    await cluster?.stop();
+  });
+
+  it('against a cluster of peer authentication on its socket: one problem, run it as the service user', {
+    timeout: 120_000,
+  }, async () => {
+    // As Debian's cluster of the deployment: the socket authenticates by peer, so this process
+    // (root in CI, or whoever runs the test) may not connect as the database user wai-steering.
+    cluster = await startPostgres({ socketAuth: 'peer' });
+    const dir = tempDir();
+    const setup = setupDemo(join(dir, 'room'), { port: 8080, periodMs: 2000, budgets: false });
+    const config = JSON.parse(readFileSync(setup.configPath, 'utf8'));
+    config.store = {
+      url: `postgres://wai-steering@/steer?host=${encodeURIComponent(cluster.socketDir)}&port=${cluster.port}`,
+    };
+    const path = join(dir, 'room', 'steer-a.json');
+    writeFileSync(path, `${JSON.stringify(config, null, 2)}\n`);
+    const r = await cli(['doctor', '--config', path], dir);
+    expect(r.code, r.stdout + r.stderr).toBe(1);
+    const lines = r.stdout.split('\n');
+    const at = lines.findIndex((l) => l.startsWith('PROBLEM  store:'));
+    expect(lines[at], r.stdout).toMatch(/Peer authentication failed for user "wai-steering"/);
+    expect(lines[at + 1]).toBe(
+      `         fix: run doctor as the system user the server runs as, wai-steering (PostgreSQL lets a system user connect by its socket as the database user of the same name alone): sudo -u wai-steering wai-steer doctor --config ${path}`,
+    );
+    expect(r.stderr).toBe('');
+  });
+
   it('says to run it as the service user', () => {
     expect(
       postgresFix(

@@ -3,11 +3,11 @@
 // and ffmpeg is there, or says in its first lines that the page has none and the one command
 // that gives it one.
 import { spawnSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, cpSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { streamLines } from '../src/commands/demo.js';
-import { ensureDemoStream, installFfmpegCommand } from '../src/internal/demo-stream.js';
+import { ensureDemoStream, hasFfmpeg, installFfmpegCommand } from '../src/internal/demo-stream.js';
 import { tempDir } from './helpers.js';
 import { REPO_DIR } from './paths.js';
 
@@ -101,6 +101,27 @@ writeFileSync(new URL('stream.json', d), '{}');`,
     expect(ensureDemoStream(join(root, 'dist'), 'pnpm demo', { ffmpeg: true })).toEqual({
       kind: 'ready',
     });
+  });
+
+  it("is made at the demo's start by the console's real script, from a build that had none", {
+    timeout: 300_000,
+  }, () => {
+    // The console's own script beside a dist/ without a stream (a build where ffmpeg was
+    // missing), run as the demo runs it: ffmpeg encodes the stream (a few seconds).
+    const root = console();
+    cpSync(
+      join(REPO_DIR, 'packages', 'console', 'scripts', 'stream.mjs'),
+      join(root, 'scripts', 'stream.mjs'),
+    );
+    expect(hasFfmpeg(), 'ffmpeg (scripts/setup.sh installs it)').toBe(true);
+    const made = ensureDemoStream(join(root, 'dist'), 'pnpm demo', { onMaking: () => {} });
+    expect(made).toEqual({ kind: 'made' });
+    const info = JSON.parse(readFileSync(join(root, 'dist', 'stream', 'stream.json'), 'utf8'));
+    expect(info.segmentSeconds).toBeGreaterThan(0);
+    expect(readFileSync(join(root, 'dist', 'stream', 'hls', 'media.m3u8'), 'utf8')).toMatch(
+      /^#EXTM3U\n/,
+    );
+    expect(existsSync(join(root, 'dist', 'stream', 'dash', 'manifest.mpd'))).toBe(true);
   });
 
   it('is missing without ffmpeg: the first lines say so, and the one command that fixes it', () => {

@@ -2,6 +2,7 @@
 // example's own inputs (examples/) are used, as an operator would.
 import {
   chmodSync,
+  copyFileSync,
   cpSync,
   existsSync,
   mkdirSync,
@@ -363,9 +364,25 @@ describe('start-up warnings', () => {
       .split('\n')
       .filter((l) => l.includes('warning'));
     expect(warnings).toEqual([
-      'wai-steer: warning: the steering key lacks energy/Estimator: a decision stating a Estimator figure would be refused',
+      'wai-steer: warning: the steering key lacks energy/Estimator: a decision stating a Estimator figure would be refused; the origin grants it energy/Estimator beside live/steer in the key log\'s next head (docs/metering.md, "What the key log must grant")',
     ]);
     expect(await s.close()).toBe(0);
+    // doctor says it with the origin's command, which, run as written, puts it right.
+    const before = await cli(['doctor', '--config', 'estimator.yaml'], dir);
+    const lines = before.stdout.split('\n');
+    const at = lines.findIndex((l) => l.includes('the steering key lacks energy/Estimator'));
+    expect(lines[at]).toMatch(/^warning {2}materials: the steering key lacks energy\/Estimator/);
+    const fix =
+      /^ {9}fix: the origin adds it: `wai-steer (keylog add [^`]+)`, writes NEXT\.wkl over (\S+) and sends the server SIGHUP$/.exec(
+        lines[at + 1] ?? '',
+      );
+    expect(fix, lines[at + 1]).not.toBeNull();
+    expect(fix![1]).toContain('--may-sign live/steer,energy/OnChipCounter,energy/Estimator --out');
+    await ok(fix![1]!.replace('ORIGIN.jwk', 'origin.jwk').split(' '), dir);
+    copyFileSync(join(dir, 'NEXT.wkl'), fix![2]!);
+    const after = await cli(['doctor', '--config', 'estimator.yaml'], dir);
+    expect(after.stdout).toContain('materials: room ');
+    expect(after.stdout).not.toContain('lacks');
   });
 });
 

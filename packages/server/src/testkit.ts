@@ -4,7 +4,7 @@
 // benches. Not for production.
 
 export { consoleDistDir } from './console/assets.js';
-export { type PgCluster, pgBinDir, startPostgres } from './demo/postgres.js';
+export { type PgCluster, type PgClusterOptions, pgBinDir, startPostgres } from './demo/postgres.js';
 export {
   BYTES_NOISE,
   DEMO_POWER,

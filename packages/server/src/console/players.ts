@@ -39,8 +39,12 @@ const TYPES: Readonly<Record<string, string>> = {
   m4s: 'video/iso.segment',
 };
 
-const NO_STREAM =
-  'this server has no demo stream: its console was built without ffmpeg (install ffmpeg, then start the demo again: it makes the stream at its start); the page plays a stream you name';
+/**
+ * The 404 of a console built without ffmpeg. A checkout's demo makes the stream at its start when
+ * ffmpeg is there (a build is a cache hit that would not); an installed release cannot.
+ */
+export const NO_STREAM =
+  'this server has no demo stream: its console was built without ffmpeg (from a checkout: install ffmpeg, then start the demo again, which makes the stream at its start; `pnpm build` alone does not); the page plays a stream you name';
 
 function streamInfo(assets: ConsoleAssets): StreamInfo | undefined {
   const file = assets.get('stream/stream.json');

@@ -70,6 +70,8 @@ export interface PgCluster {
   log(): string;
   /** The postmaster's process id (the bench adds up the cluster's CPU time). */
   readonly pid: number;
+  /** The directory of its unix socket (`?host=` of a URL that connects by the socket). */
+  readonly socketDir: string;
   /**
    * An outage: the server stopped at once (`pg_ctl stop -m immediate`: every connection cut, no
    * checkpoint), its data kept; {@link PgCluster.resume} starts it again on the same port.
@@ -95,8 +97,20 @@ function pgRun(bin: string, args: string[]): Promise<{ stdout: string; stderr: s
   return run('runuser', ['-u', 'postgres', '--', bin, ...args], options);
 }
 
-/** Starts a cluster: `initdb` then `pg_ctl start`, trust authentication on loopback only. */
-export async function startPostgres(): Promise<PgCluster> {
+/** Options of {@link startPostgres}. */
+export interface PgClusterOptions {
+  /**
+   * How a connection by the unix socket authenticates: `trust` (the default), or `peer`, as
+   * Debian's clusters do (the system user must be the database user it asks for).
+   */
+  readonly socketAuth?: 'trust' | 'peer';
+}
+
+/**
+ * Starts a cluster: `initdb` then `pg_ctl start`, trust authentication on loopback (and on its
+ * socket, unless `socketAuth` says `peer`).
+ */
+export async function startPostgres(options: PgClusterOptions = {}): Promise<PgCluster> {
   const bin = pgBinDir();
   const t = tempDir('wai-pg-');
   const data = join(t.dir, 'data');
@@ -112,7 +126,8 @@ export async function startPostgres(): Promise<PgCluster> {
       data,
       '-U',
       'steer',
-      '--auth=trust',
+      '--auth-host=trust',
+      `--auth-local=${options.socketAuth ?? 'trust'}`,
       '-E',
       'UTF8',
       '--locale=C',
@@ -159,6 +174,7 @@ export async function startPostgres(): Promise<PgCluster> {
   return {
     port,
     pid,
+    socketDir: t.dir,
     url: url('steer'),
     async createDatabase(name: string): Promise<string> {
       if (!/^[a-z_][a-z0-9_]*$/.test(name)) throw new TypeError('a plain database name');

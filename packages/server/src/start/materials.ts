@@ -186,7 +186,7 @@ function classWarnings(room: RoomContext, policy: Policy, publicKey: Uint8Array)
     .filter((cls) => checkSigner(room, publicKey, [cls]) !== undefined)
     .map(
       (cls) =>
-        `the steering key lacks energy/${CLASS_LABEL[cls]}: a decision stating a ${CLASS_LABEL[cls]} figure would be refused`,
+        `the steering key lacks energy/${CLASS_LABEL[cls]}: a decision stating a ${CLASS_LABEL[cls]} figure would be refused; the origin grants it energy/${CLASS_LABEL[cls]} beside live/steer in the key log's next head (docs/metering.md, "What the key log must grant")`,
     );
 }
 

@@ -1,7 +1,7 @@
 import { dashElement, hlsTag } from '@wai-steering/manifest';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ConsoleAssets } from '../../src/console/assets.js';
-import { streamFile } from '../../src/console/players.js';
+import { NO_STREAM, streamFile } from '../../src/console/players.js';
 import { demoApp, text } from '../helpers/setup.js';
 
 type Ctx = Awaited<ReturnType<typeof demoApp>>;
@@ -108,6 +108,12 @@ describe("the players page's stream", () => {
     ctx = await demoApp();
     const f = streamFile(new Map(), ctx.engine.policy, 'main.m3u8', ORIGIN)!;
     expect(f.status).toEqual(404);
-    expect(text(f.body)).toMatch(/no demo stream/);
+    // One line, and its advice is what works: the demo started again makes the stream (a
+    // build is a cache hit that does not).
+    expect(text(f.body)).toBe(`${NO_STREAM}\n`);
+    expect(NO_STREAM).toMatch(
+      /^this server has no demo stream: .*install ffmpeg, then start the demo again/,
+    );
+    expect(NO_STREAM).not.toMatch(/\brun `?pnpm build/);
   });
 });

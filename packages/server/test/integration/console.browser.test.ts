@@ -283,6 +283,8 @@ describe.skipIf(!HAVE_CHROMIUM && process.env.CI !== 'true')('the console in Chr
       expect(await card.locator('[data-testid="order"]').textContent()).toBe(
         `${p.order} of ${status.pathways.length}`,
       );
+      // No second word or number for it beside (a "rank 4" beside "order #3" of three).
+      expect(await card.textContent()).not.toMatch(/\brank\b|#\d/);
       const figure = await card.locator('[data-testid="figure"]').textContent();
       if (p.figure === null) {
         expect(figure).toBe('no figure');
@@ -727,6 +729,8 @@ describe.skipIf(!HAVE_CHROMIUM && process.env.CI !== 'true')(
         .poll(() => card.locator('[data-testid="full"]').textContent())
         .toBe(`full: new sessions go to ${to}`);
       expect(await card.textContent()).toMatch(/✗ full: \d+ of 0/);
+      // Not the limit's condition as if it could hold ("✗ load < 0").
+      expect(await card.textContent()).not.toContain('load < 0');
       // The other cards are not full.
       expect(await page.locator('[data-testid="full"]').count()).toBe(1);
       await shot(page, 'console-full.png');

@@ -4,7 +4,7 @@
  * ends: a hop is late past P + L); then each pathway's status at the room clock now, and, for a
  * pathway without a figure, why (`noFigure`: stale hop by hop, unmetered, mixed, empty).
  */
-import { formatDuration } from '@wai-steering/config-text';
+import { formatBytes, formatDuration } from '@wai-steering/config-text';
 import type { EvidenceRecord } from '@wai-steering/evidence';
 import { bytesEqual, CLASS_LABEL, type Policy, toHex } from '@wai-steering/wire';
 import { spanText } from '../time.js';
@@ -70,7 +70,7 @@ export function checkHops(
         return;
       }
       const age = now - last.end;
-      const what = `last record ${spanText(last.start, last.end)}, ${CLASS_LABEL[last.class] ?? 'unmetered'}, ${joulesText(last.joules)}, ${bytesOut(last)} bytes out`;
+      const what = `last record ${spanText(last.start, last.end)}, ${CLASS_LABEL[last.class] ?? 'unmetered'}, ${joulesText(last.joules)}, ${formatBytes(bytesOut(last))} out`;
       if (age > P + L) {
         report.problem(
           'hops',

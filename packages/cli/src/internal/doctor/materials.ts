@@ -27,6 +27,23 @@ function fixOf(issue: string, config: ServerConfig): string {
   return 'see the line above';
 }
 
+/**
+ * The fix of a steering key that lacks an `energy/<label>` the hops are granted: the origin's
+ * `keylog add` of the key with its grants and the one it lacks (`add` replaces an active key's
+ * grants), as docs/metering.md's grant table says.
+ */
+function grantFix(warning: string, m: Materials, config: ServerConfig): string {
+  const lacks = /^the steering key lacks (energy\/\w+)/.exec(warning)?.[1];
+  if (lacks === undefined) return 'see the line above';
+  const key = toHex(m.publicKey);
+  const held = m.room.entries.get(key)?.may_sign ?? [];
+  // A steering key is granted live/steer; the room authority signing as one keeps its live/room.
+  const base = held.includes('live/room') ? held : ['live/steer', ...held];
+  const grants = [...new Set([...base, lacks])].join(',');
+  const log = config.keyLog ?? 'KEYLOG.wkl';
+  return `the origin adds it: \`wai-steer keylog add --origin ORIGIN.jwk --log ${log} --key ${key} --may-sign ${grants} --out NEXT.wkl\`, writes NEXT.wkl over ${log} and sends the server SIGHUP`;
+}
+
 /** The materials, or `undefined` when one does not check (every problem reported). */
 export function checkMaterialsOf(config: ServerConfig, report: Report): Materials | undefined {
   const checked = checkMaterials(config);
@@ -37,12 +54,7 @@ export function checkMaterialsOf(config: ServerConfig, report: Report): Material
     'materials',
     `room ${toHex(m.room.roomId)} (${JSON.stringify(m.room.room.name)})${m.room.keyLog === undefined ? '' : `, key log seq ${m.room.keyLog.seq}`}, policy ${toHex(digestOf(m.policy))}, steering key ${toHex(m.publicKey)}`,
   );
-  for (const warning of m.warnings) {
-    report.warning(
-      'materials',
-      warning,
-      "grant the steering key's key log entry that energy/ label (`wai-steer keylog add`), then send the server SIGHUP",
-    );
-  }
+  for (const warning of m.warnings)
+    report.warning('materials', warning, grantFix(warning, m, config));
   return m;
 }
