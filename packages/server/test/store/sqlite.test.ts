@@ -249,6 +249,38 @@ describe('SqliteStore', () => {
     await store.close();
   });
 
+  it('integrates the log after another connection’s write lock, waiting from the event loop', async () => {
+    const { dir, remove } = tempDir();
+    cleanup.push(remove);
+    const path = `${dir}/l.sqlite`;
+    const store = new SqliteStore(path);
+    await store.beginLog(TEST_ORIGIN);
+    await store.commit({ records: [], decisions: batchOf(1, 5) });
+    // Another worker's transaction holds the write lock: the integration (and the lease) is
+    // refused at once and asked again from the event loop, whose timers run meanwhile; before,
+    // SQLite's busy handler slept on the event loop until the lock was free.
+    const other = new Database(path);
+    other.prepare('BEGIN IMMEDIATE').run();
+    let done = false;
+    const lease = store.takeLogLease('a:1:aa', 60_000);
+    const integrated = integrateAll(store).then((signed) => {
+      done = true;
+      return signed;
+    });
+    let turns = 0;
+    for (let i = 0; i < 5; i++) {
+      await new Promise((turn) => setTimeout(turn, 2));
+      turns++;
+    }
+    expect([turns, done]).toEqual([5, false]);
+    other.prepare('COMMIT').run();
+    other.close();
+    expect(await lease).toBe(true);
+    const signed = await integrated;
+    expect(signed.at(-1)?.size).toBe(5n);
+    await store.close();
+  });
+
   it('stores a decision of 36 named records in far fewer bytes than the record', async () => {
     const store = new SqliteStore(':memory:');
     cleanup.push(() => store.close());

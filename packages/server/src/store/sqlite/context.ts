@@ -86,6 +86,34 @@ export function settle<T>(f: () => T): Promise<T> {
   }
 }
 
+/**
+ * `write()` (a transaction that asks the write lock first) without SQLite's busy handler, which
+ * sleeps on the event loop: while another process (`serve --workers N`) holds the lock, it is
+ * asked again from the event loop every millisecond, requests served meanwhile, up to
+ * {@link BUSY_WAIT_MS}. The log's integration takes this path: asked each turn a slice at a
+ * time, its waits in the busy handler held a worker's every request in flight for up to half a
+ * second behind the other worker's commits.
+ */
+export function writeFromTheLoop<T>(ctx: SqliteContext, write: () => T): Promise<T> {
+  const deadline = Date.now() + BUSY_WAIT_MS;
+  return new Promise<T>((resolve, reject) => {
+    const attempt = (): void => {
+      let waiting = false;
+      if (ctx.db.open) ctx.busyNoWait.get();
+      try {
+        resolve(write());
+      } catch (e) {
+        if (isBusy(e) && Date.now() < deadline) waiting = true;
+        else reject(e);
+      } finally {
+        if (ctx.db.open) ctx.busyWait.get();
+      }
+      if (waiting) setTimeout(attempt, 1);
+    };
+    attempt();
+  });
+}
+
 export const asBytes = (b: Buffer): Uint8Array =>
   new Uint8Array(b.buffer, b.byteOffset, b.byteLength);
 

@@ -11,7 +11,15 @@ import { bytesEqual, sha256 } from '@wai-steering/wire';
 import type Database from 'better-sqlite3';
 import { bundleEntries, bundleEntry, ENTRY } from '../entries.js';
 import type { LogEntryRow, LogHead, LogReads, StoredCheckpoint } from '../log.js';
-import { asBytes, asInt64, asU64, INT_MAX, type SqliteContext, settle } from './context.js';
+import {
+  asBytes,
+  asInt64,
+  asU64,
+  INT_MAX,
+  type SqliteContext,
+  settle,
+  writeFromTheLoop,
+} from './context.js';
 
 /**
  * Entries' keys inserted by one statement (the integrator's common case), under a savepoint:
@@ -62,7 +70,7 @@ export class SqliteLog implements LogReads {
   readonly db: Database.Database;
   private stmtCache: LogStatements | undefined;
 
-  constructor(ctx: SqliteContext) {
+  constructor(readonly ctx: SqliteContext) {
     this.db = ctx.db;
   }
 
@@ -98,7 +106,8 @@ export class SqliteLog implements LogReads {
 
   /** The lease, by the wall clock (the workers of one file share one machine's clock). */
   takeLogLease(holder: string, ms: number): Promise<boolean> {
-    return settle(() => {
+    // A write: another worker's commit holding the lock is waited for from the event loop.
+    return writeFromTheLoop(this.ctx, () => {
       const now = Date.now();
       if (this.st.lease.run(holder, now + ms, now).changes === 1) return true;
       // A holder whose process is gone (killed on this machine: the workers of one file share
