@@ -21,13 +21,13 @@
 
 /** The figures the document keeps (2026-12-03 at 06:38 UTC, a quiet run), the defaults. */
 export const KEPT = Object.freeze({
-  serverUs: { value: 109, source: 'one instance on PostgreSQL, 2026-12-03' },
-  dbUs: { value: 40, source: "PostgreSQL's CPU a decision, 2026-12-03" },
+  serverUs: { value: 76, source: 'one instance on PostgreSQL, 2026-12-07 (quiet)' },
+  dbUs: { value: 29, source: "PostgreSQL's CPU a decision, 2026-12-07 (quiet)" },
   integration: {
-    value: 70_000,
-    source: 'the integration on PostgreSQL with its CPU, 2026-12-03 (68 700 to 72 300)',
+    value: 198_227,
+    source: 'the integration on PostgreSQL with its CPU, 2026-12-07 (quiet; batches of 20 000)',
   },
-  decisionBytes: { value: 307, source: 'bytes a decision in PostgreSQL, 2026-12-03' },
+  decisionBytes: { value: 307, source: 'bytes a decision in PostgreSQL, 2026-12-07' },
   entryBytes: { value: 134, source: 'bytes a log entry in PostgreSQL, 2026-12-02' },
 });
 
