@@ -129,7 +129,8 @@ export class LogIntegrator {
   }
 
   /**
-   * Stops the runs; the one under way finishes; a holder integrates once more what is pending (the
+   * Stops the runs; the one under way finishes; a holder (or an instance that can take the lease
+   * now) integrates once more what is pending (the
    * decisions committed since its last run: the engine has drained its commits before the log
    * stops, so a clean stop leaves every stored decision logged); the lease is given up for
    * another to take.
@@ -138,7 +139,10 @@ export class LogIntegrator {
     if (this.timer !== undefined) clearInterval(this.timer);
     this.timer = undefined;
     await this.running;
-    if (this.holding && !this.stopped) await this.run();
+    // A holder integrates what is pending; an instance that does not hold the lease asks for it
+    // once more (its holder may have died since: then the decisions this instance committed are
+    // logged before it stops, not at the next start).
+    if (!this.stopped) await this.run();
     this.stopped = true;
     if (this.holding) {
       this.holding = false;

@@ -6,6 +6,7 @@
  * appends the pending entries (`log_pending`, `decisions.ts`); the integration and the pruning
  * are `log-integration.ts`.
  */
+import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { bytesEqual, sha256 } from '@wai-steering/wire';
 import type Database from 'better-sqlite3';
@@ -208,6 +209,16 @@ export class SqliteLog implements LogReads {
   }
 }
 
+/** Whether this machine has Linux's /proc (the processes' states), read once. */
+const HAS_PROC = ((): boolean => {
+  try {
+    readFileSync('/proc/self/stat');
+    return true;
+  } catch {
+    return false;
+  }
+})();
+
 /**
  * Whether a lease's holder (`<host>:<pid>:<random>`, `log/log.ts`) is a process of this machine
  * that no longer runs. A holder of another machine, or whose pid runs (perhaps another process
@@ -218,6 +229,17 @@ function holderGone(holder: string): boolean {
   if (m === null || m[1] !== hostname()) return false;
   const pid = Number(m[2]);
   if (pid === process.pid) return false;
+  // Linux: a process that has exited and that no parent has reaped yet (a zombie: killed with its
+  // parent, under a PID 1 that does not reap) is gone too.
+  if (HAS_PROC) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, 'latin1');
+      const state = stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
+      return state === 'Z' || state === 'X';
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === 'ENOENT') return true;
+    }
+  }
   try {
     process.kill(pid, 0);
     return false;
