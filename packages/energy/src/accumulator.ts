@@ -13,10 +13,10 @@ import {
   type Policy,
   toHex,
 } from '@wai-steering/wire';
-import { fitPathway, savingsOf } from './fit.js';
 import { RunningSums } from './internal/sums.js';
+import { accountOfTotals, type PathwayFacts, type PeriodFacts } from './periods.js';
 import { type PolicyInForce, spanPolicy } from './policies.js';
-import type { EnergyAccount, PathwayAccount } from './types.js';
+import type { EnergyAccount } from './types.js';
 
 /** What the account reads of a decision (a decision as read, `DecisionFields`, is one). */
 export type AccountDecision = Pick<
@@ -59,6 +59,11 @@ export interface AccumulatorOptions {
   readonly graceS?: number;
   /** Told each period as it closes, in order (a console's scatter and cumulative series). */
   readonly onPeriod?: (period: PeriodView) => void;
+  /**
+   * Told each period's facts once both streams have passed it, in order: what
+   * `accountOfPeriods` makes the account of (docs/energy.md, *Kept period by period*).
+   */
+  readonly onFacts?: (facts: PeriodFacts) => void;
 }
 
 /** A hop of the policy: where its records go. */
@@ -152,6 +157,9 @@ export class EnergyAccumulator {
   /** Per pathway, per hop: 1 for an edge hop (§3.2 place 1). */
   private readonly edges: Uint8Array[];
   private readonly onPeriod: ((period: PeriodView) => void) | undefined;
+  private readonly onFacts: ((facts: PeriodFacts) => void) | undefined;
+  /** With the replay, the periods closed whose facts wait for their midpoint's count. */
+  private readonly factsWaiting = new Map<number, { start: bigint; parts: PeriodPathway[] }>();
   /** The open period (records of earlier periods are refused), and its bounds. */
   private open = 0;
   private openStart: bigint;
@@ -181,6 +189,7 @@ export class EnergyAccumulator {
     this.openStart = this.from;
     this.openEnd = this.from + this.P;
     this.onPeriod = options.onPeriod;
+    this.onFacts = options.onFacts;
     if (options.graceS !== undefined) this.replay = new LoadReplay(options.graceS);
     if (policy.pathways.length > 32) throw new RangeError('energy: at most 32 pathways (§3.3)');
     this.edges = policy.pathways.map((pw) =>
@@ -305,7 +314,8 @@ export class EnergyAccumulator {
     const a = this.openStart;
     const b = this.openEnd;
     let mask = 0;
-    const view: PeriodPathway[] | undefined = this.onPeriod === undefined ? undefined : [];
+    const view: PeriodPathway[] | undefined =
+      this.onPeriod === undefined && this.onFacts === undefined ? undefined : [];
     for (let p = 0; p < this.state.length; p++) {
       const st = this.state[p]!;
       let usable = false;
@@ -336,12 +346,17 @@ export class EnergyAccumulator {
         );
       }
     }
+    if (view !== undefined && this.onFacts !== undefined) {
+      if (this.replay === undefined) {
+        this.onFacts({ start: a, pathways: view.map((v) => ({ ...v, placed: null })) });
+      } else this.factsWaiting.set(k, { start: a, parts: view });
+    }
     if (this.replay !== undefined) {
       const c = this.counts.take(k);
       if (c === undefined) this.masks.push(k, mask);
-      else this.place(mask, c);
+      else this.place(k, mask, c);
     }
-    if (view !== undefined) this.onPeriod!({ index: k, start: a, end: b, pathways: view });
+    if (view !== undefined) this.onPeriod?.({ index: k, start: a, end: b, pathways: view });
   }
 
   /**
@@ -419,9 +434,18 @@ export class EnergyAccumulator {
   }
 
   /** Item 1e: the sessions counting at each usable pathway at a period's midpoint. */
-  private place(mask: number, counts: Int32Array): void {
+  private place(k: number, mask: number, counts: Int32Array): void {
     for (let p = 0; p < this.state.length; p++) {
       if ((mask >>> p) & 1) this.state[p]!.placed += BigInt(counts[p]!);
+    }
+    const waiting = this.factsWaiting.get(k);
+    if (waiting !== undefined) {
+      this.factsWaiting.delete(k);
+      const pathways: PathwayFacts[] = waiting.parts.map((v, p) => ({
+        ...v,
+        placed: (mask >>> p) & 1 ? BigInt(counts[p]!) : 0n,
+      }));
+      this.onFacts!({ start: waiting.start, pathways });
     }
   }
 
@@ -443,7 +467,7 @@ export class EnergyAccumulator {
     }
     const mask = this.masks.take(k);
     if (mask === undefined) this.counts.push(k, counts);
-    else this.place(mask, counts);
+    else this.place(k, mask, counts);
   }
 
   /** The pathway IDs of a decision of `m` pathways under the policy of digest `hex`. */
@@ -509,42 +533,17 @@ export class EnergyAccumulator {
     if (this.result !== undefined) return this.result;
     this.closeUntil(this.periods);
     if (this.replay !== undefined) while (this.nextMid < this.periods) this.countMid();
-    const policy = this.policy;
-    const fits = this.state.map((st) => fitPathway(st.sums));
-    const savings = savingsOf(
-      this.state.map((st, p) => ({ joules: st.sums.sJ, delivery: st.sums.sD, fit: fits[p]! })),
-      policy.initial,
+    this.result = accountOfTotals(
+      this.policy,
+      this.from,
+      this.to,
+      this.state.map((st) => ({
+        sums: st.sums,
+        served: st.served + BigInt(st.servedSmall),
+        placed: st.placed,
+      })),
+      this.replay !== undefined,
     );
-    const pathways: PathwayAccount[] = this.state.map((st, p) => {
-      const f = fits[p]!;
-      return {
-        id: policy.pathways[p]!.id,
-        periods: st.sums.n,
-        periods_unusable: this.periods - st.sums.n,
-        joules_uj: st.sums.sJ,
-        delivery: st.sums.sD,
-        average_pj_per_unit: f.average,
-        marginal_pj_per_unit: f.marginal,
-        marginal_ci95_pj_per_unit: f.ci95,
-        idle_uj_per_period: f.idle,
-        r2: f.r2,
-        marginal_why: f.why,
-        sessions_served: st.served + BigInt(st.servedSmall),
-        sessions_placed: this.replay === undefined ? null : st.placed,
-      };
-    });
-    this.result = {
-      room: toHex(policy.room),
-      from: this.from,
-      to: this.to,
-      period_us: this.P,
-      basis: policy.basis,
-      baseline: { pathway: policy.pathways[policy.initial]!.id, why: 'initial' },
-      pathways,
-      saved_average_uj: savings.average,
-      saved_marginal_uj: savings.marginal,
-      saved_marginal_ci95_uj: savings.ci95,
-    };
     return this.result;
   }
 }

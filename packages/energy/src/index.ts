@@ -33,6 +33,12 @@ export {
   writeAccount,
 } from './json.js';
 export {
+  accountOfPeriods,
+  type PathwayFacts,
+  type PeriodFacts,
+  type PeriodsOptions,
+} from './periods.js';
+export {
   accountChanges,
   type PolicyInForce,
   policyTimeline,

@@ -1,13 +1,16 @@
 /**
- * The trailing-24-hour savings for Prometheus (`docs/server.md`, *Metrics*):
- * the account of the default span (the last 24 hours of settled periods, `span.ts`) computed in
- * the background, in turn with the requests (`service.ts`), and its figures served as gauges
- * from the last one computed: never on the scrape path. It is recomputed once a minute (or once
- * a period, if longer), and less often when an account takes long: the wait after one is at
- * least 19 times what it took, so that it holds at most a twentieth of the time.
+ * The trailing-24-hour savings for Prometheus (`docs/server.md`, *Metrics*): the account of the
+ * default span (the last 24 hours of settled periods, `span.ts`) computed in the background, in
+ * turn with the requests (`service.ts`), and its figures served as gauges from the last one
+ * computed: never on the scrape path. Each account after the first reads only the periods
+ * settled since the last and the last window's again, the rest kept (`kept.ts`): a minute's
+ * decisions, not a day's. It is recomputed once a minute (or once a period, if longer), and less
+ * often when an account takes long: the wait after one is at least 19 times what it took, so
+ * that it holds at most a twentieth of the time.
  */
 import type { EnergyAccount } from '@wai-steering/energy';
 import type { Metrics } from '../metrics.js';
+import { KeptPeriods } from './kept.js';
 import type { EnergyService } from './service.js';
 
 /** Options of {@link EnergyGauges}. */
@@ -25,6 +28,8 @@ const DUTY = 20;
 
 export class EnergyGauges {
   private last: { account: EnergyAccount; tookS: number } | undefined;
+  /** The trailing day's periods, kept from one account to the next. */
+  private readonly kept = new KeptPeriods();
   private timer: NodeJS.Timeout | undefined;
   private stopped = false;
   private said = '';
@@ -82,7 +87,7 @@ export class EnergyGauges {
   /** Computes the gauges' account now (in turn with the requests). */
   async refresh(): Promise<void> {
     const started = performance.now();
-    const answer = await this.service.account({ from: undefined, to: undefined });
+    const answer = await this.service.keptAccount(this.kept);
     const tookS = (performance.now() - started) / 1000;
     if (answer.kind === 'account') {
       this.last = { account: answer.account, tookS };

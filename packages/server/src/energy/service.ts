@@ -7,22 +7,26 @@
  * recomputed in the background (`gauges.ts`).
  */
 import {
+  accountOfPeriods,
   type EnergyAccount,
   isEnergySpanError,
+  type PeriodFacts,
   type PolicyInForce,
   signStatement,
+  spanPolicy,
 } from '@wai-steering/energy';
 import type { NoteSigner } from '@wai-steering/tlog';
-import { type Policy, readPolicy } from '@wai-steering/wire';
+import { encodePolicy, type Policy, readPolicy, toHex } from '@wai-steering/wire';
 import { describeError, type Health } from '../health.js';
 import type { Metrics } from '../metrics.js';
 import type { DecisionCursor, DecisionPage } from '../store/decisions.js';
 import { StoreDamagedError } from '../store/errors.js';
 import type { PolicyStore } from '../store/policies.js';
 import type { RecordStore } from '../store/records.js';
+import type { KeptPeriods } from './kept.js';
 import { SeriesBuilder, type SeriesJson } from './series.js';
 import { defaultSpan } from './span.js';
-import { decisionsSince, streamAccount } from './stream.js';
+import { type AccountSource, decisionsSince, streamAccount } from './stream.js';
 
 /** What the service reads of the engine: the policy in force, the clock, its decisions' listing. */
 export interface EnergyEngine {
@@ -88,6 +92,16 @@ function longestWindow(policies: readonly PolicyInForce[]): bigint {
 }
 
 const immediate = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+/** The µs of `us` rounded up to whole periods of `P`. */
+function periodsOf(us: bigint, P: bigint): bigint {
+  return ((us + P - 1n) / P) * P;
+}
+
+/** The timeline of policies as a key: each one's instant and bytes. */
+function timelineKey(policies: readonly PolicyInForce[]): string {
+  return policies.map((p) => `${p.at}:${toHex(encodePolicy(p.policy))}`).join(',');
+}
 
 export class EnergyService {
   private running = 0;
@@ -156,58 +170,131 @@ export class EnergyService {
     }
   }
 
-  private async compute(request: EnergyRequest): Promise<EnergyAnswer> {
+  /** Where the accounts read: the store's records, the engine's listing of decisions. */
+  private source(): AccountSource {
     const { engine, store } = this.o;
+    return {
+      recordsOfHops: (hops, after, through) =>
+        this.read(() => store.recordsOfHops(hops, after, through)),
+      listDecisions: async (f, t, after, limit) => {
+        const page = await engine.listDecisions(f, t, after, limit);
+        if (page.kind === 'page') return page;
+        throw new Failed(page);
+      },
+    };
+  }
+
+  /** What streaming an account of `[from, to)` is given besides its span. */
+  private streamOptions(policies: readonly PolicyInForce[], from: bigint, to: bigint) {
+    return {
+      policies,
+      from,
+      to,
+      graceS: this.o.engine.graceS,
+      decisionsFrom: decisionsSince(policies, from, this.o.engine.graceS),
+      longestRecordUs: longestWindow(policies),
+      pause: this.o.pause ?? immediate,
+    };
+  }
+
+  /** The answer of an account that failed: a span refused, a read that failed or did not read. */
+  private failed(e: unknown): EnergyAnswer {
+    if (isEnergySpanError(e)) return { kind: 'refused', message: e.message };
+    if (e instanceof Failed) return e.answer;
+    // A record or decision whose stored bytes do not read.
+    if (e instanceof StoreDamagedError) return this.damaged(e);
+    throw e;
+  }
+
+  private async compute(request: EnergyRequest): Promise<EnergyAnswer> {
+    const { engine } = this.o;
     try {
       const policies = await this.read(() => this.policies());
       const { from, to } = defaultSpan(policies, engine.now(), request);
       let series: SeriesBuilder | undefined;
       const wanted = request.series;
-      const account = await streamAccount(
-        {
-          recordsOfHops: (hops, after, through) =>
-            this.read(() => store.recordsOfHops(hops, after, through)),
-          listDecisions: async (f, t, after, limit) => {
-            const page = await engine.listDecisions(f, t, after, limit);
-            if (page.kind === 'page') return page;
-            throw new Failed(page);
-          },
-        },
-        {
-          policies,
-          from,
-          to,
-          graceS: engine.graceS,
-          decisionsFrom: decisionsSince(policies, from, engine.graceS),
-          longestRecordUs: longestWindow(policies),
-          pause: this.o.pause ?? immediate,
-          ...(wanted === undefined
-            ? {}
-            : {
-                periods: () => {
-                  const policy = policies.reduce((a, p) => (p.at <= to ? p : a), policies[0]!);
-                  series = new SeriesBuilder({
-                    from,
-                    to,
-                    periodUs: policy.policy.period_us,
-                    pathways: policy.policy.pathways.map((p) => p.id),
-                    buckets: wanted.buckets,
-                    samples: wanted.samples,
-                  });
-                  return series.onPeriod;
-                },
-              }),
-        },
-      );
+      const account = await streamAccount(this.source(), {
+        ...this.streamOptions(policies, from, to),
+        ...(wanted === undefined
+          ? {}
+          : {
+              periods: () => {
+                const policy = policies.reduce((a, p) => (p.at <= to ? p : a), policies[0]!);
+                series = new SeriesBuilder({
+                  from,
+                  to,
+                  periodUs: policy.policy.period_us,
+                  pathways: policy.policy.pathways.map((p) => p.id),
+                  buckets: wanted.buckets,
+                  samples: wanted.samples,
+                });
+                return series.onPeriod;
+              },
+            }),
+      });
       return series === undefined
         ? { kind: 'account', account }
         : { kind: 'account', account, series: series.json() };
     } catch (e) {
-      if (isEnergySpanError(e)) return { kind: 'refused', message: e.message };
-      if (e instanceof Failed) return e.answer;
-      // A record or decision whose stored bytes do not read.
-      if (e instanceof StoreDamagedError) return this.damaged(e);
-      throw e;
+      return this.failed(e);
+    }
+  }
+
+  /**
+   * The account of the default span (the trailing day) made from the periods `kept` holds,
+   * reading from the store only the periods settled since they were kept and the last window's
+   * again (records of a period may come up to its lag L after it; the window W more covers a
+   * hop's retries), then keeping those read (docs/energy.md, *Kept period by period*). The whole
+   * span is read when nothing usable is kept: at the first account, or after the timeline of
+   * policies changed. Equal to {@link EnergyService.account} of the same span on the same store.
+   */
+  keptAccount(kept: KeptPeriods): Promise<EnergyAnswer> {
+    if (this.running >= this.concurrency && this.waiting.length >= this.maxWaiting) {
+      return Promise.resolve({ kind: 'busy' });
+    }
+    return this.inTurn(() => this.computeKept(kept));
+  }
+
+  private async computeKept(kept: KeptPeriods): Promise<EnergyAnswer> {
+    const { engine } = this.o;
+    try {
+      const policies = await this.read(() => this.policies());
+      const { from, to } = defaultSpan(policies, engine.now(), {
+        from: undefined,
+        to: undefined,
+      });
+      const { policy } = spanPolicy(policies, from, to);
+      const P = policy.period_us;
+      const key = timelineKey(policies);
+      if (kept.key !== key) kept.reset(key);
+      kept.dropBefore(from);
+      const end = kept.end(P);
+      let readFrom = from;
+      if (end !== undefined && kept.covers(from, end, P)) {
+        const again = end - periodsOf(policy.window_us, P);
+        if (again > readFrom) readFrom = again;
+      } else kept.reset(key);
+      if (readFrom < to) {
+        let facts: PeriodFacts[] = [];
+        await streamAccount(this.source(), {
+          ...this.streamOptions(policies, readFrom, to),
+          facts: () => {
+            facts = [];
+            return (f) => facts.push(f);
+          },
+        });
+        kept.put(facts);
+      }
+      if (!kept.covers(from, to, P)) {
+        throw new Error('the energy gauges: the periods kept do not cover the span');
+      }
+      const account = accountOfPeriods(
+        { policies, from, to, replayed: true },
+        kept.within(from, to),
+      );
+      return { kind: 'account', account };
+    } catch (e) {
+      return this.failed(e);
     }
   }
 

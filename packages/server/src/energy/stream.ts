@@ -9,6 +9,7 @@
 import {
   type EnergyAccount,
   EnergyAccumulator,
+  type PeriodFacts,
   type PeriodView,
   type PolicyInForce,
   spanPolicy,
@@ -67,6 +68,8 @@ export interface StreamOptions {
   readonly pause?: () => Promise<void>;
   /** Made once per attempt: told each period as it closes (the console's series). */
   readonly periods?: () => (period: PeriodView) => void;
+  /** Made once per attempt: told each period's facts (the gauges' kept day, `kept.ts`). */
+  readonly facts?: () => (facts: PeriodFacts) => void;
 }
 
 /** A record longer than the pages: the read starts again with pages of at least `us`. */
@@ -150,12 +153,14 @@ async function attempt(
   S: bigint,
 ): Promise<EnergyAccount> {
   const onPeriod = o.periods?.();
+  const onFacts = o.facts?.();
   const acc = new EnergyAccumulator({
     policies: o.policies,
     from: o.from,
     to: o.to,
     graceS: o.graceS,
     ...(onPeriod === undefined ? {} : { onPeriod }),
+    ...(onFacts === undefined ? {} : { onFacts }),
   });
   const pause = o.pause ?? (() => Promise.resolve());
   const decisions = new DecisionPages(source, o, pause);
