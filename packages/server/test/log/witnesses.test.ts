@@ -80,16 +80,18 @@ describe('the log’s witnesses', () => {
     };
     const server = await start(config);
     await steer(server, 5);
+    // The checkpoint seen cosigned by both (the log may serve a newer one a moment later, its
+    // cosignatures still on their way).
+    let s: Awaited<ReturnType<typeof served>> | undefined;
     await until(
       async () => {
-        const s = await served(server, pending.origin, pending.key, [a, b]);
+        s = await served(server, pending.origin, pending.key, [a, b]);
         return s.size >= 5n && s.cosigned.length === 2;
       },
       60_000,
       'a checkpoint of 5 cosigned by both',
     );
-    const s = await served(server, pending.origin, pending.key, [a, b]);
-    expect(s.cosigned).toEqual(['witness-a.example', 'witness-b.example']);
+    expect(s!.cosigned).toEqual(['witness-a.example', 'witness-b.example']);
     // Each witness holds the log's latest checkpoint it cosigned, consistent with the served one.
     expect(a.state.get(pending.origin)?.size).toBeGreaterThanOrEqual(5n);
     // More decisions: the witnesses move on with consistency proofs from their sizes.
@@ -104,6 +106,12 @@ describe('the log’s witnesses', () => {
       'a checkpoint of 300 more cosigned by both',
     );
     expect(a.answers.every((x) => x === 200)).toBe(true);
+    // Each witness's last answer a cosignature (a round may be under way: its outcome waited for).
+    await until(
+      () => server.log.witnesses?.status().every((w) => w.last === 'cosigned') === true,
+      60_000,
+      'both witnesses last cosigned',
+    );
     expect(server.log.witnesses?.status().map((w) => w.last)).toEqual(['cosigned', 'cosigned']);
   });
 

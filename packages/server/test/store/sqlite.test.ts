@@ -281,6 +281,40 @@ describe('SqliteStore', () => {
     await store.close();
   });
 
+  it('prunes and prunes the log after another connection’s write lock, waiting from the event loop', async () => {
+    const { dir, remove } = tempDir();
+    cleanup.push(remove);
+    const path = `${dir}/p.sqlite`;
+    const store = new SqliteStore(path);
+    await store.beginLog(TEST_ORIGIN);
+    await store.commit({ records: [], decisions: batchOf(1, 5) });
+    // Retention and the log's pruning run in every worker once a minute: while another worker
+    // holds the write lock, each is refused at once and asked again from the event loop.
+    const other = new Database(path);
+    other.prepare('BEGIN IMMEDIATE').run();
+    let done = 0;
+    const pruned = store.prune(0n, 0n).then((r) => {
+      done++;
+      return r;
+    });
+    const prunedLog = store.pruneLog(0n).then((r) => {
+      done++;
+      return r;
+    });
+    let turns = 0;
+    for (let i = 0; i < 5; i++) {
+      await new Promise((turn) => setTimeout(turn, 2));
+      turns++;
+    }
+    expect([turns, done]).toEqual([5, 0]);
+    other.prepare('COMMIT').run();
+    other.close();
+    expect((await pruned).decisions).toBe(0);
+    expect((await prunedLog).entries).toBe(0);
+    expect(done).toBe(2);
+    await store.close();
+  });
+
   it('stores a decision of 36 named records in far fewer bytes than the record', async () => {
     const store = new SqliteStore(':memory:');
     cleanup.push(() => store.close());

@@ -7,7 +7,7 @@ import { bytesEqual } from '@wai-steering/wire';
 import { traced } from '../../trace.js';
 import { bundleEntries, ENTRY } from '../entries.js';
 import type { LogIntegrated, LogPlan, LogPlanInput, LogWrites, StoredCheckpoint } from '../log.js';
-import { asBytes, asInt64, asU64, INT_MAX, settle, writeFromTheLoop } from './context.js';
+import { asBytes, asInt64, asU64, INT_MAX, writeFromTheLoop } from './context.js';
 import { entryTime, indexColumn, KEYS_AT_ONCE, logKeyOf, type SqliteLog } from './log.js';
 
 export class SqliteLogIntegration implements Pick<LogWrites, 'integrateLog' | 'pruneLog'> {
@@ -160,7 +160,8 @@ export class SqliteLogIntegration implements Pick<LogWrites, 'integrateLog' | 'p
   pruneLog(
     issuedBefore: bigint,
   ): Promise<{ minIndex: bigint; entries: number; checkpoints: number }> {
-    return settle(() =>
+    // Another worker's commit holding the write lock is waited for from the event loop.
+    return writeFromTheLoop(this.log.ctx, () =>
       this.log.db
         .transaction(() => {
           const head = this.log.headSync();

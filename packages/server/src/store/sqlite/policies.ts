@@ -6,7 +6,14 @@
 import type Database from 'better-sqlite3';
 import type { BlobKind, PolicyClaim, PolicyStore } from '../policies.js';
 import { POLICY_LAG_US } from '../retention.js';
-import { asBytes, asInt64, clampU64, type SqliteContext, settle } from './context.js';
+import {
+  asBytes,
+  asInt64,
+  clampU64,
+  type SqliteContext,
+  settle,
+  writeFromTheLoop,
+} from './context.js';
 
 /** A row of the order of policies, with the policy's bytes. */
 interface ClaimRow {
@@ -35,7 +42,7 @@ export class SqlitePolicies implements PolicyStore {
   private readonly put: Database.Statement;
   private readonly get: Database.Statement;
 
-  constructor(ctx: SqliteContext) {
+  constructor(private readonly ctx: SqliteContext) {
     const db = ctx.db;
     this.db = db;
     this.list = db.prepare('SELECT digest, bytes FROM blobs WHERE kind = ? ORDER BY digest');
@@ -82,7 +89,8 @@ export class SqlitePolicies implements PolicyStore {
   }
 
   claimPolicy(room: Uint8Array, c: PolicyClaim): Promise<boolean> {
-    return settle(() =>
+    // Another worker's commit holding the write lock is waited for from the event loop.
+    return writeFromTheLoop(this.ctx, () =>
       this.db
         .transaction(() => {
           const won =

@@ -5,7 +5,7 @@
  */
 import type Database from 'better-sqlite3';
 import type { PruneResult, RetentionStore } from '../retention.js';
-import { clampU64, type SqliteContext, settle } from './context.js';
+import { clampU64, type SqliteContext, writeFromTheLoop } from './context.js';
 import type { SqliteDecisions } from './decisions.js';
 import type { SqlitePolicies } from './policies.js';
 
@@ -14,7 +14,7 @@ export class SqliteRetention implements RetentionStore {
   private readonly s: ReturnType<typeof statements>;
 
   constructor(
-    ctx: SqliteContext,
+    private readonly ctx: SqliteContext,
     private readonly decisions: SqliteDecisions,
     private readonly policies: SqlitePolicies,
   ) {
@@ -23,7 +23,8 @@ export class SqliteRetention implements RetentionStore {
   }
 
   prune(recordsBefore: bigint, decisionsBefore: bigint): Promise<PruneResult> {
-    return settle(() => this.pruneSync(recordsBefore, decisionsBefore));
+    // Another worker's commit holding the write lock is waited for from the event loop.
+    return writeFromTheLoop(this.ctx, () => this.pruneSync(recordsBefore, decisionsBefore));
   }
 
   private pruneSync(recordsBefore: bigint, decisionsBefore: bigint): PruneResult {

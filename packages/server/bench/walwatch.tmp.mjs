@@ -1,0 +1,21 @@
+import { mkdtempSync, statSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { monotonicClock } from '../dist/index.js';
+import { HopSimulator, setupDemo } from '../dist/testkit.js';
+import { freePort, loadRun, start, stop, storeDir } from './load.mjs';
+const dir = mkdtempSync(join(storeDir(), 'wai-walwatch-'));
+const port = await freePort();
+const setup = setupDemo(dir, { port, periodMs: 10_000, windowPeriods: 6, budgets: false });
+const server = await start('steering-server.mjs', [setup.configPath], []);
+const sim = new HopSimulator({ policy: setup.policy, roomId: setup.roomId, hops: setup.hops, base: server.url, clock: monotonicClock(), history: 7 });
+await sim.start();
+const wal = readdirSync(dir, { recursive: true }).find((f) => String(f).endsWith('-wal'));
+console.log('wal', wal);
+let last = 0, max = 0; const drops = [];
+const t0 = Date.now();
+const iv = setInterval(() => { let s = 0; try { s = statSync(join(dir, wal)).size; } catch {}
+  if (s < last / 2) drops.push({ t: (Date.now() - t0) / 1000, from: last, to: s }); last = s; max = Math.max(max, s); }, 50);
+const r = await loadRun(server.url, { duration: Number(process.env.D ?? 60), connections: 128 });
+clearInterval(iv);
+console.log('rps', Math.round(r.rps), 'max wal MiB', (max / 2 ** 20).toFixed(1), 'drops', JSON.stringify(drops.map(d => ({ t: d.t, fromMiB: +(d.from / 2 ** 20).toFixed(1), toMiB: +(d.to / 2 ** 20).toFixed(1) }))));
+await sim.stop(); await stop(server);
