@@ -46,8 +46,11 @@ export interface StreamOptions {
   /** The span `[from, to)`, room clock µs. */
   readonly from: bigint;
   readonly to: bigint;
-  /** The session grace, whole seconds: the decisions are replayed (`sessions_placed`). */
-  readonly graceS: number;
+  /**
+   * The session grace, whole seconds: the decisions are replayed (`sessions_placed`). Absent,
+   * no decision is read and `sessions_placed` is `null` (the savings do not depend on it).
+   */
+  readonly graceS?: number;
   /**
    * The first instant of the decisions replayed (default `from`): a session placed before the
    * span still counts at its first midpoints while its TTL and the grace last (the load
@@ -158,19 +161,19 @@ async function attempt(
     policies: o.policies,
     from: o.from,
     to: o.to,
-    graceS: o.graceS,
+    ...(o.graceS === undefined ? {} : { graceS: o.graceS }),
     ...(onPeriod === undefined ? {} : { onPeriod }),
     ...(onFacts === undefined ? {} : { onFacts }),
   });
   const pause = o.pause ?? (() => Promise.resolve());
-  const decisions = new DecisionPages(source, o, pause);
+  const decisions = o.graceS === undefined ? undefined : new DecisionPages(source, o, pause);
   let pending: StoredRecord[] = [];
   const feed = async (records: readonly StoredRecord[]): Promise<void> => {
     for (const r of records) {
       const read = readHopRecord(r.bytes);
       if (!read.ok) throw new StoreDamagedError('record', toHex(r.digest));
       // The decisions before this record's start first: the two streams in step by instant.
-      await decisions.before(read.value.start, acc);
+      await decisions?.before(read.value.start, acc);
       acc.addRecord({ record: read.value, digest: r.digest });
     }
   };
@@ -188,7 +191,7 @@ async function attempt(
     await pause();
   }
   await feed(pending);
-  await decisions.rest(acc);
+  await decisions?.rest(acc);
   return acc.finish();
 }
 

@@ -1,7 +1,8 @@
 // The energy gauges' account kept period by period (`energy/kept.ts`, `EnergyService.keptAccount`):
-// after the first, each account reads only the periods settled since and the last window's
-// again, and states what the account of the whole span from the store states.
-import { writeAccount } from '@wai-steering/energy';
+// after the first, each account reads only the records of the periods settled since and the last
+// window's again, no decision, and states what the account of the whole span from the store
+// states but for the sessions placed.
+import { type EnergyAccount, writeAccount } from '@wai-steering/energy';
 import { afterEach, describe, expect, it } from 'vitest';
 import { KeptPeriods } from '../../src/energy/kept.js';
 import { type EnergyAnswer, EnergyService } from '../../src/energy/service.js';
@@ -15,6 +16,11 @@ afterEach(async () => {
 function accountOf(a: EnergyAnswer) {
   if (a.kind !== 'account') throw new Error(`no account: ${JSON.stringify(a)}`);
   return a.account;
+}
+
+/** An account as the gauges' states it: every figure but the sessions placed (no decision read). */
+function unplaced(a: EnergyAccount): EnergyAccount {
+  return { ...a, pathways: a.pathways.map((p) => ({ ...p, sessions_placed: null })) };
 }
 
 describe('the account kept period by period', () => {
@@ -54,12 +60,28 @@ describe('the account kept period by period', () => {
         return typeof v === 'function' ? v.bind(target) : v;
       },
     });
-    const energy = new EnergyService({ engine: ctx.engine, store });
+    // And the decisions listed.
+    let listed = 0;
+    const engine = new Proxy(ctx.engine, {
+      get(target, name, receiver) {
+        if (name === 'listDecisions') {
+          return (...args: Parameters<typeof target.listDecisions>) => {
+            listed++;
+            return target.listDecisions(...args);
+          };
+        }
+        const v = Reflect.get(target, name, receiver);
+        return typeof v === 'function' ? v.bind(target) : v;
+      },
+    });
+    const energy = new EnergyService({ engine, store });
     const kept = new KeptPeriods();
     const first = accountOf(await energy.keptAccount(kept));
+    expect(listed).toBe(0);
     expect(writeAccount(first)).toBe(
-      writeAccount(accountOf(await energy.account({ from: undefined, to: undefined }))),
+      writeAccount(unplaced(accountOf(await energy.account({ from: undefined, to: undefined })))),
     );
+    expect(first.pathways.every((p) => p.sessions_placed === null)).toBe(true);
     expect(first.pathways.some((p) => p.periods > 0)).toBe(true);
 
     // Five more periods, and a record of an earlier period posted late (within the window).
@@ -75,8 +97,10 @@ describe('the account kept period by period', () => {
     expect(late.status).toBe(201);
     ctx.clock.us += lag;
     read = 0;
+    listed = 0;
     const second = accountOf(await energy.keptAccount(kept));
     const readKept = read;
+    expect(listed).toBe(0);
     read = 0;
     const whole = accountOf(await energy.account({ from: undefined, to: undefined }));
     expect(second.to).toBe(first.to + 5n * P);
@@ -87,7 +111,9 @@ describe('the account kept period by period', () => {
     const thatPeriod = accountOf(await energy.account({ from: T1 - P, to: T1 }));
     expect(thatPeriod.pathways[hop0]!.periods).toBe(0);
     expect(first.pathways[hop0]!.periods).toBeGreaterThan(0);
-    expect(writeAccount(second)).toBe(writeAccount(whole));
+    expect(writeAccount(second)).toBe(writeAccount(unplaced(whole)));
+    // The whole span's account placed sessions: the decisions were there to read.
+    expect(whole.pathways.some((p) => (p.sessions_placed ?? 0n) > 0n)).toBe(true);
     // Only the five new periods and the window's before them were read (a page's records past
     // `to` too), where the whole span's account read every record.
     const hops = BigInt(ctx.setup.hops.length);
