@@ -12,7 +12,9 @@
  *   ({@link WorkTrace}): the log's integration, the decisions' key merge, the sessions' sweep, a
  *   WAL checkpoint on the event loop; one wait, `write-lock`, from a group commit's first refusal
  *   of the write lock (another process's, or the checkpointer's) to its commit; and the embedded
- *   store's checkpointer's runs, `wal-checkpoint`, on a thread of their own.
+ *   store's checkpointer's runs, `wal-checkpoint`, on a thread of their own; and an energy
+ *   account, `energy-account`, from its start to its end (its pages taken in turns with the
+ *   requests).
  */
 import { channel } from 'node:diagnostics_channel';
 import type { Socket } from 'node:net';
@@ -63,6 +65,26 @@ export const traceNow = (): number => performance.now();
 export function cpuNow(): number {
   const u = process.cpuUsage();
   return (u.user + u.system) / 1000;
+}
+
+/**
+ * Runs the asynchronous `f` (work done in turns between requests, as an energy account is),
+ * published on `wai-steering:work` as `name` from its start to its end when anyone subscribes.
+ */
+export async function tracedAsync<T>(name: string, f: () => Promise<T>): Promise<T> {
+  if (!workChannel.hasSubscribers) return f();
+  const start = performance.now();
+  const cpu = cpuNow();
+  try {
+    return await f();
+  } finally {
+    workChannel.publish({
+      name,
+      start,
+      end: performance.now(),
+      cpu: cpuNow() - cpu,
+    } satisfies WorkTrace);
+  }
 }
 
 /** Runs `f`, published on `wai-steering:work` as `name` when anyone subscribes. */

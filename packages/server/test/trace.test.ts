@@ -3,7 +3,13 @@
 // work named.
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { describe, expect, it } from 'vitest';
-import { type CommitTrace, type RequestTrace, traced, type WorkTrace } from '../src/trace.js';
+import {
+  type CommitTrace,
+  type RequestTrace,
+  traced,
+  tracedAsync,
+  type WorkTrace,
+} from '../src/trace.js';
 import { useDemoServer } from './helpers/setup.js';
 
 describe('traces', () => {
@@ -55,5 +61,30 @@ describe('traces', () => {
     }
     expect(work.map((w) => w.name)).toEqual(['part', 'failing']);
     expect(work[0]!.end).toBeGreaterThanOrEqual(work[0]!.start);
+  });
+
+  it('publishes asynchronous work (an energy account) from its start to its end', async () => {
+    const work: WorkTrace[] = [];
+    expect(await tracedAsync('alone', async () => 7)).toBe(7);
+    const on = (m: unknown) => work.push(m as WorkTrace);
+    subscribe('wai-steering:work', on);
+    try {
+      const turns = tracedAsync('turns', async () => {
+        for (let i = 0; i < 3; i++) await new Promise((turn) => setImmediate(turn));
+        return 9;
+      });
+      expect(work).toHaveLength(0);
+      expect(await turns).toBe(9);
+      const res = await fetch(`${running.server.url}/energy`);
+      await res.text();
+    } finally {
+      unsubscribe('wai-steering:work', on);
+    }
+    const names = work.map((w) => w.name);
+    expect(names).toContain('turns');
+    expect(names).toContain('energy-account');
+    expect(names).not.toContain('alone');
+    const turns = work.find((w) => w.name === 'turns')!;
+    expect(turns.end).toBeGreaterThanOrEqual(turns.start);
   });
 });

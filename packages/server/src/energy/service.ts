@@ -23,6 +23,7 @@ import type { DecisionCursor, DecisionPage } from '../store/decisions.js';
 import { StoreDamagedError } from '../store/errors.js';
 import type { PolicyStore } from '../store/policies.js';
 import type { RecordStore } from '../store/records.js';
+import { tracedAsync } from '../trace.js';
 import type { KeptPeriods } from './kept.js';
 import { SeriesBuilder, type SeriesJson } from './series.js';
 import { defaultSpan } from './span.js';
@@ -163,7 +164,7 @@ export class EnergyService {
     }
     this.running++;
     try {
-      return await job();
+      return await tracedAsync('energy-account', job);
     } finally {
       this.running--;
       this.waiting.shift()?.();
