@@ -67,6 +67,16 @@ export function cpuNow(): number {
   return (u.user + u.system) / 1000;
 }
 
+/** Publishes work named `name` that began at `start` (ms) with the process's CPU at `cpu` (ms). */
+function publishWork(name: string, start: number, cpu: number): void {
+  workChannel.publish({
+    name,
+    start,
+    end: performance.now(),
+    cpu: cpuNow() - cpu,
+  } satisfies WorkTrace);
+}
+
 /**
  * Runs the asynchronous `f` (work done in turns between requests, as an energy account is),
  * published on `wai-steering:work` as `name` from its start to its end when anyone subscribes.
@@ -78,12 +88,7 @@ export async function tracedAsync<T>(name: string, f: () => Promise<T>): Promise
   try {
     return await f();
   } finally {
-    workChannel.publish({
-      name,
-      start,
-      end: performance.now(),
-      cpu: cpuNow() - cpu,
-    } satisfies WorkTrace);
+    publishWork(name, start, cpu);
   }
 }
 
@@ -95,11 +100,6 @@ export function traced<T>(name: string, f: () => T): T {
   try {
     return f();
   } finally {
-    workChannel.publish({
-      name,
-      start,
-      end: performance.now(),
-      cpu: cpuNow() - cpu,
-    } satisfies WorkTrace);
+    publishWork(name, start, cpu);
   }
 }
