@@ -27,7 +27,7 @@ import { tracedAsync } from '../trace.js';
 import type { KeptPeriods } from './kept.js';
 import { SeriesBuilder, type SeriesJson } from './series.js';
 import { defaultSpan } from './span.js';
-import { type AccountSource, decisionsSince, streamAccount } from './stream.js';
+import { type AccountSource, decisionsSince, periodsOf, streamAccount } from './stream.js';
 
 /** What the service reads of the engine: the policy in force, the clock, its decisions' listing. */
 export interface EnergyEngine {
@@ -93,11 +93,6 @@ function longestWindow(policies: readonly PolicyInForce[]): bigint {
 }
 
 const immediate = () => new Promise<void>((resolve) => setImmediate(resolve));
-
-/** The µs of `us` rounded up to whole periods of `P`. */
-function periodsOf(us: bigint, P: bigint): bigint {
-  return ((us + P - 1n) / P) * P;
-}
 
 /** The timeline of policies as a key: each one's instant and bytes. */
 function timelineKey(policies: readonly PolicyInForce[]): string {
@@ -185,14 +180,22 @@ export class EnergyService {
     };
   }
 
-  /** What streaming an account of `[from, to)` is given besides its span. */
-  private streamOptions(policies: readonly PolicyInForce[], from: bigint, to: bigint) {
+  /**
+   * What streaming an account of `[from, to)` is given besides its source: with `replay`, the
+   * decisions too (from the TTL and grace before `from`), for `sessions_placed`.
+   */
+  private streamOptions(
+    policies: readonly PolicyInForce[],
+    from: bigint,
+    to: bigint,
+    replay: boolean,
+  ) {
+    const graceS = this.o.engine.graceS;
     return {
       policies,
       from,
       to,
-      graceS: this.o.engine.graceS,
-      decisionsFrom: decisionsSince(policies, from, this.o.engine.graceS),
+      ...(replay ? { graceS, decisionsFrom: decisionsSince(policies, from, graceS) } : {}),
       longestRecordUs: longestWindow(policies),
       pause: this.o.pause ?? immediate,
     };
@@ -215,7 +218,7 @@ export class EnergyService {
       let series: SeriesBuilder | undefined;
       const wanted = request.series;
       const account = await streamAccount(this.source(), {
-        ...this.streamOptions(policies, from, to),
+        ...this.streamOptions(policies, from, to, true),
         ...(wanted === undefined
           ? {}
           : {
@@ -280,13 +283,8 @@ export class EnergyService {
         let facts: PeriodFacts[] = [];
         // Records only: the savings the gauges state do not depend on the sessions placed, and
         // replaying the decisions would cost about a quarter of making them.
-        const {
-          graceS: _,
-          decisionsFrom: __,
-          ...records
-        } = this.streamOptions(policies, readFrom, to);
         await streamAccount(this.source(), {
-          ...records,
+          ...this.streamOptions(policies, readFrom, to, false),
           facts: () => {
             facts = [];
             return (f) => facts.push(f);

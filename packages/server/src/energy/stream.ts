@@ -102,7 +102,7 @@ export function decisionsSince(
 }
 
 /** The µs of `us` rounded up to a whole number of periods of `P`, at least one. */
-function periodsOf(us: bigint, P: bigint): bigint {
+export function periodsOf(us: bigint, P: bigint): bigint {
   const n = (us + P - 1n) / P;
   return (n < 1n ? 1n : n) * P;
 }
