@@ -59,7 +59,7 @@ describe('two instances on PostgreSQL across an operator’s rotation, audited',
       listen: { host: '127.0.0.1', port },
       store: { url, synchronous: 'normal' as const, create: false, checkTimeout: 0 },
       sessions: { ...base.sessions, grace: 2000, secret: null },
-      instances: { heartbeat: 100, dropAfter: 1000 },
+      instances: { heartbeat: 100, dropAfter: 30_000 },
     });
     const a = await startServer(configOf(portA));
     servers.push(a);

@@ -66,7 +66,7 @@ describe('serve --workers 2 on PostgreSQL, audited with its log', () => {
     const setup = setupDemo(join(dir, 'room'), { port, periodMs: 500, budgets: false });
     const config = JSON.parse(readFileSync(setup.configPath, 'utf8'));
     config.store = { url };
-    config.instances = { heartbeat: '100ms', drop_after: '1s' };
+    config.instances = { heartbeat: '100ms', drop_after: '30s' };
     // One session secret for both workers: a session minted by one is read by the other.
     writeFileSync(join(setup.dir, 'session.secret'), randomBytes(32));
     config.sessions = { grace: '10s', secret: 'session.secret' };
