@@ -2,7 +2,8 @@
 //
 // (i)   one instance on SQLite against one on PostgreSQL (a throwaway cluster started here):
 //       requests per second and CPU per request (the server's; and the database's, whose work
-//       SQLite does inside the server), every request from a distinct session;
+//       SQLite does inside the server), every request from a distinct session; rounds
+//       alternating, each figure the median of its rounds;
 // (ii)  `--workers 2` against one worker, on SQLite and on PostgreSQL, the load from wrk
 //       (Debian's; autocannon when it is missing): requests per second and the CPU per request
 //       of every process of the server (the primary and its workers), and of PostgreSQL's;
@@ -13,13 +14,14 @@
 //       sessions cdn-b held at once, and how long cdn-b was refused while it had free slots.
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { median } from '@wai-steering/bench';
 import { readDecision } from '@wai-steering/wire';
 import { monotonicClock, PgStore } from '../dist/index.js';
 import { HopSimulator, setupDemo, startPostgres } from '../dist/testkit.js';
 import { fixed, goal, keep } from './goals.mjs';
 import {
   CONNECTIONS,
-  childrenOf,
+  clusterCpuOf,
   cpuSum,
   DURATION,
   freePort,
@@ -81,13 +83,15 @@ function hops(setup, url) {
 /** A measured run: req/s, and CPU µs per request of the server's and the database's processes. */
 async function run(server, options, dbPid) {
   const s0 = cpuSum(server.pids);
-  const d0 = dbPid === undefined ? 0 : cpuSum([dbPid, ...childrenOf(dbPid)]);
+  // The cluster's whole CPU: the backends and background processes that exited meanwhile too
+  // (an autovacuum worker), counted in the postmaster's reaped children's times.
+  const d0 = dbPid === undefined ? 0 : clusterCpuOf(dbPid);
   const r = await loadRun(server.url, options);
   const n = r.total;
   return {
     ...r,
     serverUs: ((cpuSum(server.pids) - s0) / n) * 1e6,
-    dbUs: dbPid === undefined ? 0 : ((cpuSum([dbPid, ...childrenOf(dbPid)]) - d0) / n) * 1e6,
+    dbUs: dbPid === undefined ? 0 : ((clusterCpuOf(dbPid) - d0) / n) * 1e6,
     load: load(),
   };
 }
@@ -111,19 +115,51 @@ async function partOne() {
   const sq = await room(join(dir, 'sqlite'), { path: 'steering.sqlite' });
   const pgUrl = await cluster.createDatabase('bench_one');
   const pq = await room(join(dir, 'pg'), { url: pgUrl });
-  const results = {};
-  for (const [name, r, db] of [
-    ['SQLite', sq, undefined],
-    ['PostgreSQL', pq, cluster.pid],
+  // Both started and warmed, then rounds alternating (BENCH_INSTANCE_ROUNDS, 3 by default): a
+  // figure is the median of its rounds, not one round that a pause of the machine or the
+  // database's autovacuum can move by a third.
+  const rounds = Number(process.env.BENCH_INSTANCE_ROUNDS ?? 3);
+  const up = {};
+  for (const [name, r] of [
+    ['SQLite', sq],
+    ['PostgreSQL', pq],
   ]) {
     const server = await start('instance-server.mjs', [r.path, '1']);
     const sim = hops(r.setup, server.url);
     await sim.start();
     await loadRun(server.url, { duration: WARMUP });
-    results[name] = await run(server, { duration: DURATION }, db);
+    up[name] = { server, sim };
+  }
+  const all = { SQLite: [], PostgreSQL: [] };
+  for (let round = 1; round <= rounds; round++) {
+    for (const [name, db] of [
+      ['SQLite', undefined],
+      ['PostgreSQL', cluster.pid],
+    ]) {
+      const r = await run(up[name].server, { duration: DURATION }, db);
+      all[name].push(r);
+      console.log(`(i) round ${round}, one instance on ${name} (${LOADER}): ${line(r)}`);
+    }
+  }
+  for (const { server, sim } of Object.values(up)) {
     await sim.stop();
     await stop(server);
-    console.log(`(i) one instance on ${name} (${LOADER}): ${line(results[name])}`);
+  }
+  /** The rounds' medians of each figure. */
+  const results = {};
+  for (const [name, rs] of Object.entries(all)) {
+    results[name] = {
+      ...rs[0],
+      rps: median(rs.map((r) => r.rps)),
+      serverUs: median(rs.map((r) => r.serverUs)),
+      dbUs: median(rs.map((r) => r.dbUs)),
+      p99: rs.map((r) => r.p99).join(', '),
+      bad: rs.reduce((n, r) => n + r.bad, 0),
+      load: rs.map((r) => r.load).join(', '),
+    };
+    console.log(
+      `(i) one instance on ${name}, median of ${rounds} rounds: ${line(results[name])}${name === 'PostgreSQL' ? `; PostgreSQL's µs a decision in the rounds ${rs.map((r) => r.dbUs.toFixed(1)).join(', ')}` : ''}`,
+    );
   }
   // Bytes per decision in PostgreSQL: the decisions' partitions with their indexes and TOAST.
   const store = await PgStore.open(pgUrl);
