@@ -5,11 +5,14 @@
 // percentiles beside the server's view: the requests whose client waited past 100 ms (from the
 // previous answer on the connection to its own), and what overlapped them: the event loop blocked
 // (a late timer), a garbage collection, a group commit or other traced work that long. A stall
-// that wrk sees and the server does not is outside the server (the machine, the loader).
+// that wrk sees and the server does not is outside the server (the machine, the loader); the time
+// the host stole from the machine is printed beside it.
 //
 // BENCH_STALL_ROUNDS (default 6), BENCH_STALL_GAP (s idle between loads, default 20),
-// BENCH_STALL_OTHERS=1 runs the bench's other servers beside it, idle ((a), (b′), two workers).
-import { mkdtempSync, rmSync } from 'node:fs';
+// Each round then loads (a), the minimal signing server, from 128 connections: the machine's own
+// pauses show there too. BENCH_STALL_OTHERS=1 runs the bench's other servers beside them, idle
+// ((b′), two workers).
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { monotonicClock } from '../dist/index.js';
@@ -46,6 +49,33 @@ const ask = (child, cmd, key) =>
     child.on('message', on);
     child.send({ cmd });
   });
+
+/**
+ * The machine's time stolen by its host (the `steal` of `/proc/stat`, ms, every CPU), sampled
+ * every 100 ms: its total over a load, and the most in one sample (a virtual machine paused).
+ */
+const steal = (() => {
+  const read = () =>
+    Number(readFileSync('/proc/stat', 'latin1').split('\n')[0].split(/\s+/)[8]) * 10;
+  let last = read();
+  let most = 0;
+  let total = 0;
+  setInterval(() => {
+    const now = read();
+    most = Math.max(most, now - last);
+    total += now - last;
+    last = now;
+  }, 100).unref();
+  return {
+    /** The figures since the last call. */
+    take() {
+      const r = { total, most };
+      total = 0;
+      most = 0;
+      return r;
+    },
+  };
+})();
 
 const dir = mkdtempSync(join(storeDir(), 'wai-stall-'));
 const servers = [];
@@ -95,12 +125,15 @@ function overlaps(stalls, events) {
 
 try {
   console.log(
-    `pnpm bench:stall, ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC, load from ${LOADER}, ${DURATION} s a load, ${GAP} s apart; one worker${OTHERS ? ', the bench’s other servers idle beside it' : ', alone'}; load average ${load()}`,
+    `pnpm bench:stall, ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC, load from ${LOADER}, ${DURATION} s a load, ${GAP} s apart; one worker${OTHERS ? ', the bench’s other servers idle beside it' : ''}; load average ${load()}`,
   );
   console.log(`the machine: ${machine().line}`);
   const b = await steering(dir, { execArgv: probe });
+  // (a), the minimal signing server, loaded from 128 connections after (b) in each round: the
+  // machine's own pauses show in its p99.9 too.
+  const a = await start('baseline-server.mjs');
+  servers.push(a);
   if (OTHERS) {
-    servers.push(await start('baseline-server.mjs'));
     await steering(join(dir, 'openssl'), {
       execArgv: ['--require', join(here, 'no-libsodium.cjs')],
     });
@@ -108,19 +141,22 @@ try {
   }
   await loadRun(b.url, { duration: WARMUP, connections: 128 });
   await ask(b.child, 'stall-stop', 'stall');
+  await loadRun(a.url, { duration: WARMUP, connections: 128, steering: false });
   for (let round = 1; round <= ROUNDS; round++) {
     for (const connections of [32, 128]) {
       await sleep(GAP * 1000);
       await ask(b.child, 'stall-stop', 'stall');
+      steal.take();
       const r = await loadRun(b.url, { duration: DURATION, connections });
       const s = await ask(b.child, 'stall-stop', 'stall');
+      const stolen = steal.take();
       const waits = s.slow.filter((e) => e.kind === 'request');
       const stalls = waits.filter((e) => e.end - e.start >= STALL);
       const longest = waits.reduce((m, e) => Math.max(m, e.end - e.start), 0);
       const events = s.slow.filter((e) => e.kind !== 'request' && e.kind !== 'stages');
       const stages = s.slow.filter((e) => e.kind === 'stages' && e.end - e.start >= STALL);
       console.log(
-        `round ${round}, ${connections} connections: ${Math.round(r.rps)} req/s; wrk p99 ${fixed(r.latencyMs.p99, 1)}, p99.9 ${fixed(r.latencyMs.p999, 1)}, max ${fixed(r.latencyMs.max, 1)} ms; the server: ${s.requests} answered, ${waits.length} waits past 20 ms, ${stalls.length} past ${STALL} ms (longest ${fixed(longest, 1)} ms); load average ${load()}`,
+        `round ${round}, ${connections} connections: ${Math.round(r.rps)} req/s; wrk p99 ${fixed(r.latencyMs.p99, 1)}, p99.9 ${fixed(r.latencyMs.p999, 1)}, max ${fixed(r.latencyMs.max, 1)} ms; the server: ${s.requests} answered, ${waits.length} waits past 20 ms, ${stalls.length} past ${STALL} ms (longest ${fixed(longest, 1)} ms); stolen by the host ${stolen.total} ms, at most ${stolen.most} ms in 100 ms; load average ${load()}`,
       );
       if (stages.length > 0) {
         // Of the stalled steering requests: parse to handled (decided), to answered (committed), to gone.
@@ -143,6 +179,13 @@ try {
         );
       }
     }
+    await sleep(GAP * 1000);
+    steal.take();
+    const ra = await loadRun(a.url, { duration: DURATION, connections: 128, steering: false });
+    const stolen = steal.take();
+    console.log(
+      `round ${round}, (a) from 128 connections: ${Math.round(ra.rps)} req/s; wrk p99 ${fixed(ra.latencyMs.p99, 1)}, p99.9 ${fixed(ra.latencyMs.p999, 1)}, max ${fixed(ra.latencyMs.max, 1)} ms; stolen by the host ${stolen.total} ms, at most ${stolen.most} ms in 100 ms`,
+    );
   }
 } finally {
   for (const sim of sims) await sim.stop?.();
