@@ -108,19 +108,23 @@ async function steering(at, { execArgv = [], workers = 1 } = {}) {
   return server;
 }
 
-/** What overlapped the stalls: each kind of slow event, the stalls it overlapped. */
+/** What overlapped the stalls: each kind of slow event, how many, its longest, the stalls it overlapped. */
 function overlaps(stalls, events) {
   const by = new Map();
   for (const e of events) {
     const name = e.kind === 'work' || e.kind === 'gc' ? `${e.kind} ${e.name}` : e.kind;
-    const hit = stalls.filter((s) => e.start < s.end && e.end > s.start).length;
-    const o = by.get(name) ?? { n: 0, longest: 0, hit: 0 };
-    o.n++;
-    o.longest = Math.max(o.longest, e.end - e.start);
-    o.hit += hit;
-    by.set(name, o);
+    by.set(name, [...(by.get(name) ?? []), e]);
   }
-  return [...by].sort((x, y) => y[1].longest - x[1].longest);
+  return [...by]
+    .map(([name, es]) => [
+      name,
+      {
+        n: es.length,
+        longest: Math.max(...es.map((e) => e.end - e.start)),
+        hit: stalls.filter((st) => es.some((e) => e.start < st.end && e.end > st.start)).length,
+      },
+    ])
+    .sort((x, y) => y[1].longest - x[1].longest);
 }
 
 try {
