@@ -159,6 +159,7 @@ function cannon(url, { duration, connections = CONNECTIONS, steering = true, que
  * answers that were not 2xx.
  */
 export async function loadRun(url, options) {
+  if (options.client === 'closed-loop') return closedLoop(url, options);
   if (WRK === undefined) return cannon(url, options);
   const {
     duration,
@@ -200,6 +201,36 @@ export async function loadRun(url, options) {
       Number(
         /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(out)?.[1] ?? 0,
       ),
+  };
+}
+
+/**
+ * One run of load from `closed-loop.mjs` (a process of its own): the latency rounds' client, whose
+ * figures agree with the server's own view where wrk's did not (`closed-loop.mjs` says why).
+ */
+async function closedLoop(url, { duration, connections = CONNECTIONS, steering = true, query }) {
+  const env = { ...process.env, ...(query === undefined ? {} : { WAI_QUERY: query }) };
+  const args = [join(here, 'closed-loop.mjs'), url, String(connections), String(duration)];
+  if (steering) args.push('steering');
+  const out = await new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, args, { env, stdio: ['ignore', 'pipe', 'inherit'] });
+    let stdout = '';
+    child.stdout.setEncoding('utf8').on('data', (c) => {
+      stdout += c;
+    });
+    child.once('error', reject);
+    child.once('close', (code) =>
+      code === 0 ? resolve(stdout) : reject(new Error(`closed-loop.mjs exited (${code})`)),
+    );
+  });
+  const r = JSON.parse(out);
+  return {
+    rps: r.rps,
+    total: r.total,
+    p50: `${r.p50.toFixed(2)}ms`,
+    p99: `${r.p99.toFixed(2)}ms`,
+    latencyMs: { p50: r.p50, p99: r.p99, p999: r.p999, max: r.max },
+    bad: r.bad,
   };
 }
 
