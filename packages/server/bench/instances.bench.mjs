@@ -21,6 +21,7 @@ import { HopSimulator, setupDemo, startPostgres } from '../dist/testkit.js';
 import { fixed, goal, keep } from './goals.mjs';
 import {
   CONNECTIONS,
+  clusterCpuByKind,
   clusterCpuOf,
   cpuSum,
   DURATION,
@@ -86,12 +87,24 @@ async function run(server, options, dbPid) {
   // The cluster's whole CPU: the backends and background processes that exited meanwhile too
   // (an autovacuum worker), counted in the postmaster's reaped children's times.
   const d0 = dbPid === undefined ? 0 : clusterCpuOf(dbPid);
+  const k0 = dbPid === undefined ? undefined : clusterCpuByKind(dbPid);
   const r = await loadRun(server.url, options);
   const n = r.total;
+  // The database's CPU a decision by kind of process: where it went.
+  let dbKinds;
+  if (k0 !== undefined) {
+    const k1 = clusterCpuByKind(dbPid);
+    dbKinds = Object.keys(k1)
+      .map((k) => [k, ((k1[k] - (k0[k] ?? 0)) / n) * 1e6])
+      .filter(([, us]) => us >= 0.05)
+      .map(([k, us]) => `${k} ${us.toFixed(1)}`)
+      .join(', ');
+  }
   return {
     ...r,
     serverUs: ((cpuSum(server.pids) - s0) / n) * 1e6,
     dbUs: dbPid === undefined ? 0 : ((clusterCpuOf(dbPid) - d0) / n) * 1e6,
+    dbKinds,
     load: load(),
   };
 }
@@ -138,7 +151,9 @@ async function partOne() {
     ]) {
       const r = await run(up[name].server, { duration: DURATION }, db);
       all[name].push(r);
-      console.log(`(i) round ${round}, one instance on ${name} (${LOADER}): ${line(r)}`);
+      console.log(
+        `(i) round ${round}, one instance on ${name} (${LOADER}): ${line(r)}${r.dbKinds === undefined ? '' : `; PostgreSQL's µs a decision by process: ${r.dbKinds}`}`,
+      );
     }
   }
   for (const { server, sim } of Object.values(up)) {

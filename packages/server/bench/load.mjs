@@ -105,6 +105,33 @@ export function clusterCpuOf(postmaster) {
   return s;
 }
 
+/**
+ * A PostgreSQL cluster's CPU seconds by kind of process (`backend` for the connections, then
+ * `checkpointer`, `walwriter`, `autovacuum worker`, … from each process's title), with those
+ * that exited since it started as `exited` (the postmaster's reaped children: autovacuum workers,
+ * connections closed). Two of them apart say where a run's database CPU went.
+ */
+export function clusterCpuByKind(postmaster) {
+  const kinds = { postmaster: statOf(`/proc/${postmaster}/stat`), exited: 0 };
+  try {
+    const fields = readFileSync(`/proc/${postmaster}/stat`, 'utf8').split(') ')[1].split(' ');
+    kinds.exited = (Number(fields[13]) + Number(fields[14])) / 100;
+  } catch {}
+  for (const pid of childrenOf(postmaster)) {
+    let title = '';
+    try {
+      title = readFileSync(`/proc/${pid}/cmdline`, 'latin1').replaceAll('\0', ' ').trim();
+    } catch {}
+    const m =
+      /^postgres: (?:\S+: )?(checkpointer|background writer|walwriter|autovacuum launcher|autovacuum worker|logical replication launcher|walsender|io worker)/.exec(
+        title,
+      );
+    const kind = m === null ? 'backend' : m[1];
+    kinds[kind] = (kinds[kind] ?? 0) + statOf(`/proc/${pid}/stat`, true);
+  }
+  return kinds;
+}
+
 /** The 1-minute load average, to print beside a figure. */
 export const load = () => loadavg()[0].toFixed(1);
 
