@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { splitDecision } from '../../src/store/compact.js';
+import { LAST_T_LAG_US } from '../../src/store/postgres/decisions.js';
 import { PgStore } from '../../src/store/postgres/index.js';
 import { MIGRATIONS, SCHEMA_VERSION } from '../../src/store/postgres/schema.js';
 import type { DecisionCursor } from '../../src/store/store.js';
@@ -388,6 +389,56 @@ describe('PgStore', () => {
       expect(await store.newest(10n)).toEqual({ decision: 1_006n, record: 2n });
       expect((await store.listBlobs('policy')).length).toBe(0);
     } finally {
+      await store.close();
+    }
+  });
+
+  it("moves a set's last_t once a LAST_T_LAG_US, not at each commit, and stays exact in the newest decision and retention", async () => {
+    const url = await freshDb();
+    const store = await PgStore.open(url);
+    const c = new pg.Client({ connectionString: url });
+    await c.connect();
+    try {
+      const r = fakeRecord(1n, 2n, 1);
+      await store.commit({ records: [r], decisions: [] });
+      const lastT = async () =>
+        (await c.query<{ t: string }>('SELECT last_t::text AS t FROM sets')).rows.map((x) =>
+          BigInt(x.t),
+        );
+      // Forty commits within the lag of the first: the set's row keeps the last_t of its insert
+      // (each commit only locks it), where each used to write a new version of it.
+      const base = 5_000_000n;
+      for (let i = 0; i < 40; i++) {
+        await store.commit({
+          records: [],
+          decisions: [decisionAt(base + BigInt(i), i, [[r.digest]])],
+        });
+      }
+      expect(await lastT()).toEqual([base]);
+      // The newest decision is the decisions' own: exact, whatever the set's last_t says.
+      expect((await store.newest(10n)).decision).toBe(base + 39n);
+      // One decision past the lag moves it.
+      const later = decisionAt(base + LAST_T_LAG_US, 40, [[r.digest]]);
+      await store.commit({ records: [], decisions: [later] });
+      expect(await lastT()).toEqual([base + LAST_T_LAG_US]);
+      // Retention: every decision before `later` pruned; the set (its last_t is `later`'s) is
+      // named by a kept decision and stays.
+      const kept = await store.prune(0n, base + LAST_T_LAG_US);
+      expect([kept.decisions, kept.sets]).toEqual([40, 0]);
+      expect(await store.getDecision(later.digest)).toBeDefined();
+      // A decision within the lag after it leaves last_t behind; pruning `later` keeps the set
+      // (the kept decision names it, though last_t is before it), and pruning that one too
+      // removes it.
+      const last = decisionAt(base + LAST_T_LAG_US + 7n, 41, [[r.digest]]);
+      await store.commit({ records: [], decisions: [last] });
+      expect(await lastT()).toEqual([base + LAST_T_LAG_US]);
+      const one = await store.prune(0n, base + LAST_T_LAG_US + 1n);
+      expect([one.decisions, one.sets]).toEqual([1, 0]);
+      expect(await store.getDecision(last.digest)).toBeDefined();
+      const all = await store.prune(0n, base + LAST_T_LAG_US + 8n);
+      expect([all.decisions, all.sets]).toEqual([1, 1]);
+    } finally {
+      await c.end();
       await store.close();
     }
   });

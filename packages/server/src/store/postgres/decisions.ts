@@ -76,6 +76,18 @@ export async function mergeDecisionKeys(c: pg.ClientBase): Promise<void> {
 /** The stale current set of an instance was pruned under it: the batch is written again. */
 class SetGone extends Error {}
 
+/**
+ * How far (µs) a set's stored `last_t` may lag the latest `t` of its decisions: a group commit
+ * moves it only when one of its decisions is this much later than what this instance last wrote
+ * there, and otherwise only locks the row (`FOR KEY SHARE`, against retention's delete). Updated
+ * at every commit, the one row of the current set took a new version a commit (a thousand a
+ * second), dead until a vacuum, and each commit's update walked the versions before it: the
+ * database's CPU a decision grew from 29 to 118 µs in a minute of load (docs/performance.md,
+ * *PostgreSQL's CPU a decision*). Retention (`retention.ts`) and the newest decision
+ * (`health.ts`) allow for the lag and stay exact.
+ */
+export const LAST_T_LAG_US = 1_000_000n;
+
 /** What the group commit's statement raises when a set it names is gone (migration 5). */
 const SET_GONE = 'WAI01';
 
@@ -98,6 +110,8 @@ interface Rows {
 export class PgDecisions implements DecisionStore {
   /** The latest evidence set this instance used: decisions that repeat it reuse its row. */
   private current: { id: bigint; body: Uint8Array } | undefined;
+  /** Each set's `last_t` as this instance last wrote it (the stored one is at least that). */
+  private readonly lastWritten = new Map<bigint, bigint>();
 
   constructor(
     private readonly ctx: PgContext,
@@ -107,6 +121,7 @@ export class PgDecisions implements DecisionStore {
   /** Sets were pruned: the current one may be gone (the next decision writes it again). */
   forgetCurrent(): void {
     this.current = undefined;
+    this.lastWritten.clear();
   }
 
   async commit(batch: CommitBatch): Promise<CommitResult> {
@@ -119,8 +134,10 @@ export class PgDecisions implements DecisionStore {
     try {
       return await this.write(batch);
     } catch (e) {
-      // The current set is the one the transaction may have written (or one pruned since).
+      // The current set is the one the transaction may have written (or one pruned since); what
+      // this instance wrote of last_t may have been rolled back with it.
       this.current = undefined;
+      this.lastWritten.clear();
       // Written again once: after its set was pruned, or a deadlock with another instance's
       // commit over the same sets (40P01: the database chose this one to abort).
       if (e instanceof SetGone || (e as { code?: string }).code === '40P01') {
@@ -159,6 +176,8 @@ export class PgDecisions implements DecisionStore {
           [sha256(set.body), set.t, namedDigests(set.body), INT8_MAX, buf(set.body)],
         );
         set.id = BigInt(made[0]!.id);
+        // Written at least this far by the insert (or by the row it met).
+        this.lastWritten.set(set.id, set.t ?? 0n);
       }
       await this.insert(rows);
       await w.query('COMMIT');
@@ -230,13 +249,21 @@ export class PgDecisions implements DecisionStore {
       if (prev === undefined || rows.t[i]! > prev) lastT.set(id, rows.t[i]!);
       return id;
     });
-    const ids = [...lastT.keys()];
+    // The sets whose last_t moves (one of the batch's decisions is LAST_T_LAG_US past what this
+    // instance last wrote there, or it never wrote it), and those only locked.
+    const moved: bigint[] = [];
+    const held: bigint[] = [];
+    for (const [id, t] of lastT) {
+      const written = this.lastWritten.get(id);
+      if (written === undefined || t >= written + LAST_T_LAG_US) moved.push(id);
+      else held.push(id);
+    }
     try {
       // The decisions' ids in the batch's order (WITH ORDINALITY), as their pending entries:
       // equal t are listed in the log's order. A named statement: parsed and planned once per
       // connection, not once per commit.
       await this.ctx.writer.query({
-        name: 'wai_commit_decisions',
+        name: 'wai_commit_decisions_2',
         text: `WITH ins AS (
            INSERT INTO decisions (t, key, set_id, tail)
            SELECT t, key, set_id, tail
@@ -249,19 +276,28 @@ export class PgDecisions implements DecisionStore {
            UPDATE sets SET last_t = greatest(sets.last_t, v.t)
            FROM unnest($5::int8[], $6::int8[]) AS v(id, t) WHERE sets.id = v.id
            RETURNING sets.id
+         ), held AS (
+           -- Locked, not updated: no new row version (the two lists are disjoint).
+           SELECT id FROM sets WHERE id = ANY($8::int8[]) FOR KEY SHARE
          )
-         SELECT wai_set_gone() FROM (SELECT count(*) AS n FROM upd) c
-         WHERE c.n <> cardinality($5::int8[])`,
+         SELECT wai_set_gone()
+         FROM (SELECT (SELECT count(*) FROM upd) + (SELECT count(*) FROM held) AS n) c
+         WHERE c.n <> cardinality($5::int8[]) + cardinality($8::int8[])`,
         values: [
           int8Array(rows.t),
           int8Array(rows.key),
           int8Array(setIds),
           byteaArray(rows.tail),
-          int8Array(ids),
-          int8Array(ids.map((i) => lastT.get(i)!)),
+          int8Array(moved),
+          int8Array(moved.map((i) => lastT.get(i)!)),
           rows.entries,
+          int8Array(held),
         ],
       });
+      for (const id of moved) {
+        const t = lastT.get(id)!;
+        if (t > (this.lastWritten.get(id) ?? -1n)) this.lastWritten.set(id, t);
+      }
     } catch (e) {
       if ((e as { code?: string }).code === SET_GONE) throw new SetGone();
       throw e;

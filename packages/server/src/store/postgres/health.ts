@@ -6,12 +6,13 @@ export class PgHealth implements HealthStore {
   constructor(private readonly ctx: PgContext) {}
 
   /**
-   * The newest instants held, µs: the latest decision's `t` (its set's `last_t`, as on SQLite),
-   * and the latest `end` of a record that ends at or before `notAfter`.
+   * The newest instants held, µs: the latest decision's `t` (the decisions' own, by their index
+   * on `t`: a set's `last_t` may lag it, `decisions.ts`), and the latest `end` of a record that
+   * ends at or before `notAfter`.
    */
   async newest(notAfter: bigint): Promise<NewestHeld> {
     const { rows } = await this.ctx.pool.query<{ d: string | null; r: string | null }>(
-      `SELECT (SELECT max(last_t) FROM sets)::text AS d,
+      `SELECT greatest((SELECT max(last_t) FROM sets), (SELECT max(t) FROM decisions))::text AS d,
               (SELECT max("end") FROM records WHERE "end" <= $1)::text AS r`,
       [clamp(notAfter)],
     );

@@ -7,7 +7,7 @@
  */
 import type { PruneResult, RetentionStore } from '../retention.js';
 import { clamp, INT8_MAX, type PgContext } from './context.js';
-import type { PgDecisions } from './decisions.js';
+import { LAST_T_LAG_US, type PgDecisions } from './decisions.js';
 import type { PgPolicies } from './policies.js';
 import { type PgPartitions, SCHEMA_LOCK } from './schema.js';
 
@@ -43,10 +43,17 @@ export class PgRetention implements RetentionStore {
       if (dmin[0]!.t !== null && (keptFrom === undefined || BigInt(dmin[0]!.t) < keptFrom)) {
         keptFrom = BigInt(dmin[0]!.t);
       }
-      // A set whose latest decision is before every kept decision is used by none.
-      const setsDel = await c.query('DELETE FROM sets WHERE last_t < $1', [
-        keptFrom === undefined ? INT8_MAX : keptFrom,
-      ]);
+      // A set whose latest decision is before every kept decision is used by none. Its stored
+      // last_t may lag its latest decision by less than LAST_T_LAG_US (decisions.ts): a set
+      // whose last_t is within that of the first kept decision goes only when no kept decision
+      // of that span names it.
+      const setsDel = await c.query(
+        `DELETE FROM sets s WHERE s.last_t < $1::int8 - $2::int8
+           OR (s.last_t < $1::int8 AND NOT EXISTS (
+             SELECT 1 FROM decisions d
+             WHERE d.t >= $1::int8 AND d.t - $2::int8 < s.last_t AND d.set_id = s.id))`,
+        [keptFrom === undefined ? INT8_MAX : keptFrom, LAST_T_LAG_US],
+      );
       // §8.4: every record a set names starts at or after its min_start.
       const recs = await c.query(
         `DELETE FROM records WHERE "end" < $1
