@@ -109,6 +109,22 @@ async function run(server, options, dbPid) {
   };
 }
 
+/** The transactions committed in the database of `url`, and the cluster's WAL position (bytes). */
+async function pgWork(url) {
+  const store = await PgStore.open(url);
+  try {
+    const { rows } = await store.query(
+      `SELECT pg_stat_force_next_flush(), (SELECT xact_commit FROM pg_stat_database
+         WHERE datname = current_database()) AS commits,
+         pg_current_wal_lsn() - '0/0'::pg_lsn AS wal`,
+      [],
+    );
+    return { commits: Number(rows[0].commits), wal: Number(rows[0].wal) };
+  } finally {
+    await store.close();
+  }
+}
+
 const line = (r) =>
   `${Math.round(r.rps)} req/s (p99 ${r.p99}, ${r.bad} non-2xx or errors; CPU per request: server ${r.serverUs.toFixed(0)} µs${r.dbUs > 0 ? `, PostgreSQL ${r.dbUs.toFixed(0)} µs` : ''}; load average ${r.load})`;
 
@@ -215,20 +231,27 @@ async function partOne() {
 // deployment but the measure of what the workers' sharing of one file costs (SQLite's page cache
 // is read again after another process's commit, and a commit may find the write lock held).
 async function partTwo() {
-  for (const store of ['SQLite', 'PostgreSQL']) {
+  // `BENCH_WORKER_STORES=PostgreSQL` (or SQLite) runs that store alone.
+  const stores = (process.env.BENCH_WORKER_STORES ?? 'SQLite,PostgreSQL').split(',');
+  for (const store of stores) {
     const kinds = store === 'SQLite' ? ['1', '2', '2-own'] : ['1', '2'];
     const byKind = Object.fromEntries(
       WORKER_CONNECTIONS.flatMap((c) => kinds.map((k) => [`${c}/${k}`, []])),
     );
-    const rounds = Number(process.env.BENCH_WORKER_ROUNDS ?? 2);
+    const rounds = Number(process.env.BENCH_WORKER_ROUNDS ?? 3);
     const servers = {};
     const label = (kind) => (kind === '2-own' ? '--workers 2, a file each,' : `--workers ${kind}`);
+    // On PostgreSQL each server has a cluster of its own: its autovacuum, checkpoints and
+    // background writer are counted in its rounds, not in the other server's.
+    const clusters = {};
     for (const kind of kinds) {
       const workers = Number(kind[0]);
-      const where =
-        store === 'SQLite'
-          ? { path: 'steering.sqlite' }
-          : { url: await cluster.createDatabase(`bench_workers_${workers}`) };
+      let where = { path: 'steering.sqlite' };
+      if (store === 'PostgreSQL') {
+        clusters[kind] = await startPostgres();
+        where = { url: await clusters[kind].createDatabase(`bench_workers_${workers}`) };
+        clusters[kind].url = where.url;
+      }
       const r = await room(join(dir, `workers-${store}-${kind}`), where);
       // A fresh file is created by one process: the workers then open it.
       if (workers > 1 && store === 'SQLite')
@@ -243,14 +266,21 @@ async function partTwo() {
       await loadRun(server.url, { duration: WARMUP });
       servers[kind] = { server, sim };
     }
-    const db = store === 'SQLite' ? undefined : cluster.pid;
     for (let round = 0; round < rounds; round++) {
       for (const connections of WORKER_CONNECTIONS) {
         for (const kind of kinds) {
-          const out = await run(servers[kind].server, { duration: DURATION, connections }, db);
+          const c = clusters[kind];
+          const w0 = c === undefined ? undefined : await pgWork(c.url);
+          const out = await run(servers[kind].server, { duration: DURATION, connections }, c?.pid);
           byKind[`${connections}/${kind}`].push(out);
+          let pg = '';
+          if (c !== undefined) {
+            const w1 = await pgWork(c.url);
+            const commits = w1.commits - w0.commits;
+            pg = `; PostgreSQL's µs a decision by process: ${out.dbKinds}; ${commits} transactions (${(out.total / commits).toFixed(1)} decisions each), ${((w1.wal - w0.wal) / out.total).toFixed(0)} bytes of WAL a decision`;
+          }
           console.log(
-            `(ii) ${label(kind)} on ${store} (${LOADER}, ${connections} connections): ${line(out)}`,
+            `(ii) ${label(kind)} on ${store} (${LOADER}, ${connections} connections): ${line(out)}${pg}`,
           );
         }
       }
@@ -258,6 +288,7 @@ async function partTwo() {
     for (const kind of kinds) {
       await servers[kind].sim.stop();
       await stop(servers[kind].server);
+      await clusters[kind]?.stop();
     }
     for (const c of WORKER_CONNECTIONS) {
       const rps = (k) => Math.max(...byKind[`${c}/${k}`].map((r) => r.rps));

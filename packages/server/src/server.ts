@@ -23,6 +23,7 @@ import { ConsoleRoutes, engineStatusSource } from './console/routes.js';
 import { EnergyGauges } from './energy/gauges.js';
 import { EnergyService } from './energy/service.js';
 import { monotonicClock } from './engine/clock.js';
+import { PG_COMMIT_DELAY_MS } from './engine/commit.js';
 import { SteeringEngine } from './engine/engine.js';
 import { ClientBudget } from './guard/budget.js';
 import { checkClock } from './guard/clock.js';
@@ -173,6 +174,8 @@ async function openEngine(
     graceMs: config.sessions.grace,
     maxSessions: config.sessions.max,
     maxQueue: config.limits.maxQueue,
+    commitDelayMs:
+      config.store.commitDelay ?? (config.store.url !== undefined ? PG_COMMIT_DELAY_MS : 0),
     clock,
     sessionMac: new SessionMac(await sessionSecret(config, store)),
     starting: true,

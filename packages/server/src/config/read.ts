@@ -50,6 +50,11 @@ export interface ServerConfig {
     readonly create: boolean;
     /** ms SQLite's `quick_check` may take at start; 0 skips it. */
     readonly checkTimeout: number;
+    /**
+     * ms a loaded server's group commit waits for more (`engine/commit.ts`); 0 never waits.
+     * Absent: 2 on PostgreSQL, 0 on SQLite.
+     */
+    readonly commitDelay?: number;
   };
   /** The clock at start against the store (ms). */
   readonly time: {
@@ -201,6 +206,7 @@ export function readConfig(input: unknown, baseDir: string = process.cwd()): Rea
       synchronous: c.store.synchronous,
       create: c.store.create,
       checkTimeout: c.store.check_timeout,
+      ...(c.store.commit_delay === undefined ? {} : { commitDelay: c.store.commit_delay }),
     },
     instances: {
       heartbeat: c.instances.heartbeat,

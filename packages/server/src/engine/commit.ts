@@ -6,16 +6,39 @@
  *
  * The queue is bounded: past `maxPending` items awaiting their commit, `full` is true and the
  * server answers 503 with `Retry-After` instead of queueing more.
+ *
+ * A loaded server's commit may wait a little for more (`delayMs`, `store.commit_delay`), as
+ * PostgreSQL's own `commit_delay` does: a commit's cost is mostly the same whatever its size
+ * on a store over the network (a round trip, the statement's start, the WAL's flush), and the
+ * batches of one turn shrink as the requests are shared among more workers. It waits until as
+ * many items came since the last commit was written as that commit held, or `delayMs`: clients
+ * that each wait for their answer before asking again (a balancer's few connections) are all
+ * back by then, and nothing is gained by waiting longer; requests that keep coming regardless
+ * grow the batches until `delayMs` bounds them.
  */
 import { describeError, type Health } from '../health.js';
 import type { Metrics } from '../metrics.js';
 import type { DecisionStore, StoredDecision, StoredRecord } from '../store/store.js';
 import { type CommitTrace, commitChannel, cpuNow, traceNow } from '../trace.js';
 
+/**
+ * A commit waits `delayMs` only after one of at least this many items: a loaded server. An idle
+ * one's commits, of a decision or two, go at once.
+ */
+export const COMMIT_DELAY_AFTER = 16;
+
+/** `store.commit_delay` on PostgreSQL when the configuration names none (ms). */
+export const PG_COMMIT_DELAY_MS = 2;
+
 /** Options of {@link CommitQueue}. */
 export interface CommitQueueOptions {
   /** The most items awaiting a commit. */
   readonly maxPending: number;
+  /**
+   * How long a commit waits for more items (ms) after a commit of at least
+   * {@link COMMIT_DELAY_AFTER}; 0 (the default) never waits.
+   */
+  readonly delayMs?: number;
   /** Called after each commit with its size and whether it was written. */
   readonly onCommit?: (size: number, ok: boolean, error?: unknown) => void;
 }
@@ -56,6 +79,12 @@ export class CommitQueue {
   private inFlight: Promise<void> | undefined;
   /** The items of the commit in flight. */
   private writing = 0;
+  /** The items of the latest commit. */
+  private lastSize = 0;
+  /** Items queued since the latest commit was settled. */
+  private sinceCommit = 0;
+  /** The delayed commit's timer. */
+  private timer: ReturnType<typeof setTimeout> | undefined;
 
   constructor(
     private readonly store: DecisionStore,
@@ -84,6 +113,7 @@ export class CommitQueue {
   addDecision(decision: StoredDecision): Promise<void> {
     if (this.closed) return Promise.reject(new Error('the store is closed'));
     this.decisions.push(decision);
+    this.arrived();
     let batch = this.decisionBatch;
     if (batch === undefined) {
       batch = newBatch();
@@ -101,14 +131,36 @@ export class CommitQueue {
         return;
       }
       this.records.push(record);
+      this.arrived();
       this.recordWaiters.push({ resolve, reject });
       this.schedule();
+    });
+  }
+
+  /** An item queued: a delayed commit goes at the next turn once as many came as the last held. */
+  private arrived(): void {
+    if (++this.sinceCommit < this.lastSize || this.timer === undefined) return;
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    setImmediate(() => {
+      this.scheduled = false;
+      this.flush();
     });
   }
 
   private schedule(): void {
     if (this.scheduled || this.inFlight !== undefined) return;
     this.scheduled = true;
+    const delay = this.options.delayMs ?? 0;
+    if (delay > 0 && this.lastSize >= COMMIT_DELAY_AFTER && this.sinceCommit < this.lastSize) {
+      // Loaded: the requests of the next few turns join this commit.
+      this.timer = setTimeout(() => {
+        this.timer = undefined;
+        this.scheduled = false;
+        this.flush();
+      }, delay);
+      return;
+    }
     // After the I/O callbacks of this turn: every request parsed in it joins the batch.
     setImmediate(() => {
       this.scheduled = false;
@@ -144,6 +196,7 @@ export class CommitQueue {
     this.recordWaiters = [];
     const size = decisions.length + records.length;
     this.writing = size;
+    this.lastSize = size;
     const start = commitChannel.hasSubscribers ? traceNow() : -1;
     const cpu = start >= 0 ? cpuNow() : 0;
     let written: Promise<{ readonly inserted: readonly boolean[] }>;
@@ -177,6 +230,7 @@ export class CommitQueue {
     this.inFlight = done.then(() => {
       this.inFlight = undefined;
       this.writing = 0;
+      this.sinceCommit = 0;
       // What arrived while the commit was in flight.
       if (this.queued > 0) {
         if (this.closed) return this.flush();
@@ -190,6 +244,11 @@ export class CommitQueue {
   /** Refuses anything more, and resolves once what is queued is written. */
   async close(): Promise<void> {
     this.closed = true;
+    if (this.timer !== undefined) {
+      clearTimeout(this.timer);
+      this.timer = undefined;
+      this.scheduled = false;
+    }
     while (this.inFlight !== undefined || this.queued > 0) await this.flush();
   }
 }

@@ -121,6 +121,7 @@ export function composeEngine(o: EngineOptions, hooks: EngineHooks): EngineParts
     retention,
     queue: new CommitQueue(o.store, {
       maxPending: o.maxQueue,
+      ...(o.commitDelayMs === undefined ? {} : { delayMs: o.commitDelayMs }),
       onCommit: commitObserver(metrics, health),
     }),
     roomState,

@@ -34,6 +34,8 @@ export interface EngineOptions extends EngineMaterials {
   readonly maxSessions: number;
   /** The most decisions and records awaiting their group commit. */
   readonly maxQueue: number;
+  /** How long a loaded group commit waits for more (ms; `store.commit_delay`); 0 by default. */
+  readonly commitDelayMs?: number;
   /** The room clock: µs since the epoch (default {@link monotonicClock}). */
   readonly clock?: () => bigint;
   /** `fast` (default): the server's encoder (`encode.ts`); `wire`: wire's `signDecision`. */

@@ -100,6 +100,20 @@ describe('configuration', () => {
     expect(parseConfig({ ...minimal, store: { path: ':memory:' } }).store.path).toBe(':memory:');
   });
 
+  it('reads store.commit_delay as a duration, absent when not given (server.ts picks the default)', () => {
+    const pg = { ...minimal, store: { url: 'postgres://steer@db/steer' } };
+    expect(parseConfig(pg).store.commitDelay).toBeUndefined();
+    expect(
+      parseConfig({ ...pg, store: { ...pg.store, commit_delay: '5ms' } }).store.commitDelay,
+    ).toBe(5);
+    expect(
+      parseConfig({ ...minimal, store: { path: 'x', commit_delay: '0s' } }).store.commitDelay,
+    ).toBe(0);
+    expect(
+      errorOf(() => parseConfig({ ...pg, store: { ...pg.store, commit_delay: 'soon' } })),
+    ).toMatch(/^store\.commit_delay: how long a loaded group commit waits for more: /);
+  });
+
   it('names the field in every error', () => {
     expect(errorOf(() => parseConfig({ ...minimal, listen: { port: 70000 } }))).toBe(
       'listen.port: expected an integer from 0 to 65535',

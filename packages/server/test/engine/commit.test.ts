@@ -1,7 +1,7 @@
 import { type DecisionFields, signDecision } from '@wai-steering/wire';
 import { nodeBackend } from '@wai-steering/wire/node';
 import { describe, expect, it } from 'vitest';
-import { CommitQueue } from '../../src/engine/commit.js';
+import { COMMIT_DELAY_AFTER, CommitQueue } from '../../src/engine/commit.js';
 import { SqliteStore } from '../../src/store/sqlite/index.js';
 import type { CommitBatch, CommitResult, SteeringStore } from '../../src/store/store.js';
 
@@ -94,6 +94,89 @@ describe('CommitQueue over an asynchronous store', () => {
     await expect(queue.addDecision(decision(0))).rejects.toThrow('disk full');
     await queue.addDecision(decision(1));
     expect(outcomes).toEqual([false, true]);
+    await queue.close();
+    await inner.close();
+  });
+
+  it('a loaded commit waits delayMs for more; one after a small commit goes at the next turn', async () => {
+    const inner = new SqliteStore(':memory:');
+    const batches: number[] = [];
+    const store = Object.assign(Object.create(inner) as SqliteStore, {
+      commit(batch: CommitBatch): Promise<CommitResult> {
+        batches.push(batch.decisions.length + batch.records.length);
+        return inner.commit(batch);
+      },
+    });
+    // A delay far past a turn: what is asserted below does not depend on the machine's speed.
+    const queue = new CommitQueue(store, { maxPending: 1000, delayMs: 60_000 });
+    const turn = () => new Promise((done) => setImmediate(done));
+    let next = 0;
+    const add = (n: number) => Array.from({ length: n }, () => queue.addDecision(decision(next++)));
+    // Nothing committed yet: the first commit goes at the next turn.
+    await Promise.all(add(COMMIT_DELAY_AFTER));
+    expect(batches).toEqual([COMMIT_DELAY_AFTER]);
+    // After a commit of COMMIT_DELAY_AFTER: the next waits, and what arrives meanwhile joins it.
+    const waiting = add(3);
+    await turn();
+    await turn();
+    expect(batches).toEqual([COMMIT_DELAY_AFTER]);
+    const more = add(2);
+    // close() writes what waits at once.
+    await queue.close();
+    await Promise.all([...waiting, ...more]);
+    expect(batches).toEqual([COMMIT_DELAY_AFTER, 5]);
+    expect((await inner.stats()).decisions).toBe(COMMIT_DELAY_AFTER + 5);
+    await inner.close();
+  });
+
+  it('a delayed commit goes once as many came since the last commit as it held', async () => {
+    const inner = new SqliteStore(':memory:');
+    const batches: number[] = [];
+    const store = Object.assign(Object.create(inner) as SqliteStore, {
+      commit(batch: CommitBatch): Promise<CommitResult> {
+        batches.push(batch.decisions.length);
+        return inner.commit(batch);
+      },
+    });
+    const queue = new CommitQueue(store, { maxPending: 1000, delayMs: 60_000 });
+    let next = 0;
+    const add = (n: number) => Array.from({ length: n }, () => queue.addDecision(decision(next++)));
+    await Promise.all(add(COMMIT_DELAY_AFTER + 4));
+    // Clients that each ask again once answered: all of them back, the commit goes at once
+    // (with a delay of a minute, the test would time out otherwise).
+    await Promise.all(add(COMMIT_DELAY_AFTER + 4));
+    expect(batches).toEqual([COMMIT_DELAY_AFTER + 4, COMMIT_DELAY_AFTER + 4]);
+    // One fewer: it waits (until close here).
+    const fewer = add(COMMIT_DELAY_AFTER + 3);
+    await new Promise((done) => setImmediate(done));
+    await new Promise((done) => setImmediate(done));
+    expect(batches).toHaveLength(2);
+    await queue.close();
+    await Promise.all(fewer);
+    expect(batches).toEqual([
+      COMMIT_DELAY_AFTER + 4,
+      COMMIT_DELAY_AFTER + 4,
+      COMMIT_DELAY_AFTER + 3,
+    ]);
+    await inner.close();
+  });
+
+  it('after a commit smaller than COMMIT_DELAY_AFTER, the next goes at the next turn', async () => {
+    const inner = new SqliteStore(':memory:');
+    const batches: number[] = [];
+    const store = Object.assign(Object.create(inner) as SqliteStore, {
+      commit(batch: CommitBatch): Promise<CommitResult> {
+        batches.push(batch.decisions.length);
+        return inner.commit(batch);
+      },
+    });
+    const queue = new CommitQueue(store, { maxPending: 1000, delayMs: 60_000 });
+    await Promise.all(
+      Array.from({ length: COMMIT_DELAY_AFTER - 1 }, (_, i) => queue.addDecision(decision(i))),
+    );
+    // Resolves without close: the delay never applied (the test would time out otherwise).
+    await queue.addDecision(decision(100));
+    expect(batches).toEqual([COMMIT_DELAY_AFTER - 1, 1]);
     await queue.close();
     await inner.close();
   });
