@@ -21,15 +21,15 @@
 
 /** The figures the document keeps (2026-12-07, quiet runs), the defaults. */
 export const KEPT = Object.freeze({
-  serverUs: { value: 76, source: 'one instance on PostgreSQL, 2026-12-07 18:50 (quiet), part (i)' },
-  dbUs: { value: 18, source: "PostgreSQL's CPU a decision, 2026-12-07 18:50 (quiet), part (i)" },
+  serverUs: { value: 74, source: 'one instance on PostgreSQL, 2026-12-07 20:35 (quiet), part (i)' },
+  dbUs: { value: 16, source: "PostgreSQL's CPU a decision, 2026-12-07 20:35 (quiet), part (i)" },
   integration: {
-    value: 190_919,
+    value: 226_460,
     source:
-      'the integration on PostgreSQL with its CPU, 2026-12-07 18:40 (quiet; batches of 100 000)',
+      'the integration on PostgreSQL with its CPU, 2026-12-07 20:35 (quiet; batches of 100 000)',
   },
-  decisionBytes: { value: 303, source: 'bytes a decision in PostgreSQL, 2026-12-07 18:50' },
-  entryBytes: { value: 134, source: 'bytes a log entry in PostgreSQL, 2026-12-07 18:40' },
+  decisionBytes: { value: 304, source: 'bytes a decision in PostgreSQL, 2026-12-07 20:35' },
+  entryBytes: { value: 134, source: 'bytes a log entry in PostgreSQL, 2026-12-07 20:35' },
 });
 
 /** The deployments sized: concurrent sessions and the policy's TTL (s). */
