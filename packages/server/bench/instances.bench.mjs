@@ -16,8 +16,8 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { median } from '@wai-steering/bench';
 import { readDecision } from '@wai-steering/wire';
-import { monotonicClock, PgStore } from '../dist/index.js';
-import { HopSimulator, setupDemo, startPostgres } from '../dist/testkit.js';
+import { PgStore } from '../dist/index.js';
+import { setupDemo, startPostgres } from '../dist/testkit.js';
 import { fixed, goal, keep } from './goals.mjs';
 import {
   CONNECTIONS,
@@ -26,6 +26,7 @@ import {
   cpuSum,
   DURATION,
   freePort,
+  hopsFor,
   LOADER,
   load,
   loadRun,
@@ -68,17 +69,6 @@ async function room(dir, store, extra = {}) {
     }),
   );
   return { setup, path };
-}
-
-function hops(setup, url) {
-  return new HopSimulator({
-    policy: setup.policy,
-    roomId: setup.roomId,
-    hops: setup.hops,
-    base: url,
-    clock: monotonicClock(),
-    history: 7,
-  });
 }
 
 /** A measured run: req/s, and CPU µs per request of the server's and the database's processes. */
@@ -154,7 +144,7 @@ async function partOne() {
     ['PostgreSQL', pq],
   ]) {
     const server = await start('instance-server.mjs', [r.path, '1']);
-    const sim = hops(r.setup, server.url);
+    const sim = hopsFor(r.setup, server.url);
     await sim.start();
     await loadRun(server.url, { duration: WARMUP });
     up[name] = { server, sim };
@@ -261,7 +251,7 @@ async function partTwo() {
         String(workers),
         ...(kind === '2-own' ? ['own-files'] : []),
       ]);
-      const sim = hops(r.setup, server.url);
+      const sim = hopsFor(r.setup, server.url);
       await sim.start();
       await loadRun(server.url, { duration: WARMUP });
       servers[kind] = { server, sim };
@@ -335,7 +325,7 @@ async function partThree() {
   );
   const x = await start('instance-server.mjs', [base.path, '1']);
   const y = await start('instance-server.mjs', [secondPath, '1']);
-  const sim = hops(base.setup, x.url);
+  const sim = hopsFor(base.setup, x.url);
   await sim.start();
   const seconds = 5;
   const [rx, ry] = await Promise.all(

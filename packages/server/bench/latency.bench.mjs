@@ -15,14 +15,14 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { median } from '@wai-steering/bench';
-import { monotonicClock } from '../dist/index.js';
-import { HopSimulator, setupDemo } from '../dist/testkit.js';
+import { setupDemo } from '../dist/testkit.js';
 import { fixed, goal } from './goals.mjs';
 import { percentiles, slowest, stagesOfSlowest, trace, waits } from './latency-trace.mjs';
 import {
   DURATION,
   freePort,
   here,
+  hopsFor,
   load,
   loadRun,
   start,
@@ -54,14 +54,7 @@ async function steeringServer(dir, { execArgv = [], ttlS } = {}) {
     ...(ttlS === undefined ? {} : { ttlS }),
   });
   const server = await start('steering-server.mjs', [setup.configPath], execArgv);
-  const sim = new HopSimulator({
-    policy: setup.policy,
-    roomId: setup.roomId,
-    hops: setup.hops,
-    base: server.url,
-    clock: monotonicClock(),
-    history: 7,
-  });
+  const sim = hopsFor(setup, server.url);
   await sim.start();
   return {
     ...server,

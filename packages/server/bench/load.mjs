@@ -8,6 +8,8 @@ import { cpus, loadavg, release, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
+import { monotonicClock } from '../dist/index.js';
+import { HopSimulator } from '../dist/testkit.js';
 
 export const here = dirname(fileURLToPath(import.meta.url));
 export const DURATION = Number(process.env.BENCH_DURATION ?? 10);
@@ -335,4 +337,16 @@ export function machine(dir = storeDir()) {
     store: { dir, ...fs },
     line: `${model}, ${cpus().length} cores, Linux ${release()}, Node ${process.version}; the stores in ${dir}, on ${fs.type} (${fs.source} mounted at ${fs.mount})`,
   };
+}
+
+/** Hops of a demo room (`setupDemo`) posting their records to the server at `url`, as in a room. */
+export function hopsFor(setup, url) {
+  return new HopSimulator({
+    policy: setup.policy,
+    roomId: setup.roomId,
+    hops: setup.hops,
+    base: url,
+    clock: monotonicClock(),
+    history: 7,
+  });
 }

@@ -38,19 +38,19 @@ import Database from 'better-sqlite3';
 import { createSHA256 } from 'hash-wasm';
 import pg from 'pg';
 import {
-  monotonicClock,
   PgStore,
   planIntegration,
   SqliteStore,
   writerBackend,
   writerHashReady,
 } from '../dist/index.js';
-import { HopSimulator, setupDemo, startPostgres } from '../dist/testkit.js';
+import { setupDemo, startPostgres } from '../dist/testkit.js';
 import { goal, keep } from './goals.mjs';
 import {
   clusterCpuOf,
   cpuOf,
   freePort,
+  hopsFor,
   LOADER,
   load,
   loadRun,
@@ -95,14 +95,7 @@ async function costOfTheLog() {
   // a comparison between two was as often below 0 as above.
   const setup = await room(join(dir, 'log'));
   const server = await start('steering-server.mjs', [setup.configPath]);
-  const sim = new HopSimulator({
-    policy: setup.policy,
-    roomId: setup.roomId,
-    hops: setup.hops,
-    base: server.url,
-    clock: monotonicClock(),
-    history: 7,
-  });
+  const sim = hopsFor(setup, server.url);
   await sim.start();
   await loadRun(server.url, { duration: WARMUP });
   const switchAppend = (on) =>

@@ -19,8 +19,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { median } from '@wai-steering/bench';
 import Database from 'better-sqlite3';
-import { monotonicClock } from '../dist/index.js';
-import { HopSimulator, setupDemo } from '../dist/testkit.js';
+import { setupDemo } from '../dist/testkit.js';
 import { fixed, goal, kept, printGoals } from './goals.mjs';
 import { burst, whereTheyWait } from './latency.bench.mjs';
 import {
@@ -29,6 +28,7 @@ import {
   DURATION,
   freePort,
   here,
+  hopsFor,
   LOADER,
   load,
   loadRun,
@@ -65,14 +65,7 @@ async function stageRun(setup, unprofiled) {
   const prof = ['--cpu-prof', '--cpu-prof-dir', profDir, '--cpu-prof-interval', '250'];
   const a = await start('baseline-server.mjs', [], prof);
   const b = await start('steering-server.mjs', [setup.configPath], prof);
-  const sim = new HopSimulator({
-    policy: setup.policy,
-    roomId: setup.roomId,
-    hops: setup.hops,
-    base: b.url,
-    clock: monotonicClock(),
-    history: 7,
-  });
+  const sim = hopsFor(setup, b.url);
   await sim.start();
   const runs = {};
   for (const [name, server, steering] of [
@@ -154,14 +147,7 @@ try {
     const port = await freePort();
     const setup = setupDemo(at, { port, periodMs: 10_000, windowPeriods: 6, budgets: false });
     const server = await start('steering-server.mjs', [setup.configPath], execArgv);
-    const sim = new HopSimulator({
-      policy: setup.policy,
-      roomId: setup.roomId,
-      hops: setup.hops,
-      base: server.url,
-      clock: monotonicClock(),
-      history: 7,
-    });
+    const sim = hopsFor(setup, server.url);
     await sim.start();
     return { setup, server, sim };
   };
@@ -176,14 +162,7 @@ try {
   });
   await stop(await start('instance-server.mjs', [b2room.configPath, '1']));
   const b2 = await start('instance-server.mjs', [b2room.configPath, '2']);
-  const sim2 = new HopSimulator({
-    policy: b2room.policy,
-    roomId: b2room.roomId,
-    hops: b2room.hops,
-    base: b2.url,
-    clock: monotonicClock(),
-    history: 7,
-  });
+  const sim2 = hopsFor(b2room, b2.url);
   await sim2.start();
   // (b′): the same steering server, in a room and store of its own, signing with node:crypto
   // (OpenSSL) instead of libsodium: what libsodium's signature gives, in the same rounds.

@@ -15,13 +15,13 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { monotonicClock } from '../dist/index.js';
-import { HopSimulator, setupDemo } from '../dist/testkit.js';
+import { setupDemo } from '../dist/testkit.js';
 import { fixed } from './goals.mjs';
 import {
   DURATION,
   freePort,
   here,
+  hopsFor,
   LOADER,
   load,
   loadRun,
@@ -95,14 +95,7 @@ async function steering(at, { execArgv = [], workers = 1 } = {}) {
     server = await start('instance-server.mjs', [setup.configPath, String(workers)], execArgv);
   }
   servers.push(server);
-  const sim = new HopSimulator({
-    policy: setup.policy,
-    roomId: setup.roomId,
-    hops: setup.hops,
-    base: server.url,
-    clock: monotonicClock(),
-    history: 7,
-  });
+  const sim = hopsFor(setup, server.url);
   await sim.start();
   sims.push(sim);
   return server;
