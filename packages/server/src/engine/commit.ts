@@ -137,9 +137,12 @@ export class CommitQueue {
     });
   }
 
-  /** An item queued: a delayed commit goes at the next turn once as many came as the last held. */
+  /**
+   * An item queued: a delayed commit goes at the next turn once as many came as the last held,
+   * or once the queue is full (the server would refuse requests while it waits).
+   */
   private arrived(): void {
-    if (++this.sinceCommit < this.lastSize || this.timer === undefined) return;
+    if ((++this.sinceCommit < this.lastSize && !this.full) || this.timer === undefined) return;
     clearTimeout(this.timer);
     this.timer = undefined;
     setImmediate(() => {
@@ -152,7 +155,12 @@ export class CommitQueue {
     if (this.scheduled || this.inFlight !== undefined) return;
     this.scheduled = true;
     const delay = this.options.delayMs ?? 0;
-    if (delay > 0 && this.lastSize >= COMMIT_DELAY_AFTER && this.sinceCommit < this.lastSize) {
+    if (
+      delay > 0 &&
+      this.lastSize >= COMMIT_DELAY_AFTER &&
+      this.sinceCommit < this.lastSize &&
+      !this.full
+    ) {
       // Loaded: the requests of the next few turns join this commit.
       this.timer = setTimeout(() => {
         this.timer = undefined;

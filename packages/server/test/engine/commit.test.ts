@@ -161,6 +161,26 @@ describe('CommitQueue over an asynchronous store', () => {
     await inner.close();
   });
 
+  it('a delayed commit goes once the queue is full', async () => {
+    const inner = new SqliteStore(':memory:');
+    const batches: number[] = [];
+    const queue = new CommitQueue(slowStore(inner, batches), { maxPending: 30, delayMs: 60_000 });
+    let next = 0;
+    const add = (n: number) => Array.from({ length: n }, () => queue.addDecision(decision(next++)));
+    const first = add(25);
+    await new Promise((done) => setImmediate(done)); // the commit of 25 starts
+    // 10 arrive while it is in flight; after it, the next commit waits (fewer than 25 since).
+    const during = add(10);
+    await Promise.all(first);
+    // 20 more: 30 pending, the queue full: it goes without waiting out the delay (a minute:
+    // the test would time out otherwise).
+    const more = add(20);
+    await Promise.all([...during, ...more]);
+    expect(batches).toEqual([25, 30]);
+    await queue.close();
+    await inner.close();
+  });
+
   it('after a commit smaller than COMMIT_DELAY_AFTER, the next goes at the next turn', async () => {
     const inner = new SqliteStore(':memory:');
     const batches: number[] = [];
