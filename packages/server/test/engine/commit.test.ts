@@ -41,6 +41,29 @@ function slowStore(inner: SqliteStore, batches: number[]): SteeringStore {
   });
 }
 
+/** The embedded store, each commit's size noted in `batches`. */
+function countingStore(inner: SqliteStore, batches: number[]): SteeringStore {
+  return Object.assign(Object.create(inner) as SqliteStore, {
+    commit(batch: CommitBatch): Promise<CommitResult> {
+      batches.push(batch.decisions.length + batch.records.length);
+      return inner.commit(batch);
+    },
+  });
+}
+
+/**
+ * A queue whose delay is a minute (what is asserted does not depend on the machine's speed: a
+ * commit that waited it out would time the test out), and `add(n)`: n more decisions queued.
+ */
+function delayedQueue(store: SteeringStore, maxPending = 1000) {
+  const queue = new CommitQueue(store, { maxPending, delayMs: 60_000 });
+  let next = 0;
+  const add = (n: number) => Array.from({ length: n }, () => queue.addDecision(decision(next++)));
+  return { queue, add };
+}
+
+const turn = () => new Promise((done) => setImmediate(done));
+
 describe('CommitQueue over an asynchronous store', () => {
   it('has one commit in flight; what arrives meanwhile joins the next; each resolves once durable', async () => {
     const inner = new SqliteStore(':memory:');
@@ -101,17 +124,8 @@ describe('CommitQueue over an asynchronous store', () => {
   it('a loaded commit waits delayMs for more; one after a small commit goes at the next turn', async () => {
     const inner = new SqliteStore(':memory:');
     const batches: number[] = [];
-    const store = Object.assign(Object.create(inner) as SqliteStore, {
-      commit(batch: CommitBatch): Promise<CommitResult> {
-        batches.push(batch.decisions.length + batch.records.length);
-        return inner.commit(batch);
-      },
-    });
-    // A delay far past a turn: what is asserted below does not depend on the machine's speed.
-    const queue = new CommitQueue(store, { maxPending: 1000, delayMs: 60_000 });
-    const turn = () => new Promise((done) => setImmediate(done));
-    let next = 0;
-    const add = (n: number) => Array.from({ length: n }, () => queue.addDecision(decision(next++)));
+    const store = countingStore(inner, batches);
+    const { queue, add } = delayedQueue(store);
     // Nothing committed yet: the first commit goes at the next turn.
     await Promise.all(add(COMMIT_DELAY_AFTER));
     expect(batches).toEqual([COMMIT_DELAY_AFTER]);
@@ -132,15 +146,8 @@ describe('CommitQueue over an asynchronous store', () => {
   it('a delayed commit goes once as many came since the last commit as it held', async () => {
     const inner = new SqliteStore(':memory:');
     const batches: number[] = [];
-    const store = Object.assign(Object.create(inner) as SqliteStore, {
-      commit(batch: CommitBatch): Promise<CommitResult> {
-        batches.push(batch.decisions.length);
-        return inner.commit(batch);
-      },
-    });
-    const queue = new CommitQueue(store, { maxPending: 1000, delayMs: 60_000 });
-    let next = 0;
-    const add = (n: number) => Array.from({ length: n }, () => queue.addDecision(decision(next++)));
+    const store = countingStore(inner, batches);
+    const { queue, add } = delayedQueue(store);
     await Promise.all(add(COMMIT_DELAY_AFTER + 4));
     // Clients that each ask again once answered: all of them back, the commit goes at once
     // (with a delay of a minute, the test would time out otherwise).
@@ -148,8 +155,8 @@ describe('CommitQueue over an asynchronous store', () => {
     expect(batches).toEqual([COMMIT_DELAY_AFTER + 4, COMMIT_DELAY_AFTER + 4]);
     // One fewer: it waits (until close here).
     const fewer = add(COMMIT_DELAY_AFTER + 3);
-    await new Promise((done) => setImmediate(done));
-    await new Promise((done) => setImmediate(done));
+    await turn();
+    await turn();
     expect(batches).toHaveLength(2);
     await queue.close();
     await Promise.all(fewer);
@@ -164,11 +171,9 @@ describe('CommitQueue over an asynchronous store', () => {
   it('a delayed commit goes once the queue is full', async () => {
     const inner = new SqliteStore(':memory:');
     const batches: number[] = [];
-    const queue = new CommitQueue(slowStore(inner, batches), { maxPending: 30, delayMs: 60_000 });
-    let next = 0;
-    const add = (n: number) => Array.from({ length: n }, () => queue.addDecision(decision(next++)));
+    const { queue, add } = delayedQueue(slowStore(inner, batches), 30);
     const first = add(25);
-    await new Promise((done) => setImmediate(done)); // the commit of 25 starts
+    await turn(); // the commit of 25 starts
     // 10 arrive while it is in flight; after it, the next commit waits (fewer than 25 since).
     const during = add(10);
     await Promise.all(first);
@@ -184,18 +189,11 @@ describe('CommitQueue over an asynchronous store', () => {
   it('after a commit smaller than COMMIT_DELAY_AFTER, the next goes at the next turn', async () => {
     const inner = new SqliteStore(':memory:');
     const batches: number[] = [];
-    const store = Object.assign(Object.create(inner) as SqliteStore, {
-      commit(batch: CommitBatch): Promise<CommitResult> {
-        batches.push(batch.decisions.length);
-        return inner.commit(batch);
-      },
-    });
-    const queue = new CommitQueue(store, { maxPending: 1000, delayMs: 60_000 });
-    await Promise.all(
-      Array.from({ length: COMMIT_DELAY_AFTER - 1 }, (_, i) => queue.addDecision(decision(i))),
-    );
+    const store = countingStore(inner, batches);
+    const { queue, add } = delayedQueue(store);
+    await Promise.all(add(COMMIT_DELAY_AFTER - 1));
     // Resolves without close: the delay never applied (the test would time out otherwise).
-    await queue.addDecision(decision(100));
+    await Promise.all(add(1));
     expect(batches).toEqual([COMMIT_DELAY_AFTER - 1, 1]);
     await queue.close();
     await inner.close();
