@@ -85,6 +85,12 @@ export class CommitQueue {
   private sinceCommit = 0;
   /** The delayed commit's timer. */
   private timer: ReturnType<typeof setTimeout> | undefined;
+  /** The scheduled commit, at the next turn or once its delay has passed. */
+  private readonly run = (): void => {
+    this.timer = undefined;
+    this.scheduled = false;
+    this.flush();
+  };
 
   constructor(
     private readonly store: DecisionStore,
@@ -145,10 +151,7 @@ export class CommitQueue {
     if ((++this.sinceCommit < this.lastSize && !this.full) || this.timer === undefined) return;
     clearTimeout(this.timer);
     this.timer = undefined;
-    setImmediate(() => {
-      this.scheduled = false;
-      this.flush();
-    });
+    setImmediate(this.run);
   }
 
   private schedule(): void {
@@ -162,18 +165,11 @@ export class CommitQueue {
       !this.full
     ) {
       // Loaded: the requests of the next few turns join this commit.
-      this.timer = setTimeout(() => {
-        this.timer = undefined;
-        this.scheduled = false;
-        this.flush();
-      }, delay);
+      this.timer = setTimeout(this.run, delay);
       return;
     }
     // After the I/O callbacks of this turn: every request parsed in it joins the batch.
-    setImmediate(() => {
-      this.scheduled = false;
-      this.flush();
-    });
+    setImmediate(this.run);
   }
 
   /**
